@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what pipette needs (Debian packages, the pinned llama.cpp) and builds it into build/.
+# Rerunning is cheap: packages already present are skipped, llama.cpp comes from the cache
+# (scripts/llama.sh), and ccache serves unchanged objects.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash scripts/deps.sh
+prefix=$(bash scripts/llama.sh)
+build=${PIPETTE_BUILD_DIR:-$root/build}
+gen=()
+command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
+cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DPIPETTE_LLAMA_PREFIX="$prefix" \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+cmake --build "$build" -j"$(nproc)"
