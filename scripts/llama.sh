@@ -92,9 +92,12 @@ cmake -S "$src" -B "$build" "${gen[@]}" "${flags[@]}" "${launcher[@]}" \
 cmake --build "$build" -j"$(nproc)" --target llama llama-bench llama-quantize \
   llama-convert-llama2c-to-ggml llama-server >"$prefix/build.log" 2>&1 \
   || { tail -30 "$prefix/build.log" >&2; fail "building llama.cpp failed (log: $prefix/build.log)"; }
-cmake --install "$build" --component Unspecified >/dev/null 2>&1 || true
-cmake --install "$build" >/dev/null 2>&1 || true
-mkdir -p "$prefix/bin"
+# Assemble the prefix by hand: llama.cpp's own install step also installs every example, most of
+# which we do not build. cmake/llama_prefix.cmake turns this layout into imported targets.
+mkdir -p "$prefix/lib" "$prefix/include" "$prefix/bin"
+cp -f "$build/src/libllama.a" "$build"/ggml/src/libggml*.a "$prefix/lib/"
+cp -f "$src"/include/*.h "$src"/ggml/include/*.h "$prefix/include/"
+grep -q '^GGML_OPENMP_ENABLED:INTERNAL=ON' "$build/CMakeCache.txt" && echo ON >"$prefix/GGML_OPENMP" || echo OFF >"$prefix/GGML_OPENMP"
 for t in llama-bench llama-quantize llama-convert-llama2c-to-ggml llama-server; do
   cp -f "$build/bin/$t" "$prefix/bin/$t"
 done

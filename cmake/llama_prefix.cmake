@@ -1,0 +1,39 @@
+# Imported targets for the llama.cpp prefix assembled by scripts/llama.sh:
+#   pipette::llama      libllama (links the ggml libraries below)
+#   pipette::ggml-base  ggml core, gguf reader/writer, type tables
+#   pipette::ggml       backend registry + CPU backend
+set(_p "${PIPETTE_LLAMA_PREFIX}")
+foreach(_f include/llama.h lib/libllama.a lib/libggml.a lib/libggml-base.a lib/libggml-cpu.a COMMIT)
+  if(NOT EXISTS "${_p}/${_f}")
+    message(FATAL_ERROR "${_p} lacks ${_f}; rebuild it with scripts/llama.sh")
+  endif()
+endforeach()
+
+add_library(pipette::ggml-base STATIC IMPORTED GLOBAL)
+set_target_properties(pipette::ggml-base PROPERTIES
+  IMPORTED_LOCATION "${_p}/lib/libggml-base.a"
+  INTERFACE_INCLUDE_DIRECTORIES "${_p}/include"
+  INTERFACE_LINK_LIBRARIES "Threads::Threads;m")
+
+set(_cpu_deps pipette::ggml-base)
+file(STRINGS "${_p}/GGML_OPENMP" _openmp LIMIT_COUNT 1)
+if(_openmp STREQUAL "ON")
+  find_package(OpenMP REQUIRED)
+  list(APPEND _cpu_deps OpenMP::OpenMP_CXX OpenMP::OpenMP_C)
+endif()
+add_library(pipette::ggml-cpu STATIC IMPORTED GLOBAL)
+set_target_properties(pipette::ggml-cpu PROPERTIES
+  IMPORTED_LOCATION "${_p}/lib/libggml-cpu.a"
+  INTERFACE_LINK_LIBRARIES "${_cpu_deps}")
+
+add_library(pipette::ggml STATIC IMPORTED GLOBAL)
+set_target_properties(pipette::ggml PROPERTIES
+  IMPORTED_LOCATION "${_p}/lib/libggml.a"
+  INTERFACE_LINK_LIBRARIES "pipette::ggml-cpu;pipette::ggml-base;${CMAKE_DL_LIBS}"
+  IMPORTED_LINK_INTERFACE_MULTIPLICITY 3)
+
+add_library(pipette::llama STATIC IMPORTED GLOBAL)
+set_target_properties(pipette::llama PROPERTIES
+  IMPORTED_LOCATION "${_p}/lib/libllama.a"
+  INTERFACE_LINK_LIBRARIES "pipette::ggml"
+  IMPORTED_LINK_INTERFACE_MULTIPLICITY 3)

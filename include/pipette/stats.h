@@ -1,0 +1,80 @@
+// Statistics of repeated measurements (DESIGN.md 4.2 step 6), after google/benchmark's
+// src/statistics.cc: each statistic is a small pure function over the per-repetition samples.
+//
+// Units: every function returns values in the unit of its input samples (tokens/s, ms, bytes);
+// the caller names the unit when it serializes a Summary. No function here keeps state or reads
+// the clock, so all are thread-safe; the bootstrap is deterministic for a given seed.
+// REQUIRES (all functions): samples are finite; the harness rejects NaN and infinite values
+// before summarizing (DESIGN.md 4.2 step 5, validation).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace pipette {
+
+// The statistics of one metric over the repetitions of one cell. The median is the headline.
+struct Summary {
+  size_t n = 0;          // number of samples
+  double median = 0;     // the headline value
+  double mean = 0;       // arithmetic mean
+  double stddev = 0;     // sample standard deviation (n - 1 denominator); 0 when n < 2
+  double cv = 0;         // coefficient of variation, stddev / mean; 0 when mean == 0
+  double min = 0;        // smallest sample
+  double max = 0;        // largest sample
+  double ci95_low = 0;   // 95% percentile-bootstrap confidence interval of the median
+  double ci95_high = 0;  //   (fixed seed: the same samples always give the same interval)
+  std::optional<double> p50, p90, p99;  // percentiles; only for per-token latencies
+};
+
+// Arithmetic mean. NaN for empty input.
+double Mean(std::span<const double> samples);
+
+// Sample standard deviation with the n - 1 denominator, computed with Welford's one-pass update
+// (numerically stable for large values with small spread). 0 when fewer than 2 samples.
+double SampleStddev(std::span<const double> samples);
+
+// Middle value; the mean of the two middle values for an even count. NaN for empty input.
+double Median(std::span<const double> samples);
+
+// The q-th percentile, q in [0, 100] (clamped to it), linearly interpolated between the closest
+// ranks: Hyndman & Fan type 7, numpy.percentile's default. Percentile(x, 50) == Median(x).
+// NaN for empty input or a NaN q.
+double Percentile(std::span<const double> samples, double q);
+
+// A closed interval [low, high] in the unit of the samples.
+struct Interval {
+  double low = 0;
+  double high = 0;
+};
+
+// Percentile-bootstrap confidence interval of the median: `resamples` resamples of size n drawn
+// with replacement, each one's median taken, and the (1 - confidence) / 2 and (1 + confidence) / 2
+// percentiles (type 7) of those medians returned. The generator is std::mt19937_64 seeded with
+// `seed`, so the result depends only on the samples, confidence, resamples and seed (the same on
+// every platform). n == 1 gives [x, x]; constant samples give [x, x]; empty input gives NaNs.
+// Cost: O(resamples * n) time, O(resamples + n) memory.
+// REQUIRES: 0 < confidence < 1; resamples >= 1 (fewer is treated as 1).
+Interval BootstrapMedianCi(std::span<const double> samples, double confidence = 0.95,
+                           int resamples = 10000, uint64_t seed = 0x9e3779b97f4a7c15);
+
+// All statistics of one metric. `with_percentiles` fills p50/p90/p99 (per-token latencies).
+// REQUIRES: samples is non-empty (an empty span gives n == 0 and NaN statistics).
+Summary Summarize(std::span<const double> samples, bool with_percentiles = false);
+
+// True when the 95% interval of the median lies within +-relative of the median:
+// ci95_low >= median * (1 - relative) and ci95_high <= median * (1 + relative) (for a negative
+// median the band is taken around |median|). The adaptive repetition loop stops when this holds
+// (DESIGN.md 4.2 step 5; relative = 0.02 there). False when any value is NaN.
+bool CiWithinTarget(const Summary& summary, double relative);
+
+// The metrics block of the result record (DESIGN.md 5):
+// {unit, n, median, mean, stddev, cv, min, max, ci95_low, ci95_high[, p50, p90, p99]}.
+// `unit` is written as given ("tokens/s", "ms", "bytes", "ratio"); non-finite values become null.
+nlohmann::json ToJson(const Summary& summary, std::string_view unit);
+
+}  // namespace pipette

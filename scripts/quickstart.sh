@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The main job on an embedded default, with nothing to download: builds pipette, makes a
+# synthetic model of a real architecture's shape (llama, shaped like stories15M, with llama.cpp's
+# SentencePiece vocabulary), quantizes it to Q8_0 and Q4_0, measures prefill, decode, end-to-end
+# latency and peak memory on each, and prints the table of results.
+# A synthetic model's numbers stand for its shape, not for any quality.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash scripts/build.sh
+pipette=$root/build/src/cli/pipette
+out=${PIPETTE_QUICKSTART_DIR:-$root/out/quickstart}
+store=$out/results.db
+mkdir -p "$out"
+base=$out/synth-stories15m-F16.gguf
+[ -f "$base" ] || "$pipette" models synth --preset stories15m --ctx 2048 --seed 1 -o "$base"
+models=("$base")
+for q in Q8_0 Q4_0; do
+  m=$out/synth-stories15m-$q.gguf
+  [ -f "$m" ] || "$pipette" models quantize "$base" "$q" -o "$m"
+  models+=("$m")
+done
+benchmarks=(prefill_throughput_256 decode_throughput_256_100 end_to_end_latency_100_256 max_memory_usage_256)
+for m in "${models[@]}"; do
+  for b in "${benchmarks[@]}"; do
+    echo "== $(basename "$m") $b"
+    "$pipette" --store "$store" run --model "$m" --benchmark "$b" --label quickstart --quiet \
+      --max-reps 10 | head -1
+  done
+done
+echo
+"$pipette" --store "$store" results list --label quickstart --limit $(( ${#models[@]} * ${#benchmarks[@]} ))
+echo
+echo "Results are in $store (pipette --store $store results show ID)."

@@ -1,0 +1,92 @@
+// Type names, comparison, descriptions and JSON of benchmark definitions.
+#include <array>
+
+#include "benchmarks/description.h"
+#include "pipette/benchmark.h"
+
+namespace pipette {
+namespace {
+
+struct TypeNames {
+  BenchmarkType type;
+  std::string_view short_name;
+  std::string_view catalog_name;
+};
+
+constexpr std::array<TypeNames, 7> kTypeNames = {{
+    {BenchmarkType::kPrefill, "prefill", "prefill_throughput"},
+    {BenchmarkType::kDecode, "decode", "decode_throughput"},
+    {BenchmarkType::kEndToEnd, "e2e", "end_to_end_latency"},
+    {BenchmarkType::kMemory, "memory", "max_memory_usage"},
+    {BenchmarkType::kEval, "eval", "eval"},
+    {BenchmarkType::kSoak, "soak", "soak"},
+    {BenchmarkType::kKlDivergence, "kl_divergence", "kl_divergence"},
+}};
+
+const TypeNames& NamesOf(BenchmarkType type) {
+  for (const TypeNames& names : kTypeNames) {
+    if (names.type == type) return names;
+  }
+  return kTypeNames[0];  // unreachable for valid enum values
+}
+
+}  // namespace
+
+std::string_view TypeName(BenchmarkType type) { return NamesOf(type).short_name; }
+
+std::string_view CatalogTypeName(BenchmarkType type) { return NamesOf(type).catalog_name; }
+
+std::optional<BenchmarkType> ParseTypeName(std::string_view name) {
+  for (const TypeNames& names : kTypeNames) {
+    if (name == names.short_name || name == names.catalog_name) return names.type;
+  }
+  return std::nullopt;
+}
+
+bool SameParameters(const BenchmarkSpec& a, const BenchmarkSpec& b) {
+  return a.type == b.type && a.prefill_tokens == b.prefill_tokens &&
+         a.decode_tokens == b.decode_tokens && a.minutes == b.minutes &&
+         a.eval_name == b.eval_name && a.eval_version == b.eval_version &&
+         a.max_tokens == b.max_tokens;
+}
+
+std::string DefaultDescription(const BenchmarkSpec& spec) {
+  const std::string p = std::to_string(spec.prefill_tokens);
+  const std::string d = std::to_string(spec.decode_tokens);
+  switch (spec.type) {
+    case BenchmarkType::kPrefill:
+      return "Prefill " + p + " prompt tokens from an empty KV cache";
+    case BenchmarkType::kDecode:
+      return "Generate " + d + " tokens after a " + p + "-token context";
+    case BenchmarkType::kEndToEnd:
+      return "End-to-end request: " + p + " prompt tokens, " + d + " generated tokens";
+    case BenchmarkType::kMemory:
+      return "Peak memory of loading the model, prefilling " + p + " tokens and decoding 1";
+    case BenchmarkType::kEval:
+      return "Eval " + spec.eval_name + " on data set " + spec.eval_version;
+    case BenchmarkType::kSoak:
+      return "Repeat a " + p + "/" + d + " end-to-end request for " + std::to_string(spec.minutes) +
+             " minutes";
+    case BenchmarkType::kKlDivergence:
+      return "KL divergence against the reference model over " + p + "-token windows";
+  }
+  return {};
+}
+
+nlohmann::json ToJson(const BenchmarkSpec& spec) {
+  nlohmann::json j = {
+      {"id", spec.id},
+      {"type", std::string(TypeName(spec.type))},
+      {"prefill_tokens", spec.prefill_tokens},
+      {"decode_tokens", spec.decode_tokens},
+      {"methodology", std::string(kMethodology)},
+  };
+  if (spec.minutes > 0) j["minutes"] = spec.minutes;
+  if (!spec.eval_name.empty()) j["eval_name"] = spec.eval_name;
+  if (!spec.eval_version.empty()) j["eval_version"] = spec.eval_version;
+  if (spec.max_tokens > 0) j["max_tokens"] = spec.max_tokens;
+  if (!spec.description.empty()) j["description"] = spec.description;
+  return j;
+}
+
+}  // namespace pipette

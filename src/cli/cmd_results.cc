@@ -1,0 +1,289 @@
+// `pipette results list|show|export`: the stored results, for people and for scripts.
+#include "cli/cmd_results.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipette/store.h"
+
+namespace pipette::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ResultsArgs {
+  ResultFilter filter;
+  std::string id;
+  std::string format = "jsonl";
+  std::string output;
+};
+
+std::string StorePath(const CliContext& ctx) {
+  return ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+}
+
+// The store, or nullptr when its file does not exist yet (reads as empty; nothing is created).
+Result<std::unique_ptr<ResultStore>> OpenForReading(const CliContext& ctx) {
+  const std::string path = StorePath(ctx);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::unique_ptr<ResultStore>();
+  return ResultStore::Open(path);
+}
+
+// Same conventions as `pipette run`'s table: bytes in MiB, ms with 3 decimals.
+std::string FormatValue(double v, const std::string& unit) {
+  if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
+  if (unit == "ms") return fmt::format("{:.3f} ms", v);
+  if (unit.empty()) return fmt::format("{:.4g}", v);
+  return fmt::format("{:.2f} {}", v, unit);
+}
+
+// A value at a JSON pointer as text for a summary: "" when absent.
+std::string Text(const json& j, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!j.contains(p)) return {};
+  const json& v = j.at(p);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return {};
+  return v.dump();
+}
+
+double Number(const json& m, const char* key) {
+  return m.contains(key) && m[key].is_number() ? m[key].get<double>() : 0.0;
+}
+
+// Left-aligned columns separated by two spaces; the last column is not padded.
+void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += c + 1 < row.size() ? fmt::format("{:<{}}  ", row[c], width[c]) : row[c];
+    }
+    out << line << '\n';
+  }
+}
+
+json RowJson(const ResultRow& r) {
+  return {{"result_id", r.result_id},
+          {"short_id", r.short_id},
+          {"config_id", r.config_id},
+          {"status", r.status},
+          {"benchmark_id", r.benchmark_id},
+          {"benchmark_type", r.benchmark_type},
+          {"model_file", r.model_file},
+          {"model_sha256", r.model_sha256},
+          {"quant", r.quant},
+          {"runtime", r.runtime},
+          {"threads", r.threads},
+          {"device_id", r.device_id},
+          {"label", r.label},
+          {"started_at", r.started_at},
+          {"headline_metric", r.headline_metric},
+          {"headline_unit", r.headline_unit},
+          {"headline", r.headline ? json(*r.headline) : json(nullptr)}};
+}
+
+int List(const ResultsArgs& a, CliContext& ctx) {
+  auto store = OpenForReading(ctx);
+  if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
+  std::vector<ResultRow> rows;
+  if (*store) {
+    auto listed = (*store)->List(a.filter);
+    if (!listed.ok()) return ReportError(ctx, listed.error(), kExitFailure);
+    rows = std::move(*listed);
+  }
+  if (ctx.json) {
+    json out = json::array();
+    for (const ResultRow& r : rows) out.push_back(RowJson(r));
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  if (rows.empty()) {
+    std::cout << "no results" << (*store ? " match" : "") << " in " << StorePath(ctx) << "\n";
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> table = {
+      {"ID", "STARTED", "STATUS", "BENCHMARK", "MODEL", "QUANT", "THREADS", "MEDIAN"}};
+  for (const ResultRow& r : rows) {
+    std::string started = r.started_at.substr(0, 19);  // "2026-11-29T13:48:33" (UTC)
+    if (started.size() == 19) started[10] = ' ';
+    table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant,
+                     r.threads > 0 ? std::to_string(r.threads) : "-",
+                     r.headline ? FormatValue(*r.headline, r.headline_unit) : "-"});
+  }
+  PrintTable(table, std::cout);
+  return kExitOk;
+}
+
+void PrintSummary(const json& r, std::ostream& out) {
+  std::vector<std::vector<std::string>> head = {
+      {"result", Text(r, "/result_id") + "  " + Text(r, "/status")},
+      {"config", Text(r, "/config_id")},
+      {"benchmark", fmt::format("{} ({}, {} prompt tokens, {} generated)", Text(r, "/benchmark/id"),
+                                Text(r, "/benchmark/type"), Text(r, "/benchmark/prefill_tokens"),
+                                Text(r, "/benchmark/decode_tokens"))},
+      {"model", fmt::format("{}  {}  sha256 {}", Text(r, "/model/file_name"),
+                            Text(r, "/model/quant"), Text(r, "/model/sha256"))}};
+  std::string runtime = fmt::format("{} {} (commit {})", Text(r, "/runtime/name"),
+                                    Text(r, "/runtime/version"), Text(r, "/runtime/commit"));
+  const json::json_pointer settings("/runtime/settings");
+  if (r.contains(settings) && r.at(settings).is_object()) {
+    for (const auto& [key, value] : r.at(settings).items()) {
+      runtime += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    }
+  }
+  head.push_back({"runtime", runtime});
+  const std::string label = Text(r, "/device/label");
+  head.push_back({"device", Text(r, "/device/id") + (label.empty() ? "" : " (" + label + ")")});
+  head.push_back({"time", Text(r, "/started_at") + " .. " + Text(r, "/finished_at")});
+  if (r.contains("harness")) {
+    head.push_back(
+        {"harness",
+         fmt::format("{} reps after {} warm-up; CI target reached: {}", Text(r, "/harness/reps"),
+                     Text(r, "/harness/warmup_runs"), Text(r, "/harness/ci_reached"))});
+  }
+  PrintTable(head, out);
+
+  if (r.contains("failure")) {
+    out << fmt::format("\nFAILED at {}: {}\n", Text(r, "/failure/stage"),
+                       Text(r, "/failure/message"));
+  }
+  if (r.contains("metrics") && r["metrics"].is_object() && !r["metrics"].empty()) {
+    std::vector<std::vector<std::string>> metrics = {
+        {"METRIC", "MEDIAN", "95% CI OF MEDIAN", "CV", "N"}};
+    for (const auto& [name, m] : r["metrics"].items()) {
+      if (!m.is_object()) continue;
+      const std::string unit = Text(m, "/unit");
+      metrics.push_back({name, FormatValue(Number(m, "median"), unit),
+                         FormatValue(Number(m, "ci95_low"), unit) + " .. " +
+                             FormatValue(Number(m, "ci95_high"), unit),
+                         fmt::format("{:.2f}%", 100.0 * Number(m, "cv")), Text(m, "/n")});
+    }
+    out << '\n';
+    PrintTable(metrics, out);
+  }
+  const json::json_pointer warnings("/logs/warnings");
+  if (r.contains(warnings) && r.at(warnings).is_array() && !r.at(warnings).empty()) {
+    out << "\nwarnings:\n";
+    for (const json& w : r.at(warnings))
+      out << "  - " << (w.is_string() ? w.get<std::string>() : w.dump()) << '\n';
+  }
+}
+
+int Show(const ResultsArgs& a, CliContext& ctx) {
+  auto store = OpenForReading(ctx);
+  if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
+  const Error missing =
+      MakeError("no result '" + a.id + "' in " + StorePath(ctx) + "; see `pipette results list`");
+  if (!*store) return ReportError(ctx, missing);
+  auto record = (*store)->Get(a.id);
+  if (!record.ok()) return ReportError(ctx, record.error());
+  if (!record->has_value()) return ReportError(ctx, missing);
+  if (ctx.json) {
+    std::cout << (*record)->dump(2) << std::endl;
+  } else {
+    PrintSummary(**record, std::cout);
+  }
+  return kExitOk;
+}
+
+Status Write(const ResultsArgs& a, const std::vector<json>& records, std::ostream& out) {
+  return a.format == "csv" ? ExportCsv(records, out) : ExportJsonl(records, out);
+}
+
+// Writes FILE through a temporary file renamed into place, so a failed export leaves no
+// half-written FILE behind (and an existing one untouched).
+Status WriteFile(const ResultsArgs& a, const std::vector<json>& records) {
+  const std::string tmp = a.output + ".tmp-" + std::to_string(::getpid());
+  Status s;
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    if (!file) return MakeError(a.output + ": cannot write the export; check the directory");
+    s = Write(a, records, file);
+    file.close();
+    if (s.ok() && !file) s = MakeError("writing the export failed (disk full?)");
+  }
+  std::error_code ec;
+  if (s.ok()) fs::rename(tmp, a.output, ec);
+  if (!s.ok() || ec) {
+    fs::remove(tmp, ec);
+    return s.ok() ? MakeError(a.output + ": cannot write the export (" + ec.message() + ")")
+                  : s.error().Wrap(a.output);
+  }
+  return Status::Ok();
+}
+
+int Export(const ResultsArgs& a, CliContext& ctx) {
+  auto store = OpenForReading(ctx);
+  if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
+  std::vector<json> records;
+  if (*store) {
+    auto found = (*store)->Records(a.filter);
+    if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
+    records = std::move(*found);
+  }
+  if (a.output.empty() || a.output == "-") {
+    if (Status s = Write(a, records, std::cout); !s.ok()) {
+      return ReportError(ctx, s.error(), kExitFailure);
+    }
+    return kExitOk;
+  }
+  if (Status s = WriteFile(a, records); !s.ok()) return ReportError(ctx, s.error(), kExitFailure);
+  std::cerr << "pipette: exported " << records.size() << " results to " << a.output << "\n";
+  return kExitOk;
+}
+
+void AddFilterOptions(CLI::App* cmd, ResultFilter& f) {
+  cmd->add_option("--benchmark", f.benchmark, "benchmark id, e.g. decode_throughput_256_100");
+  cmd->add_option("--model", f.model, "model: SHA-256 prefix or part of the file name");
+  cmd->add_option("--quant", f.quant, "quantization, e.g. Q4_K_M (any case)");
+  cmd->add_option("--status", f.status, "ok or failed")->check(CLI::IsMember({"ok", "failed"}));
+  cmd->add_option("--device", f.device, "device id or its prefix");
+  cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
+  cmd->add_option("--label", f.label, "device label");
+  cmd->add_option("--since", f.since, "started at or after this RFC 3339 UTC time or date");
+  cmd->add_option("--limit", f.limit, "at most N results, the newest (0: all)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace
+
+void AddResultsCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<ResultsArgs>();
+  CLI::App* results = app.add_subcommand("results", "List, show and export stored results");
+  results->require_subcommand(1);
+
+  CLI::App* list = results->add_subcommand("list", "Stored results, newest first");
+  AddFilterOptions(list, args->filter);
+  list->callback([args, &ctx] { List(*args, ctx); });
+
+  CLI::App* show = results->add_subcommand("show", "One result: a summary, or --json the record");
+  show->add_option("id", args->id, "result id or a unique prefix of it")->required();
+  show->callback([args, &ctx] { Show(*args, ctx); });
+
+  CLI::App* exp = results->add_subcommand("export", "Matching results as JSON lines or CSV");
+  exp->add_option("--format", args->format,
+                  "jsonl (one record per line) or csv (one row per "
+                  "result and metric)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"jsonl", "csv"}));
+  exp->add_option("-o,--output", args->output, "write to FILE instead of stdout");
+  AddFilterOptions(exp, args->filter);
+  exp->callback([args, &ctx] { Export(*args, ctx); });
+}
+
+}  // namespace pipette::cli

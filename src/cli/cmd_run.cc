@@ -1,0 +1,139 @@
+#include "cli/cmd_run.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "base/sha256.h"
+#include "cli/run_output.h"
+#include "pipette/benchmark.h"
+#include "pipette/cell.h"
+#include "pipette/store.h"
+
+namespace pipette::cli {
+namespace {
+
+struct RunArgs {
+  CellSpec spec;
+  std::string benchmark_id;
+  std::string benchmarks_dir;
+  bool quiet = false;
+};
+
+// SHA-256 of a model file through the store's cache (path, size, mtime).
+Result<std::string> CachedHash(ResultStore& store, const std::string& path) {
+  struct stat st{};
+  const std::string abs = std::filesystem::absolute(path).string();
+  if (stat(abs.c_str(), &st) != 0) return Sha256OfFile(path);
+  const int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  const auto size = static_cast<uint64_t>(st.st_size);
+  auto cached = store.CachedFileHash(abs, size, mtime_ns);
+  if (cached.ok() && cached->has_value()) return **cached;
+  auto sha = Sha256OfFile(path);
+  if (sha.ok()) store.PutFileHash(abs, size, mtime_ns, *sha);  // a cache miss next time is fine
+  return sha;
+}
+
+Result<BenchmarkSpec> FindBenchmark(const RunArgs& a) {
+  BenchmarkCatalog catalog = BenchmarkCatalog::BuiltIn();
+  const std::string dir = a.benchmarks_dir.empty() ? DefaultUserBenchmarkDir() : a.benchmarks_dir;
+  if (!a.benchmarks_dir.empty() || std::filesystem::is_directory(dir)) {
+    if (auto s = catalog.AddDirectory(dir); !s) return s.error();
+  }
+  return catalog.Find(a.benchmark_id);
+}
+
+int Run(RunArgs& a, CliContext& ctx) {
+  auto bench = FindBenchmark(a);
+  if (!bench) return ReportError(ctx, bench.error());
+  a.spec.benchmark = *bench;
+  const HarnessPolicy& p = a.spec.policy;
+  if (p.min_reps > p.max_reps) {
+    return ReportError(ctx, MakeError("--min-reps " + std::to_string(p.min_reps) +
+                                      " is above --max-reps " + std::to_string(p.max_reps)));
+  }
+  const std::string store_path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+  auto store = ResultStore::Open(store_path);
+  if (!store) return ReportError(ctx, store.error());
+
+  CellHooks hooks;
+  hooks.hash_file = [&](const std::string& path) { return CachedHash(**store, path); };
+  const bool tty = isatty(STDERR_FILENO);
+  if (!a.quiet) {
+    hooks.progress = [tty](const std::string& line) {
+      std::cerr << (tty ? "\r\033[K" : "") << "pipette: " << line << (tty ? "" : "\n") << std::flush;
+    };
+  }
+  auto record = RunCell(a.spec, hooks);
+  if (tty && !a.quiet) std::cerr << "\r\033[K";
+  if (!record) return ReportError(ctx, record.error());
+  if (auto s = (*store)->Put(*record); !s) {
+    std::cout << record->dump(2) << std::endl;  // nothing lost: the record goes to stdout
+    return ReportError(ctx, s.error().Wrap("storing the result (printed above)"), kExitFailure);
+  }
+  if (ctx.json) {
+    std::cout << record->dump(2) << std::endl;
+  } else {
+    PrintResultTable(*record, std::cout);
+    std::cout << "result " << (*record)["result_id"].get<std::string>() << " stored in "
+              << store_path << "\n";
+  }
+  if ((*record)["status"] != "ok") {
+    const auto& f = (*record)["failure"];
+    ReportError(ctx, MakeError("cell failed at " + f.value("stage", "") + ": " +
+                               f.value("message", "") + " (stored as " +
+                               (*record)["result_id"].get<std::string>() + ")"),
+                kExitFailure);
+  }
+  return ctx.exit_code;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* run = app.add_subcommand("run", "Measure one benchmark on one configuration and store the result");
+  RuntimeSettings& s = args->spec.settings;
+  HarnessPolicy& p = args->spec.policy;
+  run->add_option("-m,--model", args->spec.model_path, "GGUF model file")->required();
+  run->add_option("-b,--benchmark", args->benchmark_id,
+                  "benchmark id, e.g. decode_throughput_256_100 (`pipette benchmarks list`)")
+      ->required();
+  run->add_option("-t,--threads", s.threads, "CPU threads (default: physical cores)")
+      ->check(CLI::Range(1, 1024));
+  run->add_option("--warmup", p.warmup_runs, "warm-up runs, discarded")->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  run->add_option("--min-reps", p.min_reps, "minimum measured repetitions")->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  run->add_option("--max-reps", p.max_reps, "maximum measured repetitions (adaptive)")
+      ->capture_default_str()->check(CLI::Range(1, 10000));
+  run->add_option("--ci-target", p.ci_target,
+                  "stop when the 95% CI of the median is within +- this fraction")
+      ->capture_default_str()->check(CLI::Range(0.0001, 1.0));
+  run->add_option("--label", args->spec.label, "device label recorded with the result");
+  run->add_option("--n-gpu-layers", s.n_gpu_layers, "layers offloaded to a GPU (-1: all if any)")
+      ->capture_default_str();
+  run->add_flag("--mmap", s.mmap, "memory-map the weights (default: read them into memory)");
+  run->add_option("--flash-attn", s.flash_attn, "auto, on or off")->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  run->add_option("--batch-size", s.n_batch, "logical batch size (prefill)")->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  run->add_option("--ubatch-size", s.n_ubatch, "physical batch size")->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  run->add_option("--cache-type-k", s.type_k, "KV cache type for K (f16, q8_0, ...)")
+      ->capture_default_str();
+  run->add_option("--cache-type-v", s.type_v, "KV cache type for V")->capture_default_str();
+  run->add_option("--ctx-size", s.n_ctx, "context size (default: the benchmark's shape)")
+      ->check(CLI::Range(1, 1 << 24));
+  run->add_flag("--allow-context-overflow", args->spec.allow_context_overflow,
+                "allow a shape longer than the model's training context");
+  run->add_option("--benchmarks-dir", args->benchmarks_dir,
+                  "directory of user benchmark definitions (*.toml)");
+  run->add_option("--runtime-log", args->spec.log_path, "where to keep the runtime's log");
+  run->add_flag("-q,--quiet", args->quiet, "no progress lines");
+  run->callback([args, &ctx] { Run(*args, ctx); });
+}
+
+}  // namespace pipette::cli

@@ -1,0 +1,52 @@
+// pipette: the command line. A thin layer: each subcommand lives in its own cmd_*.cc.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/cli_context.h"
+#include "cli/cmd_benchmarks.h"
+#include "cli/cmd_models.h"
+#include "cli/cmd_results.h"
+#include "cli/cmd_run.h"
+#include "pipette/build_info.h"
+#include "pipette/store.h"
+
+namespace pipette::cli {
+
+int ReportError(CliContext& ctx, const Error& error, int exit_code) {
+  std::cerr << "pipette: error: " << error.message << std::endl;
+  ctx.exit_code = exit_code;
+  return exit_code;
+}
+
+}  // namespace pipette::cli
+
+int main(int argc, char** argv) {
+  using namespace pipette::cli;
+  CLI::App app{"pipette: reproducible benchmarks of language-model configurations on devices"};
+  app.set_version_flag("--version", std::string(pipette::build_info::kVersion) + " (" +
+                                        pipette::build_info::kGitCommit + ", llama.cpp " +
+                                        pipette::build_info::kLlamaCommit + ")");
+  app.require_subcommand(1);
+  app.fallthrough();
+  CliContext ctx;
+  app.add_option("--store", ctx.store_path,
+                 "results database (default: $PIPETTE_STORE or " + pipette::DefaultStorePath() + ")");
+  app.add_flag("--json", ctx.json, "print data as JSON");
+  AddRunCommand(app, ctx);
+  AddModelsCommand(app, ctx);
+  AddBenchmarksCommand(app, ctx);
+  AddResultsCommand(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "pipette: error: " << e.what() << "; see `pipette --help`" << std::endl;
+    return kExitBadInput;
+  }
+  return ctx.exit_code;
+}

@@ -1,0 +1,54 @@
+#include "cli/run_output.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace pipette::cli {
+namespace {
+
+std::string FormatValue(double v, const std::string& unit) {
+  if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
+  if (unit == "ms") return fmt::format("{:.3f} ms", v);
+  return fmt::format("{:.2f} {}", v, unit);
+}
+
+}  // namespace
+
+void PrintResultTable(const nlohmann::json& r, std::ostream& out) {
+  const auto& m = r["model"];
+  const auto& s = r["runtime"]["settings"];
+  out << fmt::format("{}  {}  ({} {}, {} params)  {} {}  threads={}\n",
+                     r["benchmark"]["id"].get<std::string>(), m.value("file_name", ""),
+                     m.value("architecture", ""), m.value("quant", ""), m.value("params", 0),
+                     r["runtime"].value("name", ""), r["runtime"].value("version", ""),
+                     s.value("threads", 0));
+  if (m.value("synthetic", false)) {
+    out << "note: synthetic model - its numbers stand for its shape, not for any quality\n";
+  }
+  if (r.value("status", "") != "ok") {
+    const auto& f = r["failure"];
+    out << fmt::format("FAILED at {}: {}\n", f.value("stage", ""), f.value("message", ""));
+    return;
+  }
+  out << fmt::format("{:<22} {:>18} {:>38} {:>7} {:>5}\n", "metric", "median", "95% CI of median",
+                     "cv", "n");
+  for (const auto& [name, v] : r["metrics"].items()) {
+    const std::string unit = v.value("unit", "");
+    const std::string ci = FormatValue(v.value("ci95_low", 0.0), unit) + " .. " +
+                           FormatValue(v.value("ci95_high", 0.0), unit);
+    out << fmt::format("{:<22} {:>18} {:>38} {:>6.1f}% {:>5}\n", name,
+                       FormatValue(v.value("median", 0.0), unit), ci, 100.0 * v.value("cv", 0.0),
+                       v.value("n", 0));
+    if (v.contains("p99")) {
+      out << fmt::format("{:<22} p50 {}  p90 {}  p99 {}\n", "", FormatValue(v["p50"], unit),
+                         FormatValue(v["p90"], unit), FormatValue(v["p99"], unit));
+    }
+  }
+  const auto& h = r["harness"];
+  out << fmt::format("{} measured reps after {} warm-up; 95% CI within +-{:.0f}%: {}\n",
+                     h.value("reps", 0), h.value("warmup_runs", 0),
+                     100.0 * h.value("ci_target", 0.0), h.value("ci_reached", false) ? "yes" : "no");
+}
+
+}  // namespace pipette::cli

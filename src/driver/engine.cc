@@ -1,0 +1,231 @@
+#include "driver/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "ggml-cpu.h"
+#include "ggml.h"
+#include "llama.h"
+
+namespace pipette::driver {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NsSince(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+Result<ggml_type> ParseKvType(const std::string& name) {
+  for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+    const char* n = ggml_type_name(static_cast<ggml_type>(t));
+    if (n && name == n) return static_cast<ggml_type>(t);
+  }
+  return MakeError("unknown KV cache type '" + name + "'; use a ggml type name such as f16, q8_0",
+                   "load");
+}
+
+Result<llama_flash_attn_type> ParseFlashAttn(const std::string& v) {
+  if (v == "auto") return LLAMA_FLASH_ATTN_TYPE_AUTO;
+  if (v == "on") return LLAMA_FLASH_ATTN_TYPE_ENABLED;
+  if (v == "off") return LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  return MakeError("unknown flash_attn value '" + v + "'; use auto, on or off", "load");
+}
+
+}  // namespace
+
+Engine::Engine() { llama_backend_init(); }
+
+Engine::~Engine() {
+  if (ctx_) llama_free(ctx_);
+  if (model_) llama_model_free(model_);
+  if (threadpool_) ggml_threadpool_free(threadpool_);
+  llama_backend_free();
+}
+
+Status Engine::Load(const std::string& path, const EngineSettings& requested) {
+  if (model_) return MakeError("model already loaded; start a new driver per cell", "load");
+  settings_ = requested;
+  if (settings_.threads < 1) return MakeError("threads must be at least 1", "load");
+  auto type_k = ParseKvType(settings_.type_k);
+  if (!type_k) return type_k.error();
+  auto type_v = ParseKvType(settings_.type_v);
+  if (!type_v) return type_v.error();
+  auto fa = ParseFlashAttn(settings_.flash_attn);
+  if (!fa) return fa.error();
+  if (settings_.n_gpu_layers < 0) settings_.n_gpu_layers = llama_supports_gpu_offload() ? 999 : 0;
+
+  llama_model_params mp = llama_model_default_params();
+  mp.n_gpu_layers = settings_.n_gpu_layers;
+  mp.load_mode = settings_.mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
+  model_ = llama_model_load_from_file(path.c_str(), mp);
+  if (!model_) {
+    return MakeError("llama.cpp could not load " + path + " (see the runtime log)", "load");
+  }
+  vocab_ = llama_model_get_vocab(model_);
+  if (settings_.n_ctx <= 0) settings_.n_ctx = llama_model_n_ctx_train(model_);
+
+  llama_context_params cp = llama_context_default_params();
+  cp.n_ctx = static_cast<uint32_t>(settings_.n_ctx);
+  cp.n_batch = static_cast<uint32_t>(settings_.n_batch);
+  cp.n_ubatch = static_cast<uint32_t>(settings_.n_ubatch);
+  cp.n_threads = settings_.threads;
+  cp.n_threads_batch = settings_.threads;
+  cp.flash_attn_type = *fa;
+  cp.type_k = *type_k;
+  cp.type_v = *type_v;
+  cp.no_perf = true;
+  ctx_ = llama_init_from_model(model_, cp);
+  if (!ctx_) return MakeError("llama.cpp could not create a context for " + path, "load");
+
+  // One persistent threadpool, as llama-bench attaches: without it ggml starts threads for every
+  // graph, which would put thread creation inside each timed decode step.
+  ggml_threadpool_params tpp = ggml_threadpool_params_default(settings_.threads);
+  tpp.poll = static_cast<uint32_t>(settings_.poll);
+  threadpool_ = ggml_threadpool_new(&tpp);
+  if (!threadpool_) return MakeError("could not create a threadpool", "load");
+  llama_attach_threadpool(ctx_, threadpool_, nullptr);
+
+  char desc[256];
+  llama_model_desc(model_, desc, sizeof desc);
+  facts_.desc = desc;
+  facts_.n_params = llama_model_n_params(model_);
+  facts_.size_bytes = llama_model_size(model_);
+  facts_.n_vocab = llama_vocab_n_tokens(vocab_);
+  facts_.n_ctx_train = llama_model_n_ctx_train(model_);
+  facts_.add_bos = llama_vocab_get_add_bos(vocab_);
+  is_eog_.assign(static_cast<size_t>(facts_.n_vocab), false);
+  for (int t = 0; t < facts_.n_vocab; ++t) is_eog_[static_cast<size_t>(t)] = llama_vocab_is_eog(vocab_, t);
+  return Status::Ok();
+}
+
+Result<std::vector<int32_t>> Engine::Tokenize(const std::string& text, bool add_special) const {
+  if (!vocab_) return MakeError("no model loaded", "tokenize");
+  const int32_t len = static_cast<int32_t>(text.size());
+  std::vector<int32_t> tokens(text.size() + 2);
+  int32_t n = llama_tokenize(vocab_, text.data(), len, tokens.data(),
+                             static_cast<int32_t>(tokens.size()), add_special, false);
+  if (n < 0) {
+    tokens.resize(static_cast<size_t>(-n));
+    n = llama_tokenize(vocab_, text.data(), len, tokens.data(), static_cast<int32_t>(tokens.size()),
+                       add_special, false);
+  }
+  if (n < 0) return MakeError("tokenization failed", "tokenize");
+  tokens.resize(static_cast<size_t>(n));
+  return tokens;
+}
+
+void Engine::ClearKvCache() {
+  if (ctx_) llama_memory_clear(llama_get_memory(ctx_), true);
+}
+
+Status Engine::CheckFits(size_t n_tokens) const {
+  if (n_tokens > static_cast<size_t>(settings_.n_ctx)) {
+    return MakeError("shape needs " + std::to_string(n_tokens) + " tokens but the context holds " +
+                     std::to_string(settings_.n_ctx) + "; raise n_ctx");
+  }
+  return Status::Ok();
+}
+
+Status Engine::DecodeBatch(const int32_t* tokens, int n) {
+  for (int done = 0; done < n;) {
+    const int chunk = std::min(n - done, settings_.n_batch);
+    const int rc =
+        llama_decode(ctx_, llama_batch_get_one(const_cast<int32_t*>(tokens + done), chunk));
+    if (rc != 0) return MakeError("llama_decode returned " + std::to_string(rc));
+    done += chunk;
+  }
+  llama_synchronize(ctx_);
+  return Status::Ok();
+}
+
+int32_t Engine::GreedyNext() const {
+  const float* logits = llama_get_logits_ith(ctx_, -1);
+  int32_t best = -1;
+  float best_logit = -INFINITY;
+  for (int32_t t = 0; t < facts_.n_vocab; ++t) {
+    if (is_eog_[static_cast<size_t>(t)]) continue;  // exactly D tokens: never stop early
+    if (logits[t] > best_logit || best < 0) {
+      best = t;
+      best_logit = logits[t];
+    }
+  }
+  return best;
+}
+
+std::string Engine::Piece(int32_t token) const {
+  char buf[256];
+  const int n = llama_token_to_piece(vocab_, token, buf, sizeof buf, 0, false);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+Result<int64_t> Engine::Prefill(const std::vector<int32_t>& tokens) {
+  if (!ctx_) return MakeError("no model loaded", "prefill");
+  if (tokens.empty()) return MakeError("prefill needs at least one token", "prefill");
+  if (auto s = CheckFits(tokens.size()); !s) return Error{s.error().message, "prefill"};
+  ClearKvCache();
+  const auto t0 = Clock::now();
+  if (auto s = DecodeBatch(tokens.data(), static_cast<int>(tokens.size())); !s) {
+    return Error{s.error().message, "prefill"};
+  }
+  return NsSince(t0);
+}
+
+Result<DecodeTiming> Engine::Decode(const std::vector<int32_t>& context, int n) {
+  if (!ctx_) return MakeError("no model loaded", "decode");
+  if (context.empty() || n < 1) return MakeError("decode needs a context and n >= 1", "decode");
+  if (auto s = CheckFits(context.size() + static_cast<size_t>(n)); !s) {
+    return Error{s.error().message, "decode"};
+  }
+  ClearKvCache();
+  if (auto s = DecodeBatch(context.data(), static_cast<int>(context.size())); !s) {
+    return Error{"context prefill: " + s.error().message, "decode"};
+  }
+  DecodeTiming out;
+  out.step_ns.reserve(static_cast<size_t>(n));
+  out.tokens.reserve(static_cast<size_t>(n));
+  int32_t token = GreedyNext();
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    if (auto s = DecodeBatch(&token, 1); !s) return Error{s.error().message, "decode"};
+    token = GreedyNext();
+    out.step_ns.push_back(NsSince(t0));
+    out.tokens.push_back(token);
+  }
+  return out;
+}
+
+Result<GenerateTiming> Engine::Generate(const std::string& text, int n, bool add_special) {
+  if (!ctx_) return MakeError("no model loaded", "generate");
+  if (n < 1) return MakeError("generate needs n >= 1", "generate");
+  ClearKvCache();
+  GenerateTiming out;
+  const auto t0 = Clock::now();
+  auto prompt = Tokenize(text, add_special);
+  if (!prompt) return Error{prompt.error().message, "generate"};
+  if (prompt->empty()) return MakeError("the prompt tokenizes to nothing", "generate");
+  if (auto s = CheckFits(prompt->size() + static_cast<size_t>(n)); !s) {
+    return Error{s.error().message, "generate"};
+  }
+  out.tokenize_ns = NsSince(t0);
+  if (auto s = DecodeBatch(prompt->data(), static_cast<int>(prompt->size())); !s) {
+    return Error{s.error().message, "generate"};
+  }
+  out.prefill_ns = NsSince(t0) - out.tokenize_ns;
+  out.token_ns.reserve(static_cast<size_t>(n));
+  int32_t token = GreedyNext();
+  out.text += Piece(token);
+  out.token_ns.push_back(NsSince(t0));
+  for (int i = 1; i < n; ++i) {
+    if (auto s = DecodeBatch(&token, 1); !s) return Error{s.error().message, "generate"};
+    token = GreedyNext();
+    out.text += Piece(token);
+    out.token_ns.push_back(NsSince(t0));
+  }
+  out.n_prompt_tokens = static_cast<int>(prompt->size());
+  out.prompt_tokens = std::move(*prompt);
+  return out;
+}
+
+}  // namespace pipette::driver

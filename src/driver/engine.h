@@ -1,0 +1,109 @@
+// The measured engine inside pipette-llamacpp-driver: libllama driven the way DESIGN.md 4.2
+// prescribes. Every timing is taken here with std::chrono::steady_clock (nanoseconds) around the
+// engine calls after llama_synchronize(), so process start-up and IPC stay outside the timed
+// region (DESIGN.md 4.4).
+//
+// Not thread-safe: the driver runs one command at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipette/status.h"
+
+struct llama_model;
+struct llama_context;
+struct llama_vocab;
+struct ggml_threadpool;
+
+namespace pipette::driver {
+
+// Engine settings (DESIGN.md 4.2 step 2). Values here are the driver's defaults; the harness
+// always sends every field, and the driver echoes the resolved values in its load reply.
+struct EngineSettings {
+  int threads = 1;           // CPU threads for prefill and decode (harness default: physical cores)
+  int n_gpu_layers = -1;     // layers offloaded to a GPU; -1 = all when a GPU backend exists, else 0
+  bool mmap = false;         // false: weights are read into resident memory (comparable memory figures)
+  std::string flash_attn = "auto";  // "auto" | "on" | "off"
+  int n_batch = 2048;        // logical batch (tokens per llama_decode call during prefill)
+  int n_ubatch = 512;        // physical batch
+  std::string type_k = "f16";  // KV cache types, ggml type names
+  std::string type_v = "f16";
+  int n_ctx = 0;             // context size in tokens; 0 = the model's training context
+  int poll = 50;             // threadpool busy-poll level 0..100 (llama-bench's default)
+};
+
+struct ModelFacts {
+  std::string desc;        // llama_model_desc, e.g. "llama 15M F16"
+  uint64_t n_params = 0;
+  uint64_t size_bytes = 0;  // bytes of weights as loaded
+  int n_vocab = 0;
+  int n_ctx_train = 0;
+  bool add_bos = false;
+};
+
+// Per-token timing of a greedy run. step_ns[i] is the duration of decode step i: llama_decode of
+// one token, synchronize, read the logits and pick the next token (argmax, end-of-generation
+// tokens suppressed).
+struct DecodeTiming {
+  std::vector<int64_t> step_ns;
+  std::vector<int32_t> tokens;  // the generated tokens, one per step
+};
+
+struct GenerateTiming {
+  int64_t tokenize_ns = 0;     // request start -> prompt tokens ready
+  int64_t prefill_ns = 0;      // prompt llama_decode calls, synchronized
+  std::vector<int64_t> token_ns;  // request start -> token i detokenized, i = 0..n-1
+  int n_prompt_tokens = 0;
+  std::vector<int32_t> prompt_tokens;
+  std::string text;            // the generated text
+};
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Loads the model and creates the context. Errors: unreadable model, unknown KV type or
+  // flash_attn value, context creation failure. May be called once.
+  Status Load(const std::string& path, const EngineSettings& settings);
+
+  const ModelFacts& facts() const { return facts_; }
+  const EngineSettings& settings() const { return settings_; }  // resolved
+
+  // Tokenizes `text`; `add_special` adds the beginning-of-sequence token if the model uses one.
+  Result<std::vector<int32_t>> Tokenize(const std::string& text, bool add_special) const;
+
+  // Clears the KV cache (untimed), then processes `tokens` from an empty cache in n_batch chunks.
+  // Returns the synchronized prefill time in ns.
+  Result<int64_t> Prefill(const std::vector<int32_t>& tokens);
+
+  // Clears the KV cache, prefills `context` untimed, then runs `n` timed greedy decode steps.
+  Result<DecodeTiming> Decode(const std::vector<int32_t>& context, int n);
+
+  // The whole text request, timed from the call: tokenize, prefill, then `n` greedy tokens, each
+  // detokenized. token_ns[0] is the time to first token.
+  Result<GenerateTiming> Generate(const std::string& text, int n, bool add_special);
+
+  void ClearKvCache();
+
+ private:
+  Status DecodeBatch(const int32_t* tokens, int n);
+  int32_t GreedyNext() const;
+  std::string Piece(int32_t token) const;
+  Status CheckFits(size_t n_tokens) const;
+
+  llama_model* model_ = nullptr;
+  llama_context* ctx_ = nullptr;
+  const llama_vocab* vocab_ = nullptr;
+  ggml_threadpool* threadpool_ = nullptr;
+  EngineSettings settings_;
+  ModelFacts facts_;
+  std::vector<bool> is_eog_;
+};
+
+}  // namespace pipette::driver

@@ -1,0 +1,168 @@
+// pipette-llamacpp-driver: executes measurement commands on libllama for the harness.
+// Protocol: one JSON object per line on stdin, one reply per line on stdout (docs/driver-protocol.md).
+// Every failure is a reply {"ok": false, "error": ..., "stage": ...}; stdout carries nothing else
+// (llama.cpp's log goes to stderr, which the harness keeps as the runtime log).
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "driver/engine.h"
+#include "ggml-backend.h"
+#include "llama.h"
+
+namespace pipette::driver {
+namespace {
+
+using nlohmann::json;
+
+std::mutex g_log_mutex;
+std::vector<std::string> g_warnings;  // llama.cpp WARN/ERROR lines, for logs.warnings
+
+void LogToStderr(ggml_log_level level, const char* text, void*) {
+  std::fputs(text, stderr);
+  if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) {
+    std::lock_guard<std::mutex> lock(g_log_mutex);
+    std::string line(text);
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    if (!line.empty() && g_warnings.size() < 200) g_warnings.push_back(line);
+  }
+}
+
+json TakeWarnings() {
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  json w = g_warnings;
+  g_warnings.clear();
+  return w;
+}
+
+json Fail(const Error& e, const std::string& default_stage) {
+  return {{"ok", false}, {"error", e.message}, {"stage", e.stage.empty() ? default_stage : e.stage}};
+}
+
+json Backends() {
+  json out = json::array();
+  for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    const char* type = "other";
+    switch (ggml_backend_dev_type(dev)) {
+      case GGML_BACKEND_DEVICE_TYPE_CPU: type = "cpu"; break;
+      case GGML_BACKEND_DEVICE_TYPE_GPU: type = "gpu"; break;
+      case GGML_BACKEND_DEVICE_TYPE_IGPU: type = "igpu"; break;
+      case GGML_BACKEND_DEVICE_TYPE_ACCEL: type = "accel"; break;
+      default: break;
+    }
+    out.push_back({{"name", ggml_backend_dev_name(dev)},
+                   {"description", ggml_backend_dev_description(dev)},
+                   {"type", type}});
+  }
+  return out;
+}
+
+EngineSettings ParseSettings(const json& s) {
+  EngineSettings e;
+  e.threads = s.value("threads", e.threads);
+  e.n_gpu_layers = s.value("n_gpu_layers", e.n_gpu_layers);
+  e.mmap = s.value("mmap", e.mmap);
+  e.flash_attn = s.value("flash_attn", e.flash_attn);
+  e.n_batch = s.value("n_batch", e.n_batch);
+  e.n_ubatch = s.value("n_ubatch", e.n_ubatch);
+  e.type_k = s.value("type_k", e.type_k);
+  e.type_v = s.value("type_v", e.type_v);
+  e.n_ctx = s.value("n_ctx", e.n_ctx);
+  e.poll = s.value("poll", e.poll);
+  return e;
+}
+
+json SettingsJson(const EngineSettings& e) {
+  return {{"threads", e.threads},   {"n_gpu_layers", e.n_gpu_layers}, {"mmap", e.mmap},
+          {"flash_attn", e.flash_attn}, {"n_batch", e.n_batch},     {"n_ubatch", e.n_ubatch},
+          {"type_k", e.type_k},     {"type_v", e.type_v},           {"n_ctx", e.n_ctx},
+          {"poll", e.poll}};
+}
+
+json HandleLoad(Engine& engine, const json& req) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (auto s = engine.Load(req.at("model").get<std::string>(), ParseSettings(req.value("settings", json::object()))); !s) {
+    json r = Fail(s.error(), "load");
+    r["warnings"] = TakeWarnings();
+    return r;
+  }
+  const auto load_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - t0).count();
+  const ModelFacts& f = engine.facts();
+  return {{"ok", true},
+          {"load_ns", load_ns},
+          {"model", {{"desc", f.desc}, {"n_params", f.n_params}, {"size_bytes", f.size_bytes},
+                     {"n_vocab", f.n_vocab}, {"n_ctx_train", f.n_ctx_train}, {"add_bos", f.add_bos}}},
+          {"runtime", {{"name", "llamacpp"}, {"commit", PIPETTE_LLAMA_COMMIT},
+                       {"system_info", llama_print_system_info()}, {"backends", Backends()},
+                       {"supports_gpu_offload", llama_supports_gpu_offload()}}},
+          {"settings", SettingsJson(engine.settings())},
+          {"warnings", TakeWarnings()}};
+}
+
+json Handle(Engine& engine, const json& req) {
+  const std::string cmd = req.at("cmd").get<std::string>();
+  if (cmd == "load") return HandleLoad(engine, req);
+  if (cmd == "tokenize") {
+    auto t = engine.Tokenize(req.at("text").get<std::string>(), req.value("add_special", true));
+    if (!t) return Fail(t.error(), "tokenize");
+    return {{"ok", true}, {"tokens", *t}};
+  }
+  if (cmd == "prefill") {
+    auto ns = engine.Prefill(req.at("tokens").get<std::vector<int32_t>>());
+    if (!ns) return Fail(ns.error(), "prefill");
+    return {{"ok", true}, {"prefill_ns", *ns}};
+  }
+  if (cmd == "decode") {
+    auto d = engine.Decode(req.at("context").get<std::vector<int32_t>>(), req.at("n").get<int>());
+    if (!d) return Fail(d.error(), "decode");
+    return {{"ok", true}, {"step_ns", d->step_ns}, {"tokens", d->tokens}};
+  }
+  if (cmd == "generate") {
+    auto g = engine.Generate(req.at("text").get<std::string>(), req.at("n").get<int>(),
+                             req.value("add_special", true));
+    if (!g) return Fail(g.error(), "generate");
+    return {{"ok", true},         {"tokenize_ns", g->tokenize_ns},
+            {"prefill_ns", g->prefill_ns}, {"token_ns", g->token_ns},
+            {"n_prompt_tokens", g->n_prompt_tokens}, {"prompt_tokens", g->prompt_tokens},
+            {"text", g->text}};
+  }
+  if (cmd == "clear") {
+    engine.ClearKvCache();
+    return {{"ok", true}};
+  }
+  if (cmd == "warnings") return {{"ok", true}, {"warnings", TakeWarnings()}};
+  return Fail(MakeError("unknown command '" + cmd + "'"), "protocol");
+}
+
+}  // namespace
+}  // namespace pipette::driver
+
+int main() {
+  using nlohmann::json;
+  llama_log_set(pipette::driver::LogToStderr, nullptr);
+  pipette::driver::Engine engine;
+  std::cout << json{{"ok", true}, {"ready", true}, {"protocol", "pipette-driver/1"}}.dump()
+            << std::endl;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    json reply;
+    try {
+      const json req = json::parse(line);
+      if (req.value("cmd", "") == "quit") {
+        std::cout << json{{"ok", true}}.dump() << std::endl;
+        break;
+      }
+      reply = pipette::driver::Handle(engine, req);
+    } catch (const std::exception& e) {
+      reply = {{"ok", false}, {"error", std::string("bad request: ") + e.what()}, {"stage", "protocol"}};
+    }
+    std::cout << reply.dump(-1, ' ', false, json::error_handler_t::replace) << std::endl;
+  }
+  return 0;
+}

@@ -1,0 +1,331 @@
+// RunCell: DESIGN.md 4.2 steps 1-7 for prefill, decode, end-to-end and memory benchmarks.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "base/ids.h"
+#include "base/sha256.h"
+#include "harness/prompt.h"
+#include "harness/record.h"
+#include "pipette/cell.h"
+#include "pipette/gguf.h"
+#include "pipette/stats.h"
+#include "platform/device.h"
+#include "platform/proc_memory.h"
+#include "runtimes/llamacpp/driver_client.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// One repetition's values: metric name -> value (units per DESIGN.md 4.3), plus per-token
+// latencies (ms) pooled into inter_token_latency.
+struct Rep {
+  std::map<std::string, double> values;
+  std::vector<double> inter_token_ms;
+  int tokens_in = 0;
+  int tokens_out = 0;
+  std::string started_at;
+};
+
+std::string HeadlineMetric(BenchmarkType type) {
+  switch (type) {
+    case BenchmarkType::kPrefill: return "prefill_throughput";
+    case BenchmarkType::kDecode: return "decode_throughput";
+    case BenchmarkType::kEndToEnd: return "end_to_end_latency";
+    case BenchmarkType::kMemory: return "max_host_usage";
+    default: return "";
+  }
+}
+
+Status Validate(const Rep& rep) {
+  for (const auto& [name, v] : rep.values) {
+    if (!std::isfinite(v) || (v <= 0 && name != "harness_overhead")) {
+      return MakeError(name + " = " + std::to_string(v) + " is not a finite positive value",
+                       "validate");
+    }
+  }
+  return Status::Ok();
+}
+
+// A started driver with the model loaded and its memory sampled.
+struct Runtime {
+  std::unique_ptr<LlamaCppDriver> driver;
+  std::unique_ptr<MemorySampler> memory;
+  json load_reply;
+  double load_ms = 0;
+};
+
+class CellRun {
+ public:
+  CellRun(const CellSpec& spec, const CellHooks& hooks, json record)
+      : spec_(spec), hooks_(hooks), record_(std::move(record)), b_(spec.benchmark) {}
+
+  json Run();
+
+ private:
+  void Progress(const std::string& line) {
+    if (hooks_.progress) hooks_.progress(line);
+  }
+  Result<Runtime> StartRuntime();
+  Status BuildInput(Runtime& rt);
+  Result<Rep> MeasureOnce(Runtime& rt);
+  Result<Rep> MeasureMemory();
+  Result<Rep> Measure(Runtime* rt) { return b_.type == BenchmarkType::kMemory ? MeasureMemory() : MeasureOnce(*rt); }
+  json Finish(const std::vector<Rep>& reps, const Error* failure, bool ci_reached);
+
+  const CellSpec& spec_;
+  const CellHooks& hooks_;
+  json record_;
+  const BenchmarkSpec& b_;
+  json settings_;  // as sent to the driver
+  std::vector<int32_t> prompt_tokens_;
+  std::string prompt_text_;
+  std::string runtime_stderr_tail_;
+  std::vector<std::string> warnings_;
+  std::string log_path_;
+  double load_ms_ = -1;  // one load per cell (non-memory benchmarks), ms
+};
+
+Result<Runtime> CellRun::StartRuntime() {
+  Runtime rt;
+  const auto t0 = Clock::now();
+  const std::string path = spec_.driver_path.empty() ? DefaultDriverPath() : spec_.driver_path;
+  auto driver = LlamaCppDriver::Start(path, log_path_);
+  if (!driver) return driver.error();
+  rt.driver = std::move(*driver);
+  rt.memory = std::make_unique<MemorySampler>(rt.driver->Pid(), 10);
+  if (hooks_.on_driver_started) hooks_.on_driver_started(rt.driver->Pid());
+  auto reply = rt.driver->Call({{"cmd", "load"}, {"model", spec_.model_path}, {"settings", settings_}}, "load");
+  if (!reply) {
+    runtime_stderr_tail_ = rt.driver->StderrTail();
+    return reply.error();
+  }
+  rt.load_ms = MsSince(t0);
+  rt.load_reply = std::move(*reply);
+  RecordRuntime(rt.load_reply, record_);
+  for (const auto& w : rt.load_reply["warnings"]) warnings_.push_back(w.get<std::string>());
+  return rt;
+}
+
+Status CellRun::BuildInput(Runtime& rt) {
+  Tokenizer tokenize = [&rt](const std::string& text) -> Result<std::vector<int32_t>> {
+    auto r = rt.driver->Call({{"cmd", "tokenize"}, {"text", text}, {"add_special", true}}, "input");
+    if (!r) return r.error();
+    return (*r)["tokens"].get<std::vector<int32_t>>();
+  };
+  json input;
+  if (b_.type == BenchmarkType::kEndToEnd) {
+    auto p = BuildTextPrompt(tokenize, b_.prefill_tokens);
+    if (!p) return p.error();
+    prompt_text_ = p->text;
+    prompt_tokens_ = p->tokens;
+    input = {{"prompt_tokens", p->tokens.size()}, {"prompt_sha256", p->sha256},
+             {"text_sha256", p->text_sha256}, {"text_chars", p->text.size()}};
+  } else {
+    auto p = BuildTokenPrompt(tokenize, b_.prefill_tokens);
+    if (!p) return p.error();
+    prompt_tokens_ = p->tokens;
+    input = {{"prompt_tokens", p->tokens.size()}, {"prompt_sha256", p->sha256},
+             {"text_sha256", p->text_sha256}};
+  }
+  record_["input"] = input;
+  return Status::Ok();
+}
+
+Result<Rep> CellRun::MeasureOnce(Runtime& rt) {
+  Rep rep;
+  rep.started_at = NowRfc3339();
+  const int P = b_.prefill_tokens, D = b_.decode_tokens;
+  const auto t0 = Clock::now();
+  if (b_.type == BenchmarkType::kPrefill) {
+    auto r = rt.driver->Call({{"cmd", "prefill"}, {"tokens", prompt_tokens_}}, "prefill");
+    const double outside_ms = MsSince(t0);
+    if (!r) return r.error();
+    const double ms = (*r)["prefill_ns"].get<double>() / 1e6;
+    rep.values = {{"prefill_throughput", P / (ms / 1e3)}, {"ttft", ms},
+                  {"harness_overhead", outside_ms - ms}};
+    rep.tokens_in = P;
+  } else if (b_.type == BenchmarkType::kDecode) {
+    auto r = rt.driver->Call({{"cmd", "decode"}, {"context", prompt_tokens_}, {"n", D}}, "decode");
+    const double outside_ms = MsSince(t0);
+    if (!r) return r.error();
+    const auto steps = (*r)["step_ns"].get<std::vector<double>>();
+    if (static_cast<int>(steps.size()) != D) {
+      return MakeError("runtime produced " + std::to_string(steps.size()) + " tokens, expected " +
+                       std::to_string(D), "validate");
+    }
+    double total_ms = 0;
+    for (double ns : steps) {
+      rep.inter_token_ms.push_back(ns / 1e6);
+      total_ms += ns / 1e6;
+    }
+    rep.values = {{"decode_throughput", D / (total_ms / 1e3)}};
+    rep.tokens_in = P;
+    rep.tokens_out = D;
+    // The untimed context prefill is inside the request; overhead is reported only for timed work.
+  } else {
+    auto r = rt.driver->Call({{"cmd", "generate"}, {"text", prompt_text_}, {"n", D}}, "generate");
+    const double outside_ms = MsSince(t0);
+    if (!r) return r.error();
+    const auto token_ns = (*r)["token_ns"].get<std::vector<double>>();
+    const int n_prompt = (*r)["n_prompt_tokens"].get<int>();
+    if (n_prompt != P || static_cast<int>(token_ns.size()) != D) {
+      return MakeError("request had " + std::to_string(n_prompt) + " prompt and " +
+                       std::to_string(token_ns.size()) + " generated tokens, expected " +
+                       std::to_string(P) + " and " + std::to_string(D), "validate");
+    }
+    const double e2e_ms = token_ns.back() / 1e6, ttft_ms = token_ns.front() / 1e6;
+    for (size_t i = 1; i < token_ns.size(); ++i) {
+      rep.inter_token_ms.push_back((token_ns[i] - token_ns[i - 1]) / 1e6);
+    }
+    rep.values = {{"end_to_end_latency", e2e_ms},
+                  {"ttft", ttft_ms},
+                  {"prefill_throughput", P / ((*r)["prefill_ns"].get<double>() / 1e9)},
+                  {"harness_overhead", outside_ms - e2e_ms}};
+    if (D > 1) rep.values["decode_throughput"] = (D - 1) / ((e2e_ms - ttft_ms) / 1e3);
+    rep.tokens_in = P;
+    rep.tokens_out = D;
+  }
+  if (auto s = Validate(rep); !s) return s.error();
+  return rep;
+}
+
+// A fresh runtime process per repetition: load, prefill P, decode 1, then read its peak memory.
+Result<Rep> CellRun::MeasureMemory() {
+  Rep rep;
+  rep.started_at = NowRfc3339();
+  auto rt = StartRuntime();
+  if (!rt) return rt.error();
+  if (prompt_tokens_.empty()) {
+    if (auto s = BuildInput(*rt); !s) return s.error();
+  }
+  auto r = rt->driver->Call({{"cmd", "decode"}, {"context", prompt_tokens_}, {"n", 1}}, "memory");
+  if (!r) return r.error();
+  rt->memory->Sample();
+  rt->memory->Stop();
+  rep.values = {{"max_host_usage", static_cast<double>(rt->memory->PeakBytes())},
+                {"load_time", rt->load_ms}};
+  if (rt->memory->PeakSwapBytes() > 0) {
+    rep.values["swap_observed"] = static_cast<double>(rt->memory->PeakSwapBytes());
+  }
+  runtime_stderr_tail_ = rt->driver->StderrTail();
+  rt->driver->Quit();
+  rep.tokens_in = b_.prefill_tokens;
+  rep.tokens_out = 1;
+  if (auto s = Validate(rep); !s) return s.error();
+  return rep;
+}
+
+json CellRun::Run() {
+  namespace fs = std::filesystem;
+  log_path_ = spec_.log_path;
+  if (log_path_.empty()) {
+    log_path_ = (fs::temp_directory_path() / ("pipette-runtime-" + record_["result_id"].get<std::string>() + ".log")).string();
+  }
+  settings_ = record_["runtime"]["settings"];
+  std::vector<Rep> reps;
+  Runtime rt;
+  bool ci_reached = false;
+  auto fail = [&](const Error& e) {
+    if (rt.driver) runtime_stderr_tail_ = rt.driver->StderrTail();
+    return Finish(reps, &e, false);
+  };
+  if (b_.type != BenchmarkType::kMemory) {
+    Progress("loading " + spec_.model_path);
+    auto started = StartRuntime();
+    if (!started) return fail(started.error());
+    rt = std::move(*started);
+    if (auto s = BuildInput(rt); !s) return fail(s.error());
+  }
+  const HarnessPolicy& policy = spec_.policy;
+  for (int w = 0; w < policy.warmup_runs; ++w) {
+    Progress("warm-up " + std::to_string(w + 1) + "/" + std::to_string(policy.warmup_runs));
+    auto rep = Measure(&rt);
+    if (!rep) return fail(rep.error());
+  }
+  const std::string headline = HeadlineMetric(b_.type);
+  for (int i = 0; i < policy.max_reps; ++i) {
+    auto rep = Measure(&rt);
+    if (!rep) return fail(rep.error());
+    reps.push_back(std::move(*rep));
+    std::vector<double> h;
+    for (const Rep& r : reps) h.push_back(r.values.at(headline));
+    const Summary s = Summarize(h);
+    Progress("rep " + std::to_string(i + 1) + ": " + headline + " median " + std::to_string(s.median) +
+             ", 95% CI +-" + std::to_string(100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median) + "%");
+    if (static_cast<int>(reps.size()) >= policy.min_reps && CiWithinTarget(s, policy.ci_target)) {
+      ci_reached = true;
+      break;
+    }
+  }
+  if (rt.driver) {
+    rt.memory->Sample();
+    rt.memory->Stop();
+    record_["logs"]["peak_host_bytes_during_cell"] = rt.memory->PeakBytes();
+    runtime_stderr_tail_ = rt.driver->StderrTail();
+    load_ms_ = rt.load_ms;
+    rt.driver->Quit();
+  }
+  return Finish(reps, nullptr, ci_reached);
+}
+
+json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci_reached) {
+  json samples = json::array();
+  std::map<std::string, std::vector<double>> series;
+  std::vector<double> itl;
+  for (size_t i = 0; i < reps.size(); ++i) {
+    const Rep& r = reps[i];
+    json s = {{"rep", i + 1}, {"started_at", r.started_at}, {"tokens_in", r.tokens_in},
+              {"tokens_out", r.tokens_out}, {"thermal_before", json::array()},
+              {"thermal_after", json::array()}};
+    for (const auto& [name, v] : r.values) {
+      s[name] = v;
+      series[name].push_back(v);
+    }
+    if (!r.inter_token_ms.empty()) s["inter_token_latency"] = r.inter_token_ms;
+    itl.insert(itl.end(), r.inter_token_ms.begin(), r.inter_token_ms.end());
+    samples.push_back(std::move(s));
+  }
+  record_["samples"] = samples;
+  record_["harness"]["reps"] = reps.size();
+  record_["harness"]["ci_reached"] = ci_reached;
+  record_["finished_at"] = NowRfc3339();
+  record_["logs"]["runtime_stderr_tail"] = runtime_stderr_tail_;
+  record_["logs"]["runtime_log_path"] = log_path_;
+  record_["logs"]["warnings"] = warnings_;
+  json metrics = json::object();
+  if (failure) {
+    record_["status"] = "failed";
+    record_["failure"] = {{"stage", failure->stage.empty() ? "run" : failure->stage},
+                          {"message", failure->message}};
+  } else {
+    record_["status"] = "ok";
+    for (const auto& [name, values] : series) metrics[name] = ToJson(Summarize(values), MetricUnit(name));
+    if (!itl.empty()) metrics["inter_token_latency"] = ToJson(Summarize(itl, true), "ms");
+    if (load_ms_ > 0) metrics["load_time"] = ToJson(Summarize(std::vector<double>{load_ms_}), "ms");
+  }
+  record_["metrics"] = metrics;
+  record_["config_id"] = ConfigId(record_);
+  return record_;
+}
+
+}  // namespace
+
+Result<nlohmann::json> RunCell(const CellSpec& spec, const CellHooks& hooks) {
+  auto record = ResolveCell(spec, hooks);
+  if (!record) return record.error();
+  CellRun run(spec, hooks, std::move(*record));
+  return run.Run();
+}
+
+}  // namespace pipette

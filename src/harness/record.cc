@@ -1,0 +1,132 @@
+#include "harness/record.h"
+
+#include <filesystem>
+
+#include "base/ids.h"
+#include "base/sha256.h"
+#include "pipette/build_info.h"
+#include "pipette/gguf.h"
+#include "platform/device.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+
+// The shape's context need: prompt plus generated tokens (one for the memory benchmark).
+int ContextNeed(const BenchmarkSpec& b) {
+  switch (b.type) {
+    case BenchmarkType::kMemory: return b.prefill_tokens + 1;
+    case BenchmarkType::kPrefill: return b.prefill_tokens;
+    default: return b.prefill_tokens + b.decode_tokens;
+  }
+}
+
+Status CheckSettings(const RuntimeSettings& s) {
+  if (s.threads < 0) return MakeError("threads must be at least 1 (0 means physical cores)");
+  if (s.n_batch < 1 || s.n_ubatch < 1) return MakeError("n_batch and n_ubatch must be at least 1");
+  if (s.flash_attn != "auto" && s.flash_attn != "on" && s.flash_attn != "off") {
+    return MakeError("flash_attn must be auto, on or off, not '" + s.flash_attn + "'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string MetricUnit(const std::string& metric) {
+  if (metric.ends_with("_throughput")) return "tokens/s";
+  if (metric == "max_host_usage" || metric == "max_gpu_usage" || metric == "swap_observed") {
+    return "bytes";
+  }
+  return "ms";
+}
+
+Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
+  const BenchmarkSpec& b = spec.benchmark;
+  if (b.type != BenchmarkType::kPrefill && b.type != BenchmarkType::kDecode &&
+      b.type != BenchmarkType::kEndToEnd && b.type != BenchmarkType::kMemory) {
+    return MakeError("benchmark " + b.id + " (type " + std::string(TypeName(b.type)) +
+                     ") is not run by `pipette run` yet");
+  }
+  if (auto s = CheckSettings(spec.settings); !s) return s.error();
+  auto info = ReadGgufInfo(spec.model_path);
+  if (!info) return info.error();
+  const int need = ContextNeed(b);
+  if (info->n_ctx_train > 0 && static_cast<uint64_t>(need) > info->n_ctx_train &&
+      !spec.allow_context_overflow) {
+    return MakeError(b.id + " needs " + std::to_string(need) + " tokens of context but " +
+                     info->file_name + " was trained for " + std::to_string(info->n_ctx_train) +
+                     "; pick a smaller shape or pass --allow-context-overflow");
+  }
+  auto sha = hooks.hash_file ? hooks.hash_file(spec.model_path) : Sha256OfFile(spec.model_path);
+  if (!sha) return sha.error();
+
+  RuntimeSettings s = spec.settings;
+  if (s.threads == 0) s.threads = ReadCpuTopology().physical;
+  if (s.n_ctx == 0) s.n_ctx = need;
+
+  json model = ToJson(*info);
+  model["path"] = std::filesystem::absolute(spec.model_path).string();
+  model["sha256"] = *sha;
+  const std::string commit = build_info::kLlamaCommit;
+  json record = {
+      {"schema", "pipette.result/1"},
+      {"result_id", NewUuidV7()},
+      {"status", "running"},
+      {"benchmark", ToJson(b)},
+      {"model", model},
+      {"runtime",
+       {{"name", "llamacpp"},
+        {"version", "llama.cpp@" + commit.substr(0, 7)},
+        {"commit", commit},
+        {"backends", json::array()},
+        {"build", {{"flags", build_info::kLlamaBuildFlags}, {"prefix", build_info::kLlamaPrefix}}},
+        {"settings",
+         {{"threads", s.threads}, {"n_gpu_layers", s.n_gpu_layers}, {"mmap", s.mmap},
+          {"flash_attn", s.flash_attn}, {"n_batch", s.n_batch}, {"n_ubatch", s.n_ubatch},
+          {"type_k", s.type_k}, {"type_v", s.type_v}, {"n_ctx", s.n_ctx}, {"poll", 50}}}}},
+      {"device", DeviceFingerprint(spec.label)},
+      {"harness",
+       {{"version", build_info::kVersion},
+        {"commit", build_info::kGitCommit},
+        {"compiler", build_info::kCompiler},
+        {"build_type", build_info::kBuildType},
+        {"warmup_runs", spec.policy.warmup_runs},
+        {"min_reps", spec.policy.min_reps},
+        {"max_reps", spec.policy.max_reps},
+        {"ci_target", spec.policy.ci_target},
+        {"readiness", {{"enabled", false}}}}},
+      {"started_at", NowRfc3339()},
+      {"logs", {{"warnings", json::array()}}}};
+  if (info->synthetic) {
+    record["logs"]["warnings"].push_back(
+        "synthetic model: its performance stands for its shape, not for any quality");
+  }
+  return record;
+}
+
+void RecordRuntime(const json& load_reply, json& record) {
+  json& rt = record["runtime"];
+  if (load_reply.contains("settings")) rt["settings"] = load_reply["settings"];
+  if (load_reply.contains("runtime")) {
+    rt["backends"] = load_reply["runtime"].value("backends", json::array());
+    rt["build"]["system_info"] = load_reply["runtime"].value("system_info", "");
+    rt["build"]["supports_gpu_offload"] = load_reply["runtime"].value("supports_gpu_offload", false);
+  }
+}
+
+std::string ConfigId(const json& record) {
+  const json key = {
+      {"model.sha256", record["model"]["sha256"]},
+      {"model.quant", record["model"]["quant"]},
+      {"runtime.name", record["runtime"]["name"]},
+      {"runtime.version", record["runtime"]["version"]},
+      {"runtime.commit", record["runtime"]["commit"]},
+      {"runtime.settings", record["runtime"]["settings"]},
+      {"device.id", record["device"]["id"]},
+      {"benchmark.id", record["benchmark"]["id"]},
+      {"benchmark.methodology", record["benchmark"]["methodology"]}};
+  return Sha256Hex(key.dump());  // nlohmann::json orders object keys: canonical, no spaces
+}
+
+}  // namespace pipette

@@ -1,0 +1,25 @@
+// Building the pipette.result/1 record (DESIGN.md 5) around a cell's measurements.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/cell.h"
+#include "pipette/status.h"
+
+namespace pipette {
+
+// Unit of a metric name (DESIGN.md 4.3): "tokens/s", "ms" or "bytes".
+std::string MetricUnit(const std::string& metric);
+
+// Step 1 of DESIGN.md 4.2: reads and verifies the model (GGUF header, SHA-256), checks the shape
+// against the model's training context, fills in default settings, fingerprints the device, and
+// returns the record's skeleton (status "running"). Errors: bad input, nothing was run.
+Result<nlohmann::json> ResolveCell(const CellSpec& spec, const CellHooks& hooks);
+
+// Copies what the driver's load reply says about the runtime (resolved settings, backends,
+// system info) into record.runtime.
+void RecordRuntime(const nlohmann::json& load_reply, nlohmann::json& record);
+
+}  // namespace pipette

@@ -1,0 +1,144 @@
+// Running llama.cpp's model tools (llama_tools.h).
+#include "models/llama_tools.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "pipette/gguf.h"
+#include "platform/process.h"
+
+#ifndef PIPETTE_MODELS_LLAMA_BIN_DIR
+#define PIPETTE_MODELS_LLAMA_BIN_DIR ""
+#endif
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The last non-blank line of a tool's output, trimmed; "(no output)" when there is none.
+std::string LastLine(const std::string& output) {
+  size_t end = output.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "(no output)";
+  const size_t start = output.find_last_of('\n', end);
+  const size_t from = start == std::string::npos ? 0 : start + 1;
+  const size_t first = output.find_first_not_of(" \t", from);
+  return output.substr(first, end + 1 - first);
+}
+
+Result<std::string> ToolPath(const std::string& name) {
+  const std::string dir = LlamaToolsDir();
+  const std::string path = (fs::path(dir) / name).string();
+  if (dir.empty() || ::access(path.c_str(), X_OK) != 0) {
+    return MakeError(fmt::format("llama.cpp tool {} not found in '{}'; build llama.cpp with "
+                                 "scripts/llama.sh or set PIPETTE_LLAMA_BIN_DIR",
+                                 name, dir),
+                     kPrepareStage);
+  }
+  return path;
+}
+
+Status CheckInputFile(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return MakeError(fmt::format("{}: no such file ({})", path, what));
+  if (!fs::is_regular_file(st)) {
+    return MakeError(fmt::format("{}: not a regular file ({})", path, what));
+  }
+  if (::access(path.c_str(), R_OK) != 0) {
+    return MakeError(fmt::format("{}: not readable ({})", path, what));
+  }
+  return Status::Ok();
+}
+
+Status CheckOutputPath(const std::string& out_path) {
+  if (out_path.empty()) return MakeError("no output path given; use -o FILE");
+  const fs::path parent = fs::path(out_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    return MakeError(fmt::format("{}: the folder {} does not exist; create it first", out_path,
+                                 parent.string()));
+  }
+  return Status::Ok();
+}
+
+// Runs `argv` whose output file is `tmp`, then validates `tmp` and renames it to `out_path`.
+// Removes `tmp` on any failure.
+Status RunToOutput(const std::vector<std::string>& argv, const std::string& tool,
+                   const std::string& tmp, const std::string& out_path) {
+  std::string output;
+  Result<ExitInfo> exit = RunTool(argv, &output);
+  Status status;
+  if (!exit.ok()) {
+    status = Error{exit.error().message, kPrepareStage};
+  } else if (!exit->exited || exit->code != 0) {
+    status = MakeError(fmt::format("{} failed ({}): {}", tool, exit->Describe(), LastLine(output)),
+                       kPrepareStage);
+  } else if (Result<GgufInfo> info = ReadGgufInfo(tmp); !info.ok()) {
+    status = MakeError(fmt::format("{} did not write a valid model: {} (tool said: {})", tool,
+                                   info.error().message, LastLine(output)),
+                       kPrepareStage);
+  } else if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
+    status = MakeError(fmt::format("{}: cannot rename the finished file into place", out_path),
+                       kPrepareStage);
+  }
+  if (!status.ok()) std::remove(tmp.c_str());
+  return status;
+}
+
+std::string TempPath(const std::string& out_path) {
+  return fmt::format("{}.tmp-{}", out_path, ::getpid());
+}
+
+}  // namespace
+
+std::string LlamaToolsDir() {
+  const char* env = std::getenv("PIPETTE_LLAMA_BIN_DIR");
+  if (env != nullptr && *env != '\0') return env;
+  return PIPETTE_MODELS_LLAMA_BIN_DIR;
+}
+
+Status QuantizeModel(const std::string& in_path, const std::string& type_name,
+                     const std::string& out_path) {
+  const std::string type = CanonicalQuantizeType(type_name);
+  if (type.empty()) {
+    std::string valid;
+    for (const std::string& name : QuantizeTypeNames()) valid += (valid.empty() ? "" : " ") + name;
+    return MakeError(
+        fmt::format("unknown quantization type '{}'; valid types: {}", type_name, valid));
+  }
+  Result<GgufInfo> in = ReadGgufInfo(in_path);
+  if (!in.ok()) return in.error();
+  if (Status s = CheckOutputPath(out_path); !s.ok()) return s;
+  std::error_code ec;
+  if (fs::equivalent(in_path, out_path, ec)) {
+    return MakeError(
+        fmt::format("{}: output would overwrite the input; choose another -o file", out_path));
+  }
+  Result<std::string> tool = ToolPath("llama-quantize");
+  if (!tool.ok()) return tool.error();
+  const std::string tmp = TempPath(out_path);
+  return RunToOutput({*tool, in_path, tmp, type}, "llama-quantize", tmp, out_path);
+}
+
+Status ImportLlama2c(const std::string& model_bin, const std::string& tokenizer_bin,
+                     const std::string& out_path) {
+  if (Status s = CheckInputFile(model_bin, "the llama2.c checkpoint"); !s.ok()) return s;
+  if (Status s = CheckInputFile(tokenizer_bin, "the llama2.c tokenizer"); !s.ok()) return s;
+  if (Status s = CheckOutputPath(out_path); !s.ok()) return s;
+  Result<std::string> tool = ToolPath("llama-convert-llama2c-to-ggml");
+  if (!tool.ok()) return tool.error();
+  const std::string tmp = TempPath(out_path);
+  return RunToOutput({*tool, "--copy-vocab-from-model", tokenizer_bin, "--llama2c-model", model_bin,
+                      "--llama2c-output-model", tmp},
+                     "llama-convert-llama2c-to-ggml", tmp, out_path);
+}
+
+}  // namespace pipette

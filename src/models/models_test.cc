@@ -1,0 +1,458 @@
+// Tests of the GGUF reader, quantization names, synthetic models and the llama.cpp tools.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "base/sha256.h"
+#include "ggml.h"
+#include "gguf.h"
+#include "models/llama_tools.h"
+#include "pipette/gguf.h"
+#include "pipette/synth.h"
+#include "platform/process.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// A fresh, empty folder per test.
+std::string TestDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       ("pipette_models_" + std::to_string(::getpid())) /
+                       (std::string(info->test_suite_name()) + "." + info->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+template <typename T>
+void Append(std::string* s, T v) {
+  s->append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+
+// A small model written with ggml's own gguf writer: 3 tensors of 3 types, 10 tokens.
+// token_embd q8_0 {32, 10} (340 bytes), output_norm f32 {32} (128), blk.0.attn_q f16 {32, 32}
+// (2048): 1376 elements, 2516 bytes.
+std::string WriteTestModel(const std::string& dir, bool with_file_type) {
+  const std::string path = dir + "/test.gguf";
+  ggml_init_params params = {1 << 20, nullptr, false};
+  ggml_context* ctx = ggml_init(params);
+  gguf_context* g = gguf_init_empty();
+  gguf_set_val_str(g, "general.architecture", "llama");
+  gguf_set_val_str(g, "general.name", "test model");
+  if (with_file_type) gguf_set_val_u32(g, "general.file_type", 7);
+  gguf_set_val_u32(g, "llama.context_length", 128);
+  gguf_set_val_u32(g, "llama.embedding_length", 32);
+  gguf_set_val_u32(g, "llama.block_count", 1);
+  gguf_set_val_u32(g, "llama.attention.head_count", 4);
+  gguf_set_val_u32(g, "llama.feed_forward_length", 64);
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 10; ++i) tokens.push_back("tok" + std::to_string(i));
+  std::vector<const char*> token_ptrs;
+  for (const auto& t : tokens) token_ptrs.push_back(t.c_str());
+  gguf_set_arr_str(g, "tokenizer.ggml.tokens", token_ptrs.data(), token_ptrs.size());
+  ggml_tensor* tensors[] = {ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 32, 10),
+                            ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 32),
+                            ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 32, 32)};
+  const char* names[] = {"token_embd.weight", "output_norm.weight", "blk.0.attn_q.weight"};
+  for (int i = 0; i < 3; ++i) {
+    ggml_set_name(tensors[i], names[i]);
+    std::memset(tensors[i]->data, 0, ggml_nbytes(tensors[i]));
+    gguf_add_tensor(g, tensors[i]);
+  }
+  EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false));
+  gguf_free(g);
+  ggml_free(ctx);
+  return path;
+}
+
+TEST(GgufReader, ReadsHeaderOfKnownModel) {
+  const std::string path = WriteTestModel(TestDir(), /*with_file_type=*/true);
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->file_name, "test.gguf");
+  EXPECT_EQ(info->size_bytes, fs::file_size(path));
+  EXPECT_EQ(info->version, 3u);
+  EXPECT_EQ(info->architecture, "llama");
+  EXPECT_EQ(info->name, "test model");
+  EXPECT_EQ(info->params, 1376u);
+  EXPECT_EQ(info->tensor_bytes, 2516u);
+  EXPECT_EQ(info->file_type, 7);
+  EXPECT_EQ(info->quant, "Q8_0");
+  EXPECT_FALSE(info->quant_inferred);
+  const std::map<std::string, uint64_t> types = {{"f16", 1}, {"f32", 1}, {"q8_0", 1}};
+  EXPECT_EQ(info->tensor_types, types);
+  EXPECT_EQ(info->n_ctx_train, 128u);
+  EXPECT_EQ(info->vocab_size, 10u);
+  EXPECT_EQ(info->n_embd, 32u);
+  EXPECT_EQ(info->n_layer, 1u);
+  EXPECT_EQ(info->n_head, 4u);
+  EXPECT_EQ(info->n_head_kv, 4u);  // absent: llama.cpp's default, n_head
+  EXPECT_EQ(info->n_ff, 64u);
+  EXPECT_FALSE(info->synthetic);
+
+  const nlohmann::json j = ToJson(*info);
+  EXPECT_EQ(j["quant"], "Q8_0");
+  EXPECT_EQ(j["file_type"], 7);
+  EXPECT_EQ(j["tensor_types"]["q8_0"], 1);
+  EXPECT_EQ(j["params"], 1376);
+  EXPECT_EQ(j["vocab_size"], 10);
+  EXPECT_FALSE(j.contains("sha256"));
+}
+
+TEST(GgufReader, InfersQuantFromLargestMatrixTypeWithoutFileType) {
+  const std::string path = WriteTestModel(TestDir(), /*with_file_type=*/false);
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->file_type, -1);
+  EXPECT_TRUE(info->quant_inferred);
+  EXPECT_EQ(info->quant, "F16");  // 2048 bytes of f16 outweigh 340 of q8_0
+}
+
+TEST(GgufReader, MissingFile) {
+  Result<GgufInfo> info = ReadGgufInfo(TestDir() + "/nope.gguf");
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("nope.gguf: no such file"));
+}
+
+TEST(GgufReader, Directory) {
+  const std::string dir = TestDir();
+  Result<GgufInfo> info = ReadGgufInfo(dir);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("is a directory"));
+}
+
+TEST(GgufReader, TextFileNamedGguf) {
+  const std::string path = TestDir() + "/story.gguf";
+  WriteBytes(path, "Once upon a time there was a model.\n");
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().message,
+            path +
+                ": not a GGUF file (magic 'Once'); give a GGUF model or convert a llama2.c "
+                "checkpoint with `pipette models import-llama2c`");
+}
+
+TEST(GgufReader, EmptyFile) {
+  const std::string path = TestDir() + "/empty.gguf";
+  WriteBytes(path, "");
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("empty file"));
+}
+
+TEST(GgufReader, BadMagic) {
+  const std::string path = TestDir() + "/bad.gguf";
+  std::string bytes = "GGUX";
+  Append<uint32_t>(&bytes, 3);
+  WriteBytes(path, bytes);
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("not a GGUF file (magic 'GGUX')"));
+}
+
+TEST(GgufReader, UnsupportedVersions) {
+  const std::string dir = TestDir();
+  for (uint32_t version : {1u, 4u, 0x03000000u}) {
+    std::string bytes = "GGUF";
+    Append<uint32_t>(&bytes, version);
+    Append<int64_t>(&bytes, 0);
+    Append<int64_t>(&bytes, 0);
+    WriteBytes(dir + "/v.gguf", bytes);
+    Result<GgufInfo> info = ReadGgufInfo(dir + "/v.gguf");
+    ASSERT_FALSE(info.ok()) << version;
+    EXPECT_THAT(info.error().message,
+                HasSubstr(version == 0x03000000u ? "big-endian" : "is not supported"));
+  }
+}
+
+TEST(GgufReader, TruncatedToHalf) {
+  const std::string dir = TestDir();
+  const std::string path = WriteTestModel(dir, true);
+  const auto size = fs::file_size(path);
+  fs::resize_file(path, size / 2);
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("file is truncated"));
+  EXPECT_THAT(info.error().message, HasSubstr("the download or copy is incomplete"));
+}
+
+TEST(GgufReader, TruncatedTensorDataNamesSizes) {
+  const std::string path = WriteTestModel(TestDir(), true);
+  fs::resize_file(path, fs::file_size(path) - 100);
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("needed for tensor data"));
+}
+
+TEST(GgufReader, AbsurdStringLengthIsAnErrorNotAnAllocation) {
+  const std::string path = TestDir() + "/absurd.gguf";
+  std::string bytes = "GGUF";
+  Append<uint32_t>(&bytes, 3);
+  Append<int64_t>(&bytes, 0);                       // tensors
+  Append<int64_t>(&bytes, 1);                       // kv pairs
+  Append<uint64_t>(&bytes, 0x7fffffffffffffffull);  // key length
+  bytes += std::string(64, 'k');
+  WriteBytes(path, bytes);
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("more than the whole file"));
+  EXPECT_THAT(info.error().message, HasSubstr("corrupt"));
+}
+
+TEST(GgufReader, AbsurdCountsAreErrors) {
+  const std::string dir = TestDir();
+  for (bool tensors : {true, false}) {
+    std::string bytes = "GGUF";
+    Append<uint32_t>(&bytes, 3);
+    Append<int64_t>(&bytes, tensors ? int64_t{1} << 40 : 0);
+    Append<int64_t>(&bytes, tensors ? 0 : int64_t{1} << 40);
+    WriteBytes(dir + "/c.gguf", bytes);
+    Result<GgufInfo> info = ReadGgufInfo(dir + "/c.gguf");
+    ASSERT_FALSE(info.ok());
+    EXPECT_THAT(info.error().message, HasSubstr(tensors ? "tensors" : "key-value pairs"));
+    EXPECT_THAT(info.error().message, HasSubstr("corrupt"));
+  }
+}
+
+TEST(GgufReader, AbsurdArrayLengthIsAnError) {
+  const std::string path = TestDir() + "/array.gguf";
+  std::string bytes = "GGUF";
+  Append<uint32_t>(&bytes, 3);
+  Append<int64_t>(&bytes, 0);
+  Append<int64_t>(&bytes, 1);
+  Append<uint64_t>(&bytes, 3);
+  bytes += "arr";
+  Append<uint32_t>(&bytes, 9);  // array
+  Append<uint32_t>(&bytes, 8);  // of strings
+  Append<uint64_t>(&bytes, 1ull << 50);
+  WriteBytes(path, bytes);
+  Result<GgufInfo> info = ReadGgufInfo(path);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.error().message, HasSubstr("array 'arr' claims"));
+}
+
+TEST(QuantNames, FtypeNamesAsLlamaQuantizeSpellsThem) {
+  EXPECT_EQ(FtypeName(0), "F32");
+  EXPECT_EQ(FtypeName(1), "F16");
+  EXPECT_EQ(FtypeName(2), "Q4_0");
+  EXPECT_EQ(FtypeName(7), "Q8_0");
+  EXPECT_EQ(FtypeName(10), "Q2_K");
+  EXPECT_EQ(FtypeName(12), "Q3_K_M");
+  EXPECT_EQ(FtypeName(15), "Q4_K_M");
+  EXPECT_EQ(FtypeName(18), "Q6_K");
+  EXPECT_EQ(FtypeName(19), "IQ2_XXS");
+  EXPECT_EQ(FtypeName(32), "BF16");
+  EXPECT_EQ(FtypeName(1024 | 7), "Q8_0");  // llama.cpp's "guessed" flag
+  EXPECT_EQ(FtypeName(4), "FTYPE_4");      // removed from llama.cpp
+  EXPECT_EQ(QuantNameOfTensorType("q4_K"), "Q4_K");
+  EXPECT_EQ(QuantNameOfTensorType("f32"), "F32");
+}
+
+TEST(QuantNames, QuantizeTypesMatchCaseInsensitively) {
+  EXPECT_EQ(CanonicalQuantizeType("q4_k_m"), "Q4_K_M");
+  EXPECT_EQ(CanonicalQuantizeType("Q8_0"), "Q8_0");
+  EXPECT_EQ(CanonicalQuantizeType("Q9_9"), "");
+  // Every file type name of a quantize type is itself a quantize type.
+  for (int ft : {0, 1, 2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 32}) {
+    EXPECT_EQ(CanonicalQuantizeType(FtypeName(ft)), FtypeName(ft));
+  }
+}
+
+TEST(LlamaTools, QuantizeRejectsUnknownTypeListingValidOnes) {
+  const std::string path = WriteTestModel(TestDir(), true);
+  Status s = QuantizeModel(path, "Q9_X", path + ".out");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("unknown quantization type 'Q9_X'"));
+  EXPECT_THAT(s.error().message, HasSubstr("Q4_K_M"));
+}
+
+TEST(LlamaTools, MissingInputsAreReportedBeforeRunningTools) {
+  const std::string dir = TestDir();
+  Status q = QuantizeModel(dir + "/missing.gguf", "Q8_0", dir + "/out.gguf");
+  ASSERT_FALSE(q.ok());
+  EXPECT_THAT(q.error().message, HasSubstr("missing.gguf: no such file"));
+  Status c = ImportLlama2c(dir + "/missing.bin", dir + "/tok.bin", dir + "/out.gguf");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.error().message, HasSubstr("missing.bin: no such file"));
+  EXPECT_FALSE(fs::exists(dir + "/out.gguf"));
+}
+
+std::string VocabDir() { return std::string(PIPETTE_LLAMA_PREFIX) + "/share/pipette"; }
+
+#define SKIP_WITHOUT_VOCAB()                                                              \
+  if (!fs::exists(VocabDir() + "/ggml-vocab-llama-spm.gguf")) {                           \
+    GTEST_SKIP() << "no " << VocabDir() << "/ggml-vocab-llama-spm.gguf; build llama.cpp " \
+                 << "with scripts/llama.sh";                                              \
+  }
+
+TEST(Synth, PresetsHaveConsistentShapes) {
+  ASSERT_NE(FindSynthPreset("tiny"), nullptr);
+  ASSERT_NE(FindSynthPreset("stories110m"), nullptr);
+  EXPECT_EQ(FindSynthPreset("nope"), nullptr);
+  for (const SynthPreset& p : SynthPresets()) {
+    EXPECT_EQ(p.n_embd % p.n_head, 0u) << p.name;
+    EXPECT_EQ(p.n_head % p.n_head_kv, 0u) << p.name;
+  }
+  // stories110m with the 32000-token vocabulary (untied output): >= 100M parameters.
+  EXPECT_EQ(SynthParamCount(*FindSynthPreset("stories110m"), 32000), 134105856u);
+}
+
+TEST(Synth, TinyIsDeterministicAndDescribesItself) {
+  SKIP_WITHOUT_VOCAB();
+  const std::string dir = TestDir();
+  SynthOptions o;
+  o.preset = "tiny";
+  o.n_ctx = 4096;
+  o.seed = 7;
+  o.out_path = dir + "/a.gguf";
+  const auto start = std::chrono::steady_clock::now();
+  Status s = WriteSyntheticModel(o);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_LT(seconds, 3.0);  // < 1 s when the machine is not shared
+  o.out_path = dir + "/b.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  o.seed = 8;
+  o.out_path = dir + "/c.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  EXPECT_EQ(*Sha256OfFile(dir + "/a.gguf"), *Sha256OfFile(dir + "/b.gguf"));
+  EXPECT_NE(*Sha256OfFile(dir + "/a.gguf"), *Sha256OfFile(dir + "/c.gguf"));
+
+  Result<GgufInfo> info = ReadGgufInfo(dir + "/a.gguf");
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  const SynthPreset& p = *FindSynthPreset("tiny");
+  EXPECT_EQ(info->architecture, "llama");
+  EXPECT_EQ(info->vocab_size, 32000u);
+  EXPECT_EQ(info->params, SynthParamCount(p, 32000));
+  EXPECT_EQ(info->params, 64u * 32000 * 2 + 2 * (4 * 64 * 64 + 3 * 64 * 256 + 2 * 64) + 64);
+  EXPECT_EQ(info->n_ctx_train, 4096u);
+  EXPECT_EQ(info->n_embd, 64u);
+  EXPECT_EQ(info->n_layer, 2u);
+  EXPECT_EQ(info->n_head_kv, 4u);
+  EXPECT_EQ(info->n_ff, 256u);
+  EXPECT_EQ(info->quant, "F16");
+  EXPECT_EQ(info->file_type, 1);
+  EXPECT_EQ(info->tensor_types.at("f32"), 2u * 2 + 1);  // norms
+  EXPECT_EQ(info->tensor_types.at("f16"), 2u * 7 + 2);
+  EXPECT_TRUE(info->synthetic);
+  EXPECT_EQ(info->synth["preset"], "tiny");
+  EXPECT_EQ(info->synth["seed"], 7);
+  EXPECT_FALSE(fs::exists(dir + "/a.gguf.tmp-" + std::to_string(::getpid())));
+}
+
+TEST(Synth, F32AllTensorsF32) {
+  SKIP_WITHOUT_VOCAB();
+  SynthOptions o;
+  o.preset = "tiny";
+  o.type = "f32";
+  o.out_path = TestDir() + "/f32.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  Result<GgufInfo> info = ReadGgufInfo(o.out_path);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->quant, "F32");
+  EXPECT_EQ(info->tensor_types.size(), 1u);
+  EXPECT_EQ(info->tensor_bytes, info->params * 4);
+}
+
+TEST(Synth, BadOptionsAreClearErrors) {
+  SynthOptions o;
+  o.out_path = TestDir() + "/x.gguf";
+  o.preset = "llama-70b";
+  Status s = WriteSyntheticModel(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("unknown synthetic preset 'llama-70b'"));
+  EXPECT_THAT(s.error().message, HasSubstr("stories15m"));
+  o.preset = "tiny";
+  o.type = "Q4_0";
+  EXPECT_THAT(WriteSyntheticModel(o).error().message, HasSubstr("use F16 or F32"));
+  o.type = "F16";
+  o.vocab_dir = TestDir() + "/novocab";
+  EXPECT_THAT(WriteSyntheticModel(o).error().message, HasSubstr("ggml-vocab-llama-spm.gguf"));
+  o.vocab_dir.clear();
+  o.out_path = TestDir() + "/no/such/dir/x.gguf";
+  if (fs::exists(VocabDir())) {
+    EXPECT_THAT(WriteSyntheticModel(o).error().message, HasSubstr("cannot create"));
+  }
+}
+
+// llama.cpp itself loads and runs the synthetic model.
+TEST(Synth, LlamaBenchRunsTinyModel) {
+  SKIP_WITHOUT_VOCAB();
+  const std::string bench = LlamaToolsDir() + "/llama-bench";
+  if (!fs::exists(bench)) GTEST_SKIP() << "no " << bench;
+  SynthOptions o;
+  o.preset = "tiny";
+  o.out_path = TestDir() + "/tiny.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  std::string output;
+  Result<ExitInfo> exit =
+      RunTool({bench, "-m", o.out_path, "-p", "16", "-n", "4", "-r", "1", "-t", "1"}, &output);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->exited && exit->code == 0) << output;
+  EXPECT_THAT(output, HasSubstr("pp16"));
+}
+
+TEST(LlamaTools, ImportAndQuantizeStories260K) {
+  const std::string src = std::string(PIPETTE_SHARED_DIR) + "/data/models/stories260K";
+  if (!fs::exists(src + "/stories260K.bin")) {
+    GTEST_SKIP() << "no " << src << " (the shared data folder is absent in this checkout)";
+  }
+  if (!fs::exists(LlamaToolsDir() + "/llama-convert-llama2c-to-ggml")) {
+    GTEST_SKIP() << "no llama.cpp tools in " << LlamaToolsDir();
+  }
+  const std::string dir = TestDir();
+  const std::string f32 = dir + "/stories260K-F32.gguf";
+  Status s = ImportLlama2c(src + "/stories260K.bin", src + "/tok512.bin", f32);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(fs::file_size(f32), 1185376u);
+  Result<GgufInfo> info = ReadGgufInfo(f32);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->architecture, "llama");
+  EXPECT_EQ(info->n_ctx_train, 512u);
+  EXPECT_EQ(info->vocab_size, 512u);
+  EXPECT_EQ(info->quant, "F32");
+  EXPECT_EQ(info->tensor_types.size(), 1u);
+
+  const std::string q8 = dir + "/stories260K-Q8_0.gguf";
+  s = QuantizeModel(f32, "q8_0", q8);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  Result<GgufInfo> qinfo = ReadGgufInfo(q8);
+  ASSERT_TRUE(qinfo.ok()) << qinfo.error().message;
+  EXPECT_EQ(qinfo->quant, "Q8_0");
+  EXPECT_EQ(qinfo->file_type, 7);
+  EXPECT_FALSE(qinfo->quant_inferred);
+  EXPECT_EQ(qinfo->params, info->params);
+}
+
+TEST(LlamaTools, ToolFailureCarriesLastLineOfOutput) {
+  if (!fs::exists(LlamaToolsDir() + "/llama-convert-llama2c-to-ggml")) {
+    GTEST_SKIP() << "no llama.cpp tools in " << LlamaToolsDir();
+  }
+  const std::string dir = TestDir();
+  WriteBytes(dir + "/model.bin", std::string(16, '\0'));
+  WriteBytes(dir + "/tok.bin", std::string(16, '\0'));
+  Status s = ImportLlama2c(dir + "/model.bin", dir + "/tok.bin", dir + "/out.gguf");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("llama-convert-llama2c-to-ggml"));
+  EXPECT_FALSE(fs::exists(dir + "/out.gguf"));
+}
+
+}  // namespace
+}  // namespace pipette

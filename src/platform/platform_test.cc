@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "platform/device.h"
+#include "platform/proc_memory.h"
+#include "platform/process.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ProcMemory, ParsesStatusInBytes) {
+  const std::string text =
+      "Name:\tpipette\nVmPeak:\t  999 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n"
+      "VmSwap:\t      16 kB\n";
+  const ProcMemory m = ParseProcStatus(text);
+  EXPECT_EQ(m.vm_hwm, 2048u * 1024);
+  EXPECT_EQ(m.vm_rss, 1024u * 1024);
+  EXPECT_EQ(m.vm_swap, 16u * 1024);
+}
+
+TEST(ProcMemory, ReadsOwnProcess) {
+  const auto m = ReadProcMemory(getpid());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_GT(m->vm_rss, 0u);
+  EXPECT_GE(m->vm_hwm, m->vm_rss);
+}
+
+TEST(ChildProcess, EchoesLinesAndReportsExit) {
+  auto child = ChildProcess::Start({"/bin/cat"}, "");
+  ASSERT_TRUE(child.ok()) << child.error().message;
+  ASSERT_TRUE(child->WriteLine("hello").ok());
+  EXPECT_EQ(child->ReadLine().value_or(""), "hello");
+  child->CloseStdin();
+  EXPECT_FALSE(child->ReadLine().has_value());
+  const auto exit = child->Wait();
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(exit->exited);
+  EXPECT_EQ(exit->code, 0);
+}
+
+TEST(ChildProcess, SigkillIsDescribedAndWritesFailCleanly) {
+  auto child = ChildProcess::Start({"/bin/cat"}, "");
+  ASSERT_TRUE(child.ok());
+  child->Kill(SIGKILL);
+  EXPECT_FALSE(child->ReadLine().has_value());
+  const auto exit = child->Wait();
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(exit->signaled);
+  EXPECT_EQ(exit->Describe(), "killed by signal 9 (SIGKILL)");
+  EXPECT_FALSE(child->WriteLine("more").ok());  // no SIGPIPE crash
+}
+
+TEST(ChildProcess, MissingProgramIsNamed) {
+  auto child = ChildProcess::Start({"/nonexistent/pipette-driver"}, "");
+  ASSERT_FALSE(child.ok());
+  EXPECT_NE(child.error().message.find("/nonexistent/pipette-driver"), std::string::npos);
+}
+
+TEST(RunTool, CapturesOutputAndExitCode) {
+  std::string out;
+  auto r = RunTool({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, &out);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->code, 3);
+  EXPECT_NE(out.find("out"), std::string::npos);
+  EXPECT_NE(out.find("err"), std::string::npos);
+}
+
+TEST(CpuTopology, CountsPhysicalCoresFromFixture) {
+  const fs::path root = fs::path(testing::TempDir()) / "sysfix";
+  fs::remove_all(root);
+  // 4 logical CPUs on 2 cores (SMT), one package.
+  for (int cpu = 0; cpu < 4; ++cpu) {
+    const fs::path d = root / "devices/system/cpu" / ("cpu" + std::to_string(cpu)) / "topology";
+    fs::create_directories(d);
+    std::ofstream(d / "core_id") << cpu / 2 << "\n";
+    std::ofstream(d / "physical_package_id") << 0 << "\n";
+  }
+  fs::create_directories(root / "devices/system/cpu/cpufreq");  // not a cpuN folder
+  const CpuTopology t = ReadCpuTopology(root.string());
+  EXPECT_EQ(t.logical, 4);
+  EXPECT_EQ(t.physical, 2);
+}
+
+TEST(DeviceFingerprint, HasStableId) {
+  const auto a = DeviceFingerprint("bench-box");
+  const auto b = DeviceFingerprint("other-label");
+  EXPECT_EQ(a["id"].get<std::string>().size(), 64u);
+  EXPECT_EQ(a["id"], b["id"]);  // the label is not part of the identity
+  EXPECT_EQ(a["label"], "bench-box");
+  EXPECT_GT(a["memory_bytes"].get<uint64_t>(), 0u);
+}
+
+}  // namespace
+}  // namespace pipette

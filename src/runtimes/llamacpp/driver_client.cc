@@ -1,0 +1,98 @@
+#include "runtimes/llamacpp/driver_client.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace pipette {
+
+std::string DefaultDriverPath() {
+  if (const char* env = std::getenv("PIPETTE_DRIVER"); env && *env) return env;
+  const std::string beside = ExecutableDir() + "/pipette-llamacpp-driver";
+  if (access(beside.c_str(), X_OK) == 0) return beside;
+#ifdef PIPETTE_BUILD_DRIVER_PATH
+  return PIPETTE_BUILD_DRIVER_PATH;
+#else
+  return beside;
+#endif
+}
+
+LlamaCppDriver::LlamaCppDriver(ChildProcess child, std::string log_path)
+    : child_(std::move(child)), log_path_(std::move(log_path)) {}
+
+LlamaCppDriver::~LlamaCppDriver() {
+  if (!quit_) Quit(1000);
+}
+
+Result<std::unique_ptr<LlamaCppDriver>> LlamaCppDriver::Start(const std::string& driver_path,
+                                                              const std::string& log_path) {
+  auto child = ChildProcess::Start({driver_path}, log_path);
+  if (!child) return Error{child.error().message, "start"};
+  std::unique_ptr<LlamaCppDriver> d(new LlamaCppDriver(std::move(*child), log_path));
+  const auto ready = d->child_.ReadLine();
+  if (!ready) return d->Died("start");
+  return d;
+}
+
+Error LlamaCppDriver::Died(const std::string& stage) {
+  auto exit = child_.Wait(std::chrono::milliseconds(2000));
+  if (!exit) {
+    child_.Kill(SIGKILL);
+    exit = child_.Wait();
+  }
+  quit_ = true;
+  std::string tail = StderrTail(300);
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  const size_t nl = tail.rfind('\n');
+  if (nl != std::string::npos) tail = tail.substr(nl + 1);
+  std::string msg = "runtime process " + exit->Describe() + " during " + stage;
+  if (!tail.empty() && exit->exited) msg += " (last log line: " + tail + ")";
+  return MakeError(msg, stage);
+}
+
+Result<nlohmann::json> LlamaCppDriver::Call(const nlohmann::json& request,
+                                            const std::string& stage) {
+  if (quit_) return MakeError("runtime process is no longer running", stage);
+  if (auto s = child_.WriteLine(request.dump()); !s) return Died(stage);
+  const auto line = child_.ReadLine();
+  if (!line) return Died(stage);
+  nlohmann::json reply = nlohmann::json::parse(*line, nullptr, false);
+  if (reply.is_discarded() || !reply.is_object()) {
+    return MakeError("runtime process sent an unreadable reply during " + stage, stage);
+  }
+  if (!reply.value("ok", false)) {
+    return MakeError(reply.value("error", "unknown runtime error"), reply.value("stage", stage));
+  }
+  return reply;
+}
+
+ExitInfo LlamaCppDriver::Quit(int grace_ms) {
+  if (!quit_) {
+    quit_ = true;
+    if (child_.WriteLine(R"({"cmd":"quit"})").ok()) child_.ReadLine();
+    child_.CloseStdin();
+  }
+  auto exit = child_.Wait(std::chrono::milliseconds(grace_ms));
+  if (!exit) {
+    child_.Kill(SIGKILL);
+    exit = child_.Wait();
+  }
+  return *exit;
+}
+
+std::string LlamaCppDriver::StderrTail(size_t max_bytes) const {
+  std::ifstream in(log_path_, std::ios::binary);
+  if (!in) return {};
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t start = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace pipette

@@ -1,0 +1,54 @@
+// Harness side of the `llamacpp` runtime: starts pipette-llamacpp-driver as a child process and
+// exchanges JSON lines with it (docs/driver-protocol.md).
+//
+// A driver that crashes, is killed or stops answering never takes the harness down: every call
+// returns an Error whose stage is the stage being run and whose message says how the process
+// ended ("runtime process killed by signal 9 (SIGKILL) during decode").
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/status.h"
+#include "platform/process.h"
+
+namespace pipette {
+
+// Path of the driver binary: $PIPETTE_DRIVER if set, else pipette-llamacpp-driver beside the
+// running executable, else in the build tree (tests).
+std::string DefaultDriverPath();
+
+// Not thread-safe, except Pid() and Kill().
+class LlamaCppDriver {
+ public:
+  // Starts the driver with its stderr going to `log_path` and waits for its ready line.
+  static Result<std::unique_ptr<LlamaCppDriver>> Start(const std::string& driver_path,
+                                                       const std::string& log_path);
+  ~LlamaCppDriver();
+
+  // Sends `request` and returns the reply when it has "ok": true. A reply with "ok": false
+  // becomes its error (stage from the reply, else `stage`); a dead driver becomes an error naming
+  // how it ended, during `stage`.
+  Result<nlohmann::json> Call(const nlohmann::json& request, const std::string& stage);
+
+  pid_t Pid() const { return child_.Pid(); }
+  void Kill(int sig) { child_.Kill(sig); }
+
+  // Asks the driver to quit and reaps it (SIGKILL after `grace_ms`). Returns how it ended.
+  ExitInfo Quit(int grace_ms = 5000);
+
+  // The last `max_bytes` of the driver's stderr (the llama.cpp log).
+  std::string StderrTail(size_t max_bytes = 4000) const;
+
+ private:
+  LlamaCppDriver(ChildProcess child, std::string log_path);
+  Error Died(const std::string& stage);
+
+  ChildProcess child_;
+  std::string log_path_;
+  bool quit_ = false;
+};
+
+}  // namespace pipette

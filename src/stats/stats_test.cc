@@ -1,0 +1,196 @@
+#include "pipette/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace pipette {
+namespace {
+
+const std::vector<double> kSkewed = {1, 2, 3, 4, 100};
+const std::vector<double> kOneToTen = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+
+TEST(StatsTest, MeanMedianStddevByHand) {
+  EXPECT_DOUBLE_EQ(Mean(kSkewed), 22.0);
+  EXPECT_DOUBLE_EQ(Median(kSkewed), 3.0);
+  // Deviations from 22: -21 -20 -19 -18 78; squares sum to 7610; 7610 / 4 = 1902.5.
+  EXPECT_DOUBLE_EQ(SampleStddev(kSkewed), std::sqrt(1902.5));
+  EXPECT_DOUBLE_EQ(Median(kOneToTen), 5.5);  // even count: mean of the middle two
+  EXPECT_DOUBLE_EQ(Median(std::vector<double>{7}), 7.0);
+}
+
+TEST(StatsTest, StddevOfFewerThanTwoSamplesIsZero) {
+  EXPECT_EQ(SampleStddev(std::vector<double>{}), 0.0);
+  EXPECT_EQ(SampleStddev(std::vector<double>{42}), 0.0);
+}
+
+TEST(StatsTest, EmptyInputGivesNaN) {
+  const std::vector<double> empty;
+  EXPECT_TRUE(std::isnan(Mean(empty)));
+  EXPECT_TRUE(std::isnan(Median(empty)));
+  EXPECT_TRUE(std::isnan(Percentile(empty, 50)));
+  const Interval ci = BootstrapMedianCi(empty);
+  EXPECT_TRUE(std::isnan(ci.low));
+  EXPECT_TRUE(std::isnan(ci.high));
+}
+
+TEST(StatsTest, WelfordIsStableForLargeValuesWithSmallSpread) {
+  // A naive sum-of-squares formula loses every digit here.
+  const std::vector<double> x = {1e9 + 4, 1e9 + 7, 1e9 + 13, 1e9 + 16};
+  EXPECT_NEAR(SampleStddev(x), std::sqrt(30.0), 1e-9);
+  EXPECT_DOUBLE_EQ(Mean(x), 1e9 + 10);
+}
+
+TEST(StatsTest, PercentileMatchesNumpyType7) {
+  // numpy.percentile(range(1, 11), q): h = 9 q / 100, interpolated between ranks.
+  EXPECT_DOUBLE_EQ(Percentile(kOneToTen, 50), 5.5);
+  EXPECT_DOUBLE_EQ(Percentile(kOneToTen, 90), 9.1);
+  EXPECT_DOUBLE_EQ(Percentile(kOneToTen, 99), 9.91);
+  EXPECT_DOUBLE_EQ(Percentile(kOneToTen, 25), 3.25);
+  EXPECT_DOUBLE_EQ(Percentile(kOneToTen, 0), 1.0);
+  EXPECT_DOUBLE_EQ(Percentile(kOneToTen, 100), 10.0);
+  // Order of the input does not matter; q outside [0, 100] is clamped.
+  const std::vector<double> shuffled = {7, 3, 10, 1, 5, 9, 2, 8, 4, 6};
+  EXPECT_DOUBLE_EQ(Percentile(shuffled, 90), 9.1);
+  EXPECT_DOUBLE_EQ(Percentile(shuffled, 150), 10.0);
+  EXPECT_DOUBLE_EQ(Percentile(shuffled, -5), 1.0);
+  EXPECT_DOUBLE_EQ(Percentile(kSkewed, 50), Median(kSkewed));
+  EXPECT_TRUE(std::isnan(Percentile(kSkewed, std::nan(""))));
+}
+
+TEST(StatsTest, BootstrapIsDeterministicForASeed) {
+  const std::vector<double> x = {10.1, 9.8, 10.3, 10.0, 9.9, 10.2, 10.05, 9.7, 10.4};
+  const Interval a = BootstrapMedianCi(x, 0.95, 2000, 123);
+  const Interval b = BootstrapMedianCi(x, 0.95, 2000, 123);
+  EXPECT_EQ(a.low, b.low);
+  EXPECT_EQ(a.high, b.high);
+  const Interval c = BootstrapMedianCi(x);
+  const Interval d = BootstrapMedianCi(x);
+  EXPECT_EQ(c.low, d.low);
+  EXPECT_EQ(c.high, d.high);
+}
+
+TEST(StatsTest, BootstrapSequenceIsPinned) {
+  // Pins the generator and the index mapping: a change here changes every stored interval.
+  const std::vector<double> x = {1.5, 2.25, 3.0, 4.75, 5.0, 6.5};
+  const Interval ci = BootstrapMedianCi(x, 0.9, 500, 7);
+  EXPECT_DOUBLE_EQ(ci.low, 2.25);
+  EXPECT_DOUBLE_EQ(ci.high, 5.625);
+}
+
+TEST(StatsTest, BootstrapIntervalContainsTheMedianAndLiesWithinTheData) {
+  const std::vector<double> x = {10.1, 9.8, 10.3, 10.0, 9.9, 10.2, 10.05, 9.7, 10.4};
+  const Interval ci = BootstrapMedianCi(x);
+  EXPECT_LE(ci.low, Median(x));
+  EXPECT_GE(ci.high, Median(x));
+  EXPECT_GE(ci.low, 9.7);
+  EXPECT_LE(ci.high, 10.4);
+  EXPECT_LT(ci.low, ci.high);
+  // A narrower confidence gives a narrower (or equal) interval.
+  const Interval narrow = BootstrapMedianCi(x, 0.5);
+  EXPECT_GE(narrow.low, ci.low);
+  EXPECT_LE(narrow.high, ci.high);
+}
+
+TEST(StatsTest, BootstrapOfTwoSamplesSpansThem) {
+  // Resample medians are 1, 2, 3 with probabilities 1/4, 1/2, 1/4: the 2.5% and 97.5%
+  // percentiles are the two samples.
+  const Interval ci = BootstrapMedianCi(std::vector<double>{1, 3});
+  EXPECT_DOUBLE_EQ(ci.low, 1.0);
+  EXPECT_DOUBLE_EQ(ci.high, 3.0);
+}
+
+TEST(StatsTest, BootstrapOfConstantOrSingleSampleIsDegenerate) {
+  const Interval constant = BootstrapMedianCi(std::vector<double>{5, 5, 5, 5, 5});
+  EXPECT_EQ(constant.low, 5.0);
+  EXPECT_EQ(constant.high, 5.0);
+  const Interval single = BootstrapMedianCi(std::vector<double>{42});
+  EXPECT_EQ(single.low, 42.0);
+  EXPECT_EQ(single.high, 42.0);
+}
+
+TEST(StatsTest, SummarizeFillsEveryField) {
+  const Summary s = Summarize(kSkewed);
+  EXPECT_EQ(s.n, 5u);
+  EXPECT_DOUBLE_EQ(s.median, 3.0);
+  EXPECT_DOUBLE_EQ(s.mean, 22.0);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(1902.5));
+  EXPECT_DOUBLE_EQ(s.cv, std::sqrt(1902.5) / 22.0);
+  EXPECT_EQ(s.min, 1.0);
+  EXPECT_EQ(s.max, 100.0);
+  EXPECT_LE(s.ci95_low, s.median);
+  EXPECT_GE(s.ci95_high, s.median);
+  EXPECT_FALSE(s.p50.has_value());
+  EXPECT_FALSE(s.p90.has_value());
+  EXPECT_FALSE(s.p99.has_value());
+}
+
+TEST(StatsTest, SummarizeWithPercentiles) {
+  const Summary s = Summarize(kOneToTen, /*with_percentiles=*/true);
+  ASSERT_TRUE(s.p50 && s.p90 && s.p99);
+  EXPECT_DOUBLE_EQ(*s.p50, 5.5);
+  EXPECT_DOUBLE_EQ(*s.p90, 9.1);
+  EXPECT_DOUBLE_EQ(*s.p99, 9.91);
+}
+
+TEST(StatsTest, CvIsZeroWhenMeanIsZero) {
+  const Summary s = Summarize(std::vector<double>{-1, 1});
+  EXPECT_EQ(s.mean, 0.0);
+  EXPECT_EQ(s.cv, 0.0);
+}
+
+TEST(StatsTest, SummaryOfConstantDataMeetsAnyTarget) {
+  const Summary s = Summarize(std::vector<double>{7, 7, 7, 7, 7});
+  EXPECT_EQ(s.stddev, 0.0);
+  EXPECT_EQ(s.ci95_low, 7.0);
+  EXPECT_EQ(s.ci95_high, 7.0);
+  EXPECT_TRUE(CiWithinTarget(s, 0.0));
+}
+
+TEST(StatsTest, CiWithinTarget) {
+  Summary s;
+  s.median = 100;
+  s.ci95_low = 98.5;
+  s.ci95_high = 101.5;
+  EXPECT_TRUE(CiWithinTarget(s, 0.02));
+  EXPECT_FALSE(CiWithinTarget(s, 0.01));
+  s.ci95_low = 98;  // on the boundary counts as within
+  s.ci95_high = 102;
+  EXPECT_TRUE(CiWithinTarget(s, 0.02));
+  s.ci95_low = 97.9;  // low end outside
+  EXPECT_FALSE(CiWithinTarget(s, 0.02));
+  s.ci95_low = 99;  // high end outside
+  s.ci95_high = 102.1;
+  EXPECT_FALSE(CiWithinTarget(s, 0.02));
+  s.ci95_high = std::nan("");
+  EXPECT_FALSE(CiWithinTarget(s, 0.02));
+}
+
+TEST(StatsTest, ToJsonWritesTheMetricsBlock) {
+  const nlohmann::json j = ToJson(Summarize(kSkewed), "tokens/s");
+  EXPECT_EQ(j["unit"], "tokens/s");
+  EXPECT_EQ(j["n"], 5);
+  EXPECT_DOUBLE_EQ(j["median"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(j["mean"].get<double>(), 22.0);
+  for (const char* key : {"stddev", "cv", "min", "max", "ci95_low", "ci95_high"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_FALSE(j.contains("p50"));
+  EXPECT_EQ(j.size(), 10u);
+
+  const nlohmann::json with_p = ToJson(Summarize(kOneToTen, true), "ms");
+  EXPECT_DOUBLE_EQ(with_p["p90"].get<double>(), 9.1);
+  EXPECT_DOUBLE_EQ(with_p["p99"].get<double>(), 9.91);
+  EXPECT_EQ(with_p.size(), 13u);
+}
+
+TEST(StatsTest, ToJsonWritesNonFiniteValuesAsNull) {
+  const nlohmann::json j = ToJson(Summarize(std::vector<double>{}), "ms");
+  EXPECT_EQ(j["n"], 0);
+  EXPECT_EQ(j.dump().find("NaN"), std::string::npos);
+  EXPECT_NE(j.dump().find("\"median\":null"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette

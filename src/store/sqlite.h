@@ -1,0 +1,94 @@
+// A thin RAII layer over the SQLite C API for the store, and the one place that turns SQLite
+// result codes into user-facing Errors. Not thread-safe (one connection per thread).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "pipette/status.h"
+
+namespace pipette::store {
+
+// "<path>: <what went wrong>; <what to do>" for result code `rc` of `db` (may be null).
+// `doing` says what was attempted ("storing result X") and is kept for unexpected codes only.
+Error SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view doing);
+
+class Stmt;
+
+// An open connection. Methods return Errors made by SqliteError.
+class Db {
+ public:
+  // Opens (creating if missing) `path` read-write; sets the busy timeout in ms.
+  static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  const std::string& path() const { return path_; }
+  sqlite3* raw() { return db_; }
+
+  // Runs one or more statements that return no rows needed by the caller.
+  Status Exec(const std::string& sql, std::string_view doing);
+  // Prepares one statement.
+  Result<Stmt> Prepare(const std::string& sql);
+  // Runs a statement that yields one integer (e.g. a PRAGMA); nullopt if it yields no row.
+  Result<std::optional<int64_t>> QueryInt(const std::string& sql);
+  // Runs a statement that yields one text value; nullopt if it yields no row.
+  Result<std::optional<std::string>> QueryText(const std::string& sql);
+
+  Error ErrorFor(int rc, std::string_view doing) { return SqliteError(path_, db_, rc, doing); }
+
+ private:
+  Db(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+  std::string path_;
+  sqlite3* db_;
+};
+
+// A prepared statement; finalized on destruction. Bind indexes start at 1.
+class Stmt {
+ public:
+  Stmt(Db* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Stmt& operator=(Stmt&&) = delete;
+  ~Stmt();
+
+  void Bind(int i, std::string_view text);
+  void Bind(int i, int64_t value);
+  void Bind(int i, double value);
+  void BindNull(int i);
+  void Bind(int i, const std::optional<double>& value);
+
+  // Advances: true when a row is available, false when done, Error otherwise.
+  Result<bool> Step(std::string_view doing);
+  // Steps to completion, expecting no rows.
+  Status Run(std::string_view doing);
+  void Reset();
+
+  std::string Text(int col) const;
+  int64_t Int(int col) const;
+  std::optional<double> OptDouble(int col) const;
+
+ private:
+  Db* db_;
+  sqlite3_stmt* stmt_;
+};
+
+// Holds a write transaction (BEGIN IMMEDIATE): rolled back unless Commit() succeeds.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(Db& db) : db_(db) {}
+  ~WriteTransaction();
+  Status Begin(std::string_view doing);
+  Status Commit(std::string_view doing);
+
+ private:
+  Db& db_;
+  bool open_ = false;
+};
+
+}  // namespace pipette::store

@@ -1,0 +1,117 @@
+// DESIGN.md 9: bad input gets one clear line and a non-zero exit; a runtime killed mid-run leaves
+// a stored failed result and pipette exits cleanly.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli_runner.h"
+#include "model_fixtures.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+using namespace testing_models;
+namespace fs = std::filesystem;
+
+int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+void ExpectOneLineError(const CliResult& r, const std::string& must_contain) {
+  EXPECT_TRUE(r.exit.exited) << r.exit.Describe();
+  EXPECT_EQ(r.exit.code, 2) << r.err;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("pipette: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
+}
+
+CliResult Run(const std::string& model, const std::string& benchmark,
+              std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--store", WorkDir() + "/bad.db", "run", "--model", model,
+                                   "--benchmark", benchmark, "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunPipette(args);
+}
+
+TEST(BadInput, MissingModel) {
+  ExpectOneLineError(Run(WorkDir() + "/nope.gguf", "prefill_throughput_8"), "nope.gguf");
+}
+
+TEST(BadInput, TextFileNamedGguf) {
+  const std::string path = WorkDir() + "/story.gguf";
+  std::ofstream(path) << "Once upon a time there was a model file that was really a story.\n";
+  ExpectOneLineError(Run(path, "prefill_throughput_8"), "not a GGUF file");
+}
+
+TEST(BadInput, GgufCutInHalf) {
+  const std::string& model = TinySynthetic();
+  const std::string path = WorkDir() + "/half.gguf";
+  fs::copy_file(model, path, fs::copy_options::overwrite_existing);
+  fs::resize_file(path, fs::file_size(model) / 2);
+  ExpectOneLineError(Run(path, "prefill_throughput_8"), "truncated");
+}
+
+TEST(BadInput, UnknownBenchmark) {
+  ExpectOneLineError(Run(TinySynthetic(), "prefil_throughput_256"), "prefil_throughput_256");
+}
+
+TEST(BadInput, ShapeAboveTrainingContext) {
+  // The tiny synthetic model has a 512-token context, like stories260K.
+  ExpectOneLineError(Run(TinySynthetic(), "prefill_throughput_1024"), "512");
+}
+
+TEST(BadInput, StoriesShapeAboveContext) {
+  const std::string model = Stories260K("Q8_0");
+  if (model.empty()) GTEST_SKIP() << SharedMissingReason();
+  ExpectOneLineError(Run(model, "prefill_throughput_1024"), "512");
+}
+
+TEST(BadInput, ZeroThreads) {
+  ExpectOneLineError(Run(TinySynthetic(), "prefill_throughput_8", {"--threads", "0"}), "threads");
+}
+
+TEST(Fault, DriverKilledMidRunIsStoredAsFailure) {
+  const std::string store = WorkDir() + "/killed.db";
+  std::thread killer;
+  auto r = RunPipette(
+      {"--store", store, "run", "--model", TinySynthetic(), "--benchmark", "decode_throughput_64_64",
+       "--threads", "1", "--min-reps", "50", "--max-reps", "50"},
+      [&](int pid, const std::string& err_path) {
+        killer = std::thread([pid, err_path] {
+          // Wait for the first measured repetition, then SIGKILL the driver (pipette's child).
+          for (int i = 0; i < 3000; ++i) {
+            std::ifstream in(err_path);
+            std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (all.find("rep 1:") != std::string::npos) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+          std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                                 "/children");
+          int driver = 0;
+          children >> driver;
+          if (driver > 0) kill(driver, SIGKILL);
+        });
+      });
+  killer.join();
+  EXPECT_TRUE(r.exit.exited) << r.exit.Describe();
+  EXPECT_EQ(r.exit.code, 1) << r.err;
+  EXPECT_NE(r.err.find("SIGKILL"), std::string::npos) << r.err;
+  auto listed = RunPipette({"--store", store, "--json", "results", "list", "--status", "failed"});
+  ASSERT_EQ(listed.exit.code, 0) << listed.err;
+  const json rows = json::parse(listed.out);
+  ASSERT_EQ(rows.size(), 1u);
+  auto shown = RunPipette({"--store", store, "--json", "results", "show",
+                           rows[0]["result_id"].get<std::string>()});
+  const json rec = json::parse(shown.out);
+  EXPECT_EQ(rec["status"], "failed");
+  EXPECT_EQ(rec["failure"]["stage"], "decode");
+  EXPECT_NE(rec["failure"]["message"].get<std::string>().find("killed by signal 9 (SIGKILL)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette

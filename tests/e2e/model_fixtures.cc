@@ -1,0 +1,82 @@
+#include "model_fixtures.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <mutex>
+
+#include "models/llama_tools.h"
+#include "pipette/synth.h"
+
+namespace pipette::testing_models {
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kStoriesDir = std::string(PIPETTE_SHARED_DIR) + "/data/models/stories260K";
+std::mutex g_mu;
+}  // namespace
+
+const std::string& WorkDir() {
+  static const std::string dir = [] {
+    std::string tmpl = (fs::temp_directory_path() / "pipette-e2e-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) std::abort();
+    return tmpl;
+  }();
+  return dir;
+}
+
+const std::string& TinySynthetic() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  static std::string path;
+  if (path.empty()) {
+    SynthOptions o;
+    o.preset = "tiny";
+    o.n_ctx = 512;
+    o.out_path = WorkDir() + "/tiny-F16.gguf";
+    const Status s = WriteSyntheticModel(o);
+    if (!s.ok()) {
+      ADD_FAILURE() << s.error().message;
+      std::abort();
+    }
+    path = o.out_path;
+  }
+  return path;
+}
+
+std::string SharedMissingReason() {
+  return kStoriesDir + " is absent (tests read stories260K from ../shared beside the repository)";
+}
+
+std::string Stories260K(const std::string& quant) {
+  if (!fs::exists(kStoriesDir + "/stories260K.bin")) return "";
+  std::lock_guard<std::mutex> lock(g_mu);
+  static std::map<std::string, std::string> made;
+  if (auto it = made.find(quant); it != made.end()) return it->second;
+  const std::string f32 = WorkDir() + "/stories260K-F32.gguf";
+  if (!fs::exists(f32)) {
+    const Status s = ImportLlama2c(kStoriesDir + "/stories260K.bin", kStoriesDir + "/tok512.bin", f32);
+    if (!s.ok()) {
+      ADD_FAILURE() << s.error().message;
+      return "";
+    }
+  }
+  std::string path = f32;
+  if (quant != "F32") {
+    path = WorkDir() + "/stories260K-" + quant + ".gguf";
+    const Status s = QuantizeModel(f32, quant, path);
+    if (!s.ok()) {
+      ADD_FAILURE() << s.error().message;
+      return "";
+    }
+  }
+  made[quant] = path;
+  return path;
+}
+
+std::string Binary(const std::string& name) {
+  if (name == "pipette") return std::string(PIPETTE_BIN_DIR) + "/src/cli/pipette";
+  return std::string(PIPETTE_BIN_DIR) + "/src/driver/" + name;
+}
+
+}  // namespace pipette::testing_models

@@ -1,0 +1,27 @@
+// Models for end-to-end tests, made once per test process in a private temporary folder:
+// a tiny synthetic llama (always available) and stories260K from ../shared in F32 and quantized
+// (absent outside the workspace: tests that need it skip, saying why).
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace pipette::testing_models {
+
+// Folder private to this test process.
+const std::string& WorkDir();
+
+// Synthetic "tiny" preset (context 512). Aborts the test on failure.
+const std::string& TinySynthetic();
+
+// stories260K converted with llama.cpp's converter; "F32", "Q8_0", "Q4_0", "Q4_K_M".
+// Empty string when ../shared is absent.
+std::string Stories260K(const std::string& quant);
+
+// Why Stories260K() is empty, for GTEST_SKIP.
+std::string SharedMissingReason();
+
+// Path of a built binary: "pipette" or "pipette-llamacpp-driver".
+std::string Binary(const std::string& name);
+
+}  // namespace pipette::testing_models

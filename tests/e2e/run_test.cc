@@ -1,0 +1,112 @@
+// End-to-end: real cells on the real engine (pipette-llamacpp-driver + the pinned llama.cpp).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/sha256.h"
+#include "cli_runner.h"
+#include "model_fixtures.h"
+#include "pipette/cell.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+using namespace testing_models;
+
+CellSpec SmokeSpec(const std::string& model, const std::string& benchmark) {
+  CellSpec spec;
+  spec.model_path = model;
+  spec.benchmark = *ParseBenchmarkId(benchmark);
+  spec.settings.threads = 1;
+  spec.policy.min_reps = 3;
+  spec.policy.max_reps = 3;
+  spec.driver_path = Binary("pipette-llamacpp-driver");
+  return spec;
+}
+
+TEST(RunCellSynthetic, EveryBenchmarkTypeMeasures) {
+  const std::string& model = TinySynthetic();
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"prefill_throughput_8", {"prefill_throughput", "ttft", "load_time"}},
+      {"decode_throughput_8_8", {"decode_throughput", "inter_token_latency", "load_time"}},
+      {"end_to_end_latency_8_8",
+       {"end_to_end_latency", "ttft", "inter_token_latency", "decode_throughput"}},
+      {"max_memory_usage_8", {"max_host_usage", "load_time"}}};
+  for (const auto& [id, metrics] : expected) {
+    auto r = RunCell(SmokeSpec(model, id));
+    ASSERT_TRUE(r.ok()) << id << ": " << r.error().message;
+    const json& rec = *r;
+    ASSERT_EQ(rec["status"], "ok") << id << ": " << rec.dump(1);
+    EXPECT_EQ(rec["input"]["prompt_tokens"], 8) << id;
+    EXPECT_EQ(rec["samples"].size(), 3u) << id;
+    EXPECT_EQ(rec["model"]["synthetic"], true);
+    for (const auto& m : metrics) {
+      ASSERT_TRUE(rec["metrics"].contains(m)) << id << " lacks " << m;
+      EXPECT_GT(rec["metrics"][m]["median"].get<double>(), 0) << id << " " << m;
+    }
+    EXPECT_EQ(rec["config_id"], ConfigId(rec));
+  }
+}
+
+TEST(RunCellSynthetic, InterTokenLatencyHasPercentiles) {
+  auto r = RunCell(SmokeSpec(TinySynthetic(), "end_to_end_latency_8_8"));
+  ASSERT_TRUE(r.ok());
+  const json& itl = (*r)["metrics"]["inter_token_latency"];
+  EXPECT_EQ(itl["n"], 3 * 7);  // D - 1 gaps per repetition
+  EXPECT_LE(itl["p50"].get<double>(), itl["p90"].get<double>());
+  EXPECT_LE(itl["p90"].get<double>(), itl["p99"].get<double>());
+}
+
+TEST(RunCellSynthetic, SamePromptHashEveryTime) {
+  auto a = RunCell(SmokeSpec(TinySynthetic(), "prefill_throughput_8"));
+  auto b = RunCell(SmokeSpec(TinySynthetic(), "decode_throughput_8_8"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ((*a)["input"]["prompt_sha256"], (*b)["input"]["prompt_sha256"]);
+  EXPECT_EQ((*a)["input"]["prompt_sha256"].get<std::string>().size(), 64u);
+}
+
+// The acceptance shape of issue 2 on the real tiny model, through the CLI.
+class Stories260KCli : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Stories260KCli, StoresCompleteOkResult) {
+  const std::string model = Stories260K("Q8_0");
+  if (model.empty()) GTEST_SKIP() << SharedMissingReason();
+  const std::string store = WorkDir() + "/cli-" + GetParam() + ".db";
+  auto r = RunPipette({"--store", store, "run", "--model", model, "--benchmark", GetParam(),
+                       "--threads", "1", "--json", "--quiet"});
+  ASSERT_TRUE(r.exit.exited && r.exit.code == 0) << r.exit.Describe() << "\n" << r.err;
+  const json rec = json::parse(r.out);
+  const std::string headline = rec["benchmark"]["type"] == "prefill"  ? "prefill_throughput"
+                               : rec["benchmark"]["type"] == "decode" ? "decode_throughput"
+                               : rec["benchmark"]["type"] == "e2e"    ? "end_to_end_latency"
+                                                                      : "max_host_usage";
+  EXPECT_EQ(rec["status"], "ok");
+  EXPECT_EQ(rec["schema"], "pipette.result/1");
+  const json& m = rec["metrics"][headline];
+  EXPECT_GT(m["median"].get<double>(), 0);
+  EXPECT_GE(m["n"].get<int>(), 5);
+  EXPECT_EQ(rec["samples"].size(), m["n"].get<size_t>());
+  EXPECT_EQ(rec["model"]["sha256"], *Sha256OfFile(model));
+  EXPECT_EQ(rec["model"]["quant"], "Q8_0");
+  EXPECT_EQ(rec["input"]["prompt_tokens"], 256);
+  EXPECT_EQ(rec["runtime"]["commit"].get<std::string>().rfind("80fb11a", 0), 0u);
+  EXPECT_EQ(rec["device"]["id"].get<std::string>().size(), 64u);
+  if (headline == "end_to_end_latency") EXPECT_GT(rec["metrics"]["ttft"]["median"].get<double>(), 0);
+  if (headline == "max_host_usage") {
+    EXPECT_EQ(m["unit"], "bytes");
+    EXPECT_GT(m["median"].get<double>(), rec["model"]["size_bytes"].get<double>());
+  }
+  // Stored: `results show` finds it.
+  auto shown = RunPipette({"--store", store, "--json", "results", "show",
+                           rec["result_id"].get<std::string>()});
+  ASSERT_EQ(shown.exit.code, 0) << shown.err;
+  EXPECT_EQ(json::parse(shown.out)["result_id"], rec["result_id"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Acceptance, Stories260KCli,
+                         ::testing::Values("decode_throughput_256_100", "prefill_throughput_256",
+                                           "end_to_end_latency_256_256", "max_memory_usage_256"));
+
+}  // namespace
+}  // namespace pipette
