@@ -9,22 +9,24 @@ foreach(_f include/llama.h lib/libllama.a lib/libggml.a lib/libggml-base.a lib/l
   endif()
 endforeach()
 
+# ggml built with OpenMP uses it in ggml-base (quantization tables) and ggml-cpu.
+set(_base_deps Threads::Threads m)
+file(STRINGS "${_p}/GGML_OPENMP" _openmp LIMIT_COUNT 1)
+if(_openmp STREQUAL "ON")
+  find_package(OpenMP REQUIRED)
+  list(APPEND _base_deps OpenMP::OpenMP_CXX OpenMP::OpenMP_C)
+endif()
 add_library(pipette::ggml-base STATIC IMPORTED GLOBAL)
 set_target_properties(pipette::ggml-base PROPERTIES
   IMPORTED_LOCATION "${_p}/lib/libggml-base.a"
   INTERFACE_INCLUDE_DIRECTORIES "${_p}/include"
-  INTERFACE_LINK_LIBRARIES "Threads::Threads;m")
+  INTERFACE_LINK_LIBRARIES "${_base_deps}")
+add_library(ggml::ggml-base ALIAS pipette::ggml-base)
 
-set(_cpu_deps pipette::ggml-base)
-file(STRINGS "${_p}/GGML_OPENMP" _openmp LIMIT_COUNT 1)
-if(_openmp STREQUAL "ON")
-  find_package(OpenMP REQUIRED)
-  list(APPEND _cpu_deps OpenMP::OpenMP_CXX OpenMP::OpenMP_C)
-endif()
 add_library(pipette::ggml-cpu STATIC IMPORTED GLOBAL)
 set_target_properties(pipette::ggml-cpu PROPERTIES
   IMPORTED_LOCATION "${_p}/lib/libggml-cpu.a"
-  INTERFACE_LINK_LIBRARIES "${_cpu_deps}")
+  INTERFACE_LINK_LIBRARIES "pipette::ggml-base")
 
 add_library(pipette::ggml STATIC IMPORTED GLOBAL)
 set_target_properties(pipette::ggml PROPERTIES

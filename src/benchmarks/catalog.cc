@@ -20,8 +20,8 @@ BenchmarkSpec BuiltInSpec(BenchmarkType type, int prefill_tokens, int decode_tok
   spec.type = type;
   spec.prefill_tokens = prefill_tokens;
   spec.decode_tokens = decode_tokens;
-  spec.id = std::string(CatalogTypeName(type)) + "_" + std::to_string(prefill_tokens);
-  if (decode_tokens > 0) spec.id += "_" + std::to_string(decode_tokens);
+  spec.id = std::string(CatalogTypeName(type)).append("_").append(std::to_string(prefill_tokens));
+  if (decode_tokens > 0) spec.id.append("_").append(std::to_string(decode_tokens));
   spec.description = DefaultDescription(spec);
   spec.source = "built-in";
   return spec;

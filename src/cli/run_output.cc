@@ -16,24 +16,27 @@ std::string FormatValue(double v, const std::string& unit) {
 }  // namespace
 
 void PrintResultTable(const nlohmann::json& r, std::ostream& out) {
-  const auto& m = r["model"];
-  const auto& s = r["runtime"]["settings"];
+  using nlohmann::json;
+  const json m = r.value("model", json::object());
+  const json runtime = r.value("runtime", json::object());
+  const json s = runtime.value("settings", json::object());
   out << fmt::format("{}  {}  ({} {}, {} params)  {} {}  threads={}\n",
-                     r["benchmark"]["id"].get<std::string>(), m.value("file_name", ""),
+                     r.value("benchmark", json::object()).value("id", ""), m.value("file_name", ""),
                      m.value("architecture", ""), m.value("quant", ""), m.value("params", 0),
-                     r["runtime"].value("name", ""), r["runtime"].value("version", ""),
+                     runtime.value("name", ""), runtime.value("version", ""),
                      s.value("threads", 0));
   if (m.value("synthetic", false)) {
     out << "note: synthetic model - its numbers stand for its shape, not for any quality\n";
   }
   if (r.value("status", "") != "ok") {
-    const auto& f = r["failure"];
+    const json f = r.value("failure", json::object());
     out << fmt::format("FAILED at {}: {}\n", f.value("stage", ""), f.value("message", ""));
     return;
   }
   out << fmt::format("{:<22} {:>18} {:>38} {:>7} {:>5}\n", "metric", "median", "95% CI of median",
                      "cv", "n");
-  for (const auto& [name, v] : r["metrics"].items()) {
+  const json metrics = r.value("metrics", json::object());
+  for (const auto& [name, v] : metrics.items()) {
     const std::string unit = v.value("unit", "");
     const std::string ci = FormatValue(v.value("ci95_low", 0.0), unit) + " .. " +
                            FormatValue(v.value("ci95_high", 0.0), unit);
@@ -45,7 +48,7 @@ void PrintResultTable(const nlohmann::json& r, std::ostream& out) {
                          FormatValue(v["p90"], unit), FormatValue(v["p99"], unit));
     }
   }
-  const auto& h = r["harness"];
+  const json h = r.value("harness", json::object());
   out << fmt::format("{} measured reps after {} warm-up; 95% CI within +-{:.0f}%: {}\n",
                      h.value("reps", 0), h.value("warmup_runs", 0),
                      100.0 * h.value("ci_target", 0.0), h.value("ci_reached", false) ? "yes" : "no");

@@ -29,7 +29,7 @@ void ExpectOneLineError(const CliResult& r, const std::string& must_contain) {
   EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
 }
 
-CliResult Run(const std::string& model, const std::string& benchmark,
+CliResult RunCli(const std::string& model, const std::string& benchmark,
               std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"--store", WorkDir() + "/bad.db", "run", "--model", model,
                                    "--benchmark", benchmark, "--quiet"};
@@ -38,13 +38,13 @@ CliResult Run(const std::string& model, const std::string& benchmark,
 }
 
 TEST(BadInput, MissingModel) {
-  ExpectOneLineError(Run(WorkDir() + "/nope.gguf", "prefill_throughput_8"), "nope.gguf");
+  ExpectOneLineError(RunCli(WorkDir() + "/nope.gguf", "prefill_throughput_8"), "nope.gguf");
 }
 
 TEST(BadInput, TextFileNamedGguf) {
   const std::string path = WorkDir() + "/story.gguf";
   std::ofstream(path) << "Once upon a time there was a model file that was really a story.\n";
-  ExpectOneLineError(Run(path, "prefill_throughput_8"), "not a GGUF file");
+  ExpectOneLineError(RunCli(path, "prefill_throughput_8"), "not a GGUF file");
 }
 
 TEST(BadInput, GgufCutInHalf) {
@@ -52,26 +52,26 @@ TEST(BadInput, GgufCutInHalf) {
   const std::string path = WorkDir() + "/half.gguf";
   fs::copy_file(model, path, fs::copy_options::overwrite_existing);
   fs::resize_file(path, fs::file_size(model) / 2);
-  ExpectOneLineError(Run(path, "prefill_throughput_8"), "truncated");
+  ExpectOneLineError(RunCli(path, "prefill_throughput_8"), "truncated");
 }
 
 TEST(BadInput, UnknownBenchmark) {
-  ExpectOneLineError(Run(TinySynthetic(), "prefil_throughput_256"), "prefil_throughput_256");
+  ExpectOneLineError(RunCli(TinySynthetic(), "prefil_throughput_256"), "prefil_throughput_256");
 }
 
 TEST(BadInput, ShapeAboveTrainingContext) {
   // The tiny synthetic model has a 512-token context, like stories260K.
-  ExpectOneLineError(Run(TinySynthetic(), "prefill_throughput_1024"), "512");
+  ExpectOneLineError(RunCli(TinySynthetic(), "prefill_throughput_1024"), "512");
 }
 
 TEST(BadInput, StoriesShapeAboveContext) {
   const std::string model = Stories260K("Q8_0");
   if (model.empty()) GTEST_SKIP() << SharedMissingReason();
-  ExpectOneLineError(Run(model, "prefill_throughput_1024"), "512");
+  ExpectOneLineError(RunCli(model, "prefill_throughput_1024"), "512");
 }
 
 TEST(BadInput, ZeroThreads) {
-  ExpectOneLineError(Run(TinySynthetic(), "prefill_throughput_8", {"--threads", "0"}), "threads");
+  ExpectOneLineError(RunCli(TinySynthetic(), "prefill_throughput_8", {"--threads", "0"}), "threads");
 }
 
 TEST(Fault, DriverKilledMidRunIsStoredAsFailure) {
