@@ -11,6 +11,7 @@
 #include "pipette/benchmark.h"
 #include "pipette/cell.h"
 #include "pipette/store.h"
+#include "platform/interrupt.h"
 
 namespace pipette::cli {
 namespace {
@@ -58,6 +59,7 @@ int Run(RunArgs& a, CliContext& ctx) {
   auto store = ResultStore::Open(store_path);
   if (!store) return ReportError(ctx, store.error());
 
+  InstallInterruptHandler();
   CellHooks hooks;
   hooks.hash_file = [&](const std::string& path) { return CachedHash(**store, path); };
   const bool tty = isatty(STDERR_FILENO);
@@ -85,7 +87,7 @@ int Run(RunArgs& a, CliContext& ctx) {
     ReportError(ctx, MakeError("cell failed at " + f.value("stage", "") + ": " +
                                f.value("message", "") + " (stored as " +
                                (*record)["result_id"].get<std::string>() + ")"),
-                kExitFailure);
+                Interrupted() ? 130 : kExitFailure);
   }
   return ctx.exit_code;
 }

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "base/ids.h"
 #include "base/sha256.h"
 #include "harness/prompt.h"
@@ -14,6 +16,7 @@
 #include "pipette/gguf.h"
 #include "pipette/stats.h"
 #include "platform/device.h"
+#include "platform/interrupt.h"
 #include "platform/proc_memory.h"
 #include "runtimes/llamacpp/driver_client.h"
 
@@ -80,7 +83,14 @@ class CellRun {
   Status BuildInput(Runtime& rt);
   Result<Rep> MeasureOnce(Runtime& rt);
   Result<Rep> MeasureMemory();
-  Result<Rep> Measure(Runtime* rt) { return b_.type == BenchmarkType::kMemory ? MeasureMemory() : MeasureOnce(*rt); }
+  // One warm-up or measured repetition; adds its wall time to measured_ms_.
+  Result<Rep> Measure(Runtime* rt) {
+    if (Interrupted()) return MakeError("interrupted by the user", std::string(TypeName(b_.type)));
+    const auto t0 = Clock::now();
+    auto rep = b_.type == BenchmarkType::kMemory ? MeasureMemory() : MeasureOnce(*rt);
+    measured_ms_ += MsSince(t0);
+    return rep;
+  }
   json Finish(const std::vector<Rep>& reps, const Error* failure, bool ci_reached);
 
   const CellSpec& spec_;
@@ -94,6 +104,8 @@ class CellRun {
   std::vector<std::string> warnings_;
   std::string log_path_;
   double load_ms_ = -1;  // one load per cell (non-memory benchmarks), ms
+  double measured_ms_ = 0;  // wall time of warm-ups and repetitions, ms
+  Clock::time_point cell_t0_ = Clock::now();
 };
 
 Result<Runtime> CellRun::StartRuntime() {
@@ -260,8 +272,8 @@ json CellRun::Run() {
     std::vector<double> h;
     for (const Rep& r : reps) h.push_back(r.values.at(headline));
     const Summary s = Summarize(h);
-    Progress("rep " + std::to_string(i + 1) + ": " + headline + " median " + std::to_string(s.median) +
-             ", 95% CI +-" + std::to_string(100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median) + "%");
+    Progress(fmt::format("rep {}: {} median {:.6g} {}, 95% CI +-{:.1f}%", i + 1, headline, s.median,
+                         MetricUnit(headline), 100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median));
     if (static_cast<int>(reps.size()) >= policy.min_reps && CiWithinTarget(s, policy.ci_target)) {
       ci_reached = true;
       break;
@@ -298,9 +310,15 @@ json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci
   record_["samples"] = samples;
   record_["harness"]["reps"] = reps.size();
   record_["harness"]["ci_reached"] = ci_reached;
+  // Where the cell's time went: a cell loads its model once, so its wall time should be close to
+  // the warm-up plus measured time (the rest is start-up, input construction and hashing).
+  record_["harness"]["timing"] = {{"cell_wall_ms", MsSince(cell_t0_)},
+                                  {"warmup_and_measured_ms", measured_ms_},
+                                  {"load_ms", load_ms_ > 0 ? load_ms_ : 0.0}};
   record_["finished_at"] = NowRfc3339();
   record_["logs"]["runtime_stderr_tail"] = runtime_stderr_tail_;
-  record_["logs"]["runtime_log_path"] = log_path_;
+  if (!spec_.log_path.empty()) record_["logs"]["runtime_log_path"] = log_path_;
+  else std::filesystem::remove(log_path_);  // its tail is kept in the record
   record_["logs"]["warnings"] = warnings_;
   json metrics = json::object();
   if (failure) {

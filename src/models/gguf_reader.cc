@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ggml.h"
+#include "models/gguf_patch.h"
 #include "models/human_bytes.h"
 #include "pipette/gguf.h"
 
@@ -244,6 +245,7 @@ bool ReadScalar(Cursor& in, uint32_t type, json* out) {
 struct KvTable {
   std::map<std::string, json> values;
   std::map<std::string, uint64_t> array_lengths;
+  std::map<std::string, std::pair<uint32_t, uint64_t>> scalar_at;  // key -> {type, file offset}
 };
 
 bool ReadArray(Cursor& in, const std::string& key, KvTable* kv) {
@@ -296,6 +298,7 @@ bool ReadKv(Cursor& in, KvTable* kv) {
     return true;
   }
   json value;
+  kv->scalar_at[key] = {type, in.pos()};
   if (!ReadScalar(in, type, &value)) return false;
   kv->values[key] = std::move(value);
   return true;
@@ -450,7 +453,7 @@ void ApplyKv(const KvTable& kv, GgufInfo* info) {
 }
 
 // Opens `path` for reading, with one-line errors for the common mistakes.
-Result<int> OpenModel(const std::string& path, uint64_t* size) {
+Result<int> OpenModel(const std::string& path, uint64_t* size, int mode = O_RDONLY) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return MakeError(path + ": no such file; check the model path");
@@ -462,13 +465,15 @@ Result<int> OpenModel(const std::string& path, uint64_t* size) {
   if (!S_ISREG(st.st_mode)) {
     return MakeError(path + ": not a regular file; give the path of a .gguf file");
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), mode | O_CLOEXEC);
   if (fd < 0) return MakeError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
   *size = static_cast<uint64_t>(st.st_size);
   return fd;
 }
 
-Result<GgufInfo> ParseHeader(int fd, const std::string& path, uint64_t size) {
+// Parses and validates the header; `kv_out` (optional) receives the key-value table.
+Result<GgufInfo> ParseHeader(int fd, const std::string& path, uint64_t size,
+                             KvTable* kv_out = nullptr) {
   GgufInfo info;
   info.path = path;
   info.file_name = std::filesystem::path(path).filename().string();
@@ -538,6 +543,7 @@ Result<GgufInfo> ParseHeader(int fd, const std::string& path, uint64_t size) {
                          [](const auto& a, const auto& b) { return a.second < b.second; });
     if (top != by_bytes.end()) info.quant = QuantNameOfTensorType(top->first);
   }
+  if (kv_out != nullptr) *kv_out = std::move(kv);
   return info;
 }
 
@@ -550,6 +556,27 @@ Result<GgufInfo> ReadGgufInfo(const std::string& path) {
   Result<GgufInfo> info = ParseHeader(*fd, path, size);
   ::close(*fd);
   return info;
+}
+
+Status PatchGgufU32(const std::string& path, const std::string& key, uint32_t value) {
+  uint64_t size = 0;
+  Result<int> fd = OpenModel(path, &size, O_RDWR);
+  if (!fd.ok()) return fd.error();
+  KvTable kv;
+  Result<GgufInfo> info = ParseHeader(*fd, path, size, &kv);
+  Status status;
+  const auto it = kv.scalar_at.find(key);
+  if (!info.ok()) {
+    status = info.error();
+  } else if (it == kv.scalar_at.end() || it->second.first != kU32) {
+    status = MakeError(fmt::format("{}: has no uint32 key '{}' to set", path, key));
+  } else if (::pwrite(*fd, &value, sizeof(value), static_cast<off_t>(it->second.second)) !=
+                 static_cast<ssize_t>(sizeof(value)) ||
+             ::fsync(*fd) != 0) {
+    status = MakeError(fmt::format("{}: cannot write ({})", path, std::strerror(errno)));
+  }
+  ::close(*fd);
+  return status;
 }
 
 json ToJson(const GgufInfo& info) {

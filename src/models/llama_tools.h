@@ -40,9 +40,12 @@ Status QuantizeModel(const std::string& in_path, const std::string& type_name,
 // Converts a llama2.c checkpoint (`model_bin`, e.g. stories260K.bin) with its tokenizer
 // (`tokenizer_bin`, e.g. tok512.bin, or a GGUF file to copy the vocabulary from) into an F32 GGUF
 // model at `out_path` (replaced if it exists), by running `llama-convert-llama2c-to-ggml
-// --copy-vocab-from-model TOK --llama2c-model BIN --llama2c-output-model OUT`.
-// Errors: an input is missing or not a regular file, the tool is missing or fails (last line of
-// its output), or the output is not a valid GGUF file.
+// --copy-vocab-from-model TOK --llama2c-model BIN --llama2c-output-model OUT`. The converter
+// always writes llama.context_length = 128; pipette then sets it, in place, to the checkpoint's own
+// seq_len (512 for stories260K), the context the model was trained for.
+// Errors: an input is missing or not a regular file, the checkpoint's header is not a llama2.c
+// header or the file is shorter than its weights, the tool is missing or fails (last line of its
+// output), or the output is not a valid GGUF file.
 Status ImportLlama2c(const std::string& model_bin, const std::string& tokenizer_bin,
                      const std::string& out_path);
 

@@ -441,17 +441,72 @@ TEST(LlamaTools, ImportAndQuantizeStories260K) {
   EXPECT_EQ(qinfo->params, info->params);
 }
 
-TEST(LlamaTools, ToolFailureCarriesLastLineOfOutput) {
-  if (!fs::exists(LlamaToolsDir() + "/llama-convert-llama2c-to-ggml")) {
-    GTEST_SKIP() << "no llama.cpp tools in " << LlamaToolsDir();
-  }
+TEST(LlamaTools, RejectsFileThatIsNotALlama2cCheckpoint) {
   const std::string dir = TestDir();
-  WriteBytes(dir + "/model.bin", std::string(16, '\0'));
+  WriteBytes(dir + "/model.bin", std::string(64, '\0'));
   WriteBytes(dir + "/tok.bin", std::string(16, '\0'));
   Status s = ImportLlama2c(dir + "/model.bin", dir + "/tok.bin", dir + "/out.gguf");
   ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.error().message, HasSubstr("llama-convert-llama2c-to-ggml"));
+  EXPECT_THAT(s.error().message, HasSubstr("model.bin: not a llama2.c checkpoint"));
+  EXPECT_EQ(s.error().stage, "");  // bad input
+}
+
+TEST(LlamaTools, TruncatedLlama2cCheckpoint) {
+  const std::string src = std::string(PIPETTE_SHARED_DIR) + "/data/models/stories260K";
+  if (!fs::exists(src + "/stories260K.bin")) GTEST_SKIP() << "no " << src;
+  const std::string dir = TestDir();
+  fs::copy_file(src + "/stories260K.bin", dir + "/cut.bin");
+  fs::resize_file(dir + "/cut.bin", 500000);
+  Status s = ImportLlama2c(dir + "/cut.bin", src + "/tok512.bin", dir + "/out.gguf");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("checkpoint is truncated (500000 of 1056540 bytes)"));
+}
+
+// A stand-in tool directory (PIPETTE_LLAMA_BIN_DIR) with a llama-quantize that runs `script`.
+class FakeTools {
+ public:
+  FakeTools(const std::string& dir, const std::string& script) {
+    const std::string tool = dir + "/llama-quantize";
+    WriteBytes(tool, "#!/bin/sh\n" + script);
+    fs::permissions(tool, fs::perms::owner_all);
+    setenv("PIPETTE_LLAMA_BIN_DIR", dir.c_str(), 1);
+  }
+  ~FakeTools() { unsetenv("PIPETTE_LLAMA_BIN_DIR"); }
+};
+
+TEST(LlamaTools, ToolFailureCarriesLastLineOfOutput) {
+  const std::string dir = TestDir();
+  const std::string model = WriteTestModel(dir, true);
+  FakeTools tools(dir, "echo loading\necho 'error: disk on fire' >&2\nexit 3\n");
+  Status s = QuantizeModel(model, "Q8_0", dir + "/out.gguf");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "llama-quantize failed (exit code 3): error: disk on fire");
+  EXPECT_EQ(s.error().stage, "prepare");
   EXPECT_FALSE(fs::exists(dir + "/out.gguf"));
+}
+
+TEST(LlamaTools, ToolThatWritesNoModelIsAFailure) {
+  const std::string dir = TestDir();
+  const std::string model = WriteTestModel(dir, true);
+  FakeTools tools(dir, "echo garbage > \"$2\"\necho done\n");
+  Status s = QuantizeModel(model, "Q8_0", dir + "/out.gguf");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("llama-quantize did not write a valid model"));
+  EXPECT_THAT(s.error().message, HasSubstr("not a GGUF file"));
+  EXPECT_FALSE(fs::exists(dir + "/out.gguf"));
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+}
+
+TEST(LlamaTools, MissingToolIsAFailureNamingIt) {
+  const std::string dir = TestDir();
+  const std::string model = WriteTestModel(dir, true);
+  setenv("PIPETTE_LLAMA_BIN_DIR", (dir + "/nothing").c_str(), 1);
+  Status s = QuantizeModel(model, "Q8_0", dir + "/out.gguf");
+  unsetenv("PIPETTE_LLAMA_BIN_DIR");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("llama.cpp tool llama-quantize not found"));
 }
 
 }  // namespace

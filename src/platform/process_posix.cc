@@ -64,6 +64,7 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv,
   const pid_t pid = fork();
   if (pid < 0) return MakeError(std::string("fork: ") + strerror(errno));
   if (pid == 0) {
+    setpgid(0, 0);  // own process group: a terminal's Ctrl-C reaches pipette, which decides
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
     if (err_fd >= 0) dup2(err_fd, 2);

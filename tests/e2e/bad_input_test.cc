@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -74,43 +75,75 @@ TEST(BadInput, ZeroThreads) {
   ExpectOneLineError(RunCli(TinySynthetic(), "prefill_throughput_8", {"--threads", "0"}), "threads");
 }
 
+// Waits until pipette's stderr shows the first measured repetition, then calls `act(pipette_pid)`.
+std::function<void(int, const std::string&)> AfterFirstRep(std::thread& worker,
+                                                           std::function<void(int)> act) {
+  return [&worker, act](int pid, const std::string& err_path) {
+    worker = std::thread([pid, err_path, act] {
+      for (int i = 0; i < 3000; ++i) {
+        std::ifstream in(err_path);
+        std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (all.find("rep 1:") != std::string::npos) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      act(pid);
+    });
+  };
+}
+
+int DriverOf(int pipette_pid) {
+  std::ifstream children("/proc/" + std::to_string(pipette_pid) + "/task/" +
+                         std::to_string(pipette_pid) + "/children");
+  int driver = 0;
+  children >> driver;
+  return driver;
+}
+
+json OnlyFailedRecord(const std::string& store) {
+  auto listed = RunPipette({"--store", store, "--json", "results", "list", "--status", "failed"});
+  EXPECT_EQ(listed.exit.code, 0) << listed.err;
+  const json rows = json::parse(listed.out);
+  EXPECT_EQ(rows.size(), 1u);
+  if (rows.size() != 1) return json::object();
+  auto shown = RunPipette({"--store", store, "--json", "results", "show",
+                           rows[0]["result_id"].get<std::string>()});
+  return json::parse(shown.out);
+}
+
+std::vector<std::string> LongRun(const std::string& store) {
+  return {"--store", store, "run", "--model", TinySynthetic(), "--benchmark",
+          "decode_throughput_64_64", "--threads", "1", "--min-reps", "50", "--max-reps", "50"};
+}
+
 TEST(Fault, DriverKilledMidRunIsStoredAsFailure) {
   const std::string store = WorkDir() + "/killed.db";
   std::thread killer;
-  auto r = RunPipette(
-      {"--store", store, "run", "--model", TinySynthetic(), "--benchmark", "decode_throughput_64_64",
-       "--threads", "1", "--min-reps", "50", "--max-reps", "50"},
-      [&](int pid, const std::string& err_path) {
-        killer = std::thread([pid, err_path] {
-          // Wait for the first measured repetition, then SIGKILL the driver (pipette's child).
-          for (int i = 0; i < 3000; ++i) {
-            std::ifstream in(err_path);
-            std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            if (all.find("rep 1:") != std::string::npos) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-          }
-          std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
-                                 "/children");
-          int driver = 0;
-          children >> driver;
-          if (driver > 0) kill(driver, SIGKILL);
-        });
-      });
+  auto r = RunPipette(LongRun(store), AfterFirstRep(killer, [](int pid) {
+                        if (int driver = DriverOf(pid); driver > 0) kill(driver, SIGKILL);
+                      }));
   killer.join();
   EXPECT_TRUE(r.exit.exited) << r.exit.Describe();
   EXPECT_EQ(r.exit.code, 1) << r.err;
   EXPECT_NE(r.err.find("SIGKILL"), std::string::npos) << r.err;
-  auto listed = RunPipette({"--store", store, "--json", "results", "list", "--status", "failed"});
-  ASSERT_EQ(listed.exit.code, 0) << listed.err;
-  const json rows = json::parse(listed.out);
-  ASSERT_EQ(rows.size(), 1u);
-  auto shown = RunPipette({"--store", store, "--json", "results", "show",
-                           rows[0]["result_id"].get<std::string>()});
-  const json rec = json::parse(shown.out);
+  const json rec = OnlyFailedRecord(store);
   EXPECT_EQ(rec["status"], "failed");
   EXPECT_EQ(rec["failure"]["stage"], "decode");
   EXPECT_NE(rec["failure"]["message"].get<std::string>().find("killed by signal 9 (SIGKILL)"),
             std::string::npos);
+  EXPECT_GE(rec["samples"].size(), 1u);  // repetitions before the crash are kept
+}
+
+TEST(Fault, CtrlCStoresTheCellAsInterrupted) {
+  const std::string store = WorkDir() + "/interrupted.db";
+  std::thread interrupter;
+  auto r = RunPipette(LongRun(store), AfterFirstRep(interrupter, [](int pid) { kill(pid, SIGINT); }));
+  interrupter.join();
+  EXPECT_TRUE(r.exit.exited) << r.exit.Describe();
+  EXPECT_EQ(r.exit.code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  const json rec = OnlyFailedRecord(store);
+  EXPECT_EQ(rec["status"], "failed");
+  EXPECT_NE(rec["failure"]["message"].get<std::string>().find("interrupted"), std::string::npos);
 }
 
 }  // namespace

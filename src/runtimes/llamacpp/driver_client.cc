@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "platform/interrupt.h"
+
 namespace pipette {
 
 std::string DefaultDriverPath() {
@@ -25,6 +27,7 @@ LlamaCppDriver::LlamaCppDriver(ChildProcess child, std::string log_path)
 
 LlamaCppDriver::~LlamaCppDriver() {
   if (!quit_) Quit(1000);
+  SetInterruptTarget(0);
 }
 
 Result<std::unique_ptr<LlamaCppDriver>> LlamaCppDriver::Start(const std::string& driver_path,
@@ -32,6 +35,7 @@ Result<std::unique_ptr<LlamaCppDriver>> LlamaCppDriver::Start(const std::string&
   auto child = ChildProcess::Start({driver_path}, log_path);
   if (!child) return Error{child.error().message, "start"};
   std::unique_ptr<LlamaCppDriver> d(new LlamaCppDriver(std::move(*child), log_path));
+  SetInterruptTarget(d->Pid());
   const auto ready = d->child_.ReadLine();
   if (!ready) return d->Died("start");
   return d;
@@ -48,6 +52,7 @@ Error LlamaCppDriver::Died(const std::string& stage) {
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   const size_t nl = tail.rfind('\n');
   if (nl != std::string::npos) tail = tail.substr(nl + 1);
+  if (Interrupted()) return MakeError("interrupted by the user during " + stage, stage);
   std::string msg = "runtime process " + exit->Describe() + " during " + stage;
   if (!tail.empty() && exit->exited) msg += " (last log line: " + tail + ")";
   return MakeError(msg, stage);

@@ -1,0 +1,34 @@
+#include <signal.h>
+
+#include <atomic>
+
+#include "platform/interrupt.h"
+
+namespace pipette {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+std::atomic<pid_t> g_target{0};
+
+void OnSignal(int sig) {
+  g_interrupted = true;
+  const pid_t target = g_target.load();
+  if (target > 0) kill(target, SIGTERM);
+  signal(sig, SIG_DFL);  // a second signal ends pipette
+}
+
+}  // namespace
+
+void InstallInterruptHandler() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool Interrupted() { return g_interrupted.load(); }
+
+void SetInterruptTarget(pid_t pid) { g_target = pid; }
+
+}  // namespace pipette
