@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The main job on real input: stories260K (../shared/data/models/stories260K) converted to F32 with
+# llama.cpp's converter, quantized to Q8_0, Q4_0 and Q4_K_M, and every standard benchmark of the
+# catalog that fits its 512-token context measured on each. Results go to one store and are listed.
+#
+#   bench/stories260k.sh [STORE] [extra `pipette run` options, e.g. --threads 2]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared=${PIPETTE_SHARED_DIR:-$root/../shared}/data/models/stories260K
+[ -f "$shared/stories260K.bin" ] || { echo "bench/stories260k.sh: $shared is absent" >&2; exit 2; }
+pipette=${PIPETTE_BUILD_DIR:-$root/build}/src/cli/pipette
+store=${1:-$root/out/stories260k/results.db}
+shift || true
+out=$(dirname "$store")
+mkdir -p "$out"
+f32=$out/stories260K-F32.gguf
+[ -f "$f32" ] || "$pipette" models import-llama2c --model "$shared/stories260K.bin" \
+  --tokenizer "$shared/tok512.bin" -o "$f32"
+models=("$f32")
+for q in Q8_0 Q4_0 Q4_K_M; do
+  m=$out/stories260K-$q.gguf
+  [ -f "$m" ] || "$pipette" models quantize "$f32" "$q" -o "$m"
+  models+=("$m")
+done
+ctx=$("$pipette" --json models inspect "$f32" | python3 -c 'import json,sys; print(json.load(sys.stdin)["n_ctx_train"])')
+# Standard benchmarks whose shape fits the context (P + D, or P + 1 for memory).
+mapfile -t benchmarks < <("$pipette" --json benchmarks list | python3 -c '
+import json, sys
+ctx = int(sys.argv[1])
+for b in json.load(sys.stdin):
+    need = b["prefill_tokens"] + (1 if b["type"] == "memory" else b.get("decode_tokens", 0))
+    if need <= ctx:
+        print(b["id"])
+' "$ctx")
+echo "stories260K: context $ctx, ${#benchmarks[@]} benchmarks x ${#models[@]} models" >&2
+for m in "${models[@]}"; do
+  for b in "${benchmarks[@]}"; do
+    "$pipette" --store "$store" run --quiet --model "$m" --benchmark "$b" --label stories260k "$@" |
+      head -1
+  done
+done
+"$pipette" --store "$store" results list --label stories260k --limit $(( ${#models[@]} * ${#benchmarks[@]} ))
