@@ -73,7 +73,10 @@ void PrintModelTable(const GgufInfo& info, const std::string& sha256) {
                            info.version)},
       {"sha256", sha256},
   };
-  if (info.synthetic) rows.push_back({"synthetic", info.synth.dump()});
+  if (info.synthetic) {
+    rows.push_back({"synthetic", fmt::format("preset {}, seed {}", info.synth.value("preset", "?"),
+                                             info.synth.value("seed", json()).dump())});
+  }
   for (const auto& [key, value] : rows) std::cout << fmt::format("{:<14}{}\n", key, value);
   if (info.synthetic) std::cout << SynthNotice(info) << "\n";
 }
@@ -154,7 +157,7 @@ int Synth(const SynthArgs& args, CliContext& ctx) {
   if (args.options.out_path.empty()) {
     return ReportError(ctx, MakeError("models synth needs -o FILE (or --list to see presets)"));
   }
-  if (!ctx.json) {
+  if (!ctx.json && FindSynthPreset(args.options.preset) != nullptr) {
     std::cerr << "pipette: writing synthetic " << args.options.preset << " model to "
               << args.options.out_path << "\n";
   }

@@ -28,6 +28,8 @@ using nlohmann::json;
 constexpr char kConvertHint[] =
     "give a GGUF model or convert a llama2.c checkpoint with `pipette models import-llama2c`";
 constexpr char kCorruptHint[] = "the file is corrupt; download or convert it again";
+constexpr char kCutOrCorruptHint[] =
+    "the file is truncated or corrupt; download or convert it again";
 constexpr uint64_t kDefaultAlignment = 32;         // GGUF_DEFAULT_ALIGNMENT
 constexpr uint64_t kMaxKeyBytes = 65535;           // GGUF keys are at most 2^16-1 bytes
 constexpr uint64_t kMaxKeptStringBytes = 1 << 20;  // longer string values are skipped, not kept
@@ -486,13 +488,13 @@ Result<GgufInfo> ParseHeader(int fd, const std::string& path, uint64_t size,
   if (!in.Get(&n_tensors) || !in.Get(&n_kv)) return failed();
   // A tensor record takes at least 28 bytes (name length, n_dims, type, offset), a KV pair 13.
   if (n_tensors < 0 || static_cast<uint64_t>(n_tensors) > in.remaining() / 28) {
-    in.Corrupt(fmt::format("the header claims {} tensors, more than a file of {} can hold",
-                           n_tensors, HumanBytes(size)));
+    in.Fail(fmt::format("the header claims {} tensors, more than a file of {} can hold; {}",
+                        n_tensors, HumanBytes(size), kCutOrCorruptHint));
     return failed();
   }
   if (n_kv < 0 || static_cast<uint64_t>(n_kv) > in.remaining() / 13) {
-    in.Corrupt(fmt::format("the header claims {} key-value pairs, more than a file of {} can hold",
-                           n_kv, HumanBytes(size)));
+    in.Fail(fmt::format("the header claims {} key-value pairs, more than a file of {} can hold; {}",
+                        n_kv, HumanBytes(size), kCutOrCorruptHint));
     return failed();
   }
 

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -25,12 +24,21 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
+// Root of this process's temporary files; removed when the tests end.
+fs::path TempRoot() {
+  return fs::path(::testing::TempDir()) / ("pipette_models_" + std::to_string(::getpid()));
+}
+
+class TempRootCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(TempRoot()); }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempRootCleanup);
+
 // A fresh, empty folder per test.
 std::string TestDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("pipette_models_" + std::to_string(::getpid())) /
-                       (std::string(info->test_suite_name()) + "." + info->name());
+  const fs::path dir = TempRoot() / (std::string(info->test_suite_name()) + "." + info->name());
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
@@ -321,12 +329,8 @@ TEST(Synth, TinyIsDeterministicAndDescribesItself) {
   o.n_ctx = 4096;
   o.seed = 7;
   o.out_path = dir + "/a.gguf";
-  const auto start = std::chrono::steady_clock::now();
   Status s = WriteSyntheticModel(o);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_LT(seconds, 3.0);  // < 1 s when the machine is not shared
   o.out_path = dir + "/b.gguf";
   ASSERT_TRUE(WriteSyntheticModel(o).ok());
   o.seed = 8;
