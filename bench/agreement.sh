@@ -4,17 +4,25 @@
 # (round r: llama-bench pp, pipette prefill, llama-bench tg, pipette decode) so that drift of the
 # machine affects both alike.
 #
-#   bench/agreement.sh MODEL.gguf [THREADS] [ROUNDS] [P] [D]
+#   bench/agreement.sh MODEL.gguf [THREADS] [ROUNDS] [P] [D] [REPS]
+#
+# Both tools run REPS repetitions (default 20) after their own warm-up. On small models the first
+# few repetitions of every new process run slower (seen with llama-bench alone: about 30% slower
+# for the first 0.3 s of work), so few repetitions compare start-up transients, not throughput.
 #
 # Prints, per metric, llama-bench's mean tokens/s, pipette's mean tokens/s and the ratio
 # pipette/llama-bench (1.00 = identical). Shapes: prefill of P tokens (default 256) from an empty
 # KV cache; decode of D tokens (default 100) after a P-token context (llama-bench -n D -d P).
+# CPUS=0 (a taskset list) pins both tools to the same CPUs: on some VMs one vCPU runs much slower
+# than another (seen here: vCPU 1 about 30% slower than vCPU 0), so an unpinned one-thread run
+# measures wherever the scheduler put it.
 set -euo pipefail
-model=${1:?usage: bench/agreement.sh MODEL.gguf [THREADS] [ROUNDS] [P] [D]}
+model=${1:?usage: bench/agreement.sh MODEL.gguf [THREADS] [ROUNDS] [P] [D] [REPS]}
 threads=${2:-2}
 rounds=${3:-3}
 P=${4:-256}
 D=${5:-100}
+reps=${6:-20}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PIPETTE_BUILD_DIR:-$root/build}
 pipette=$build/src/cli/pipette
@@ -24,13 +32,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 store=$work/agreement.db
 
+pin=()
+[ -n "${CPUS:-}" ] && pin=(taskset -c "$CPUS")
+
 lb() {  # llama-bench mean tokens/s for its args
-  "$llama_bench" -m "$model" -t "$threads" -r 5 -lm none -o json "$@" 2>/dev/null |
+  "${pin[@]}" "$llama_bench" -m "$model" -t "$threads" -r "$reps" -lm none -o json "$@" 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["avg_ts"])'
 }
 pp() {  # pipette mean tokens/s of a benchmark's headline metric
-  "$pipette" --store "$store" --json run -q --model "$model" --benchmark "$1" --threads "$threads" \
-    --min-reps 5 --max-reps 5 | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['$2']['mean'])"
+  "${pin[@]}" "$pipette" --store "$store" --json run -q --model "$model" --benchmark "$1" --threads "$threads" \
+    --min-reps "$reps" --max-reps "$reps" | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['$2']['mean'])"
 }
 
 rows=()
@@ -49,4 +60,4 @@ name = sys.argv[1]
 for label, i in (("prefill_throughput_" + sys.argv[2], 0), ("decode_throughput_" + sys.argv[2] + "_" + sys.argv[3], 2)):
     lb = st.mean(r[i] for r in rows); pp = st.mean(r[i + 1] for r in rows)
     print(f"{name}  {label:<28} llama-bench {lb:12.2f} tok/s  pipette {pp:12.2f} tok/s  ratio {pp / lb:.3f}")
-' "$(basename "$model") t=$threads" "$P" "$D"
+' "$(basename "$model") t=$threads r=$reps cpus=${CPUS:-any}" "$P" "$D"
