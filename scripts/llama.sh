@@ -59,12 +59,13 @@ fetch_pinned() {
 if [ -n "${PIPETTE_LLAMA_CPP_DIR:-}" ]; then
   src=$(cd "$PIPETTE_LLAMA_CPP_DIR" && pwd) || fail "PIPETTE_LLAMA_CPP_DIR=$PIPETTE_LLAMA_CPP_DIR does not exist"
   [ -f "$src/include/llama.h" ] || fail "$src is not a llama.cpp checkout (no include/llama.h)"
+  commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)
+  dirty=$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null | head -c1)
+  [ -z "$dirty" ] || commit="$commit-dirty"
 else
-  src=$(fetch_pinned)
+  src=""  # fetched below, only when the cache lacks this build
+  commit=$pinned_commit
 fi
-commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null | head -c1)
-[ -z "$dirty" ] || commit="$commit-dirty"
 
 flags=(
   -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=ON
@@ -79,6 +80,7 @@ if [[ "$commit" != *-dirty && -f "$prefix/.complete" ]]; then
   echo "$prefix"; exit 0
 fi
 
+[ -n "$src" ] || src=$(fetch_pinned)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 gen=()

@@ -112,3 +112,42 @@ INSTANTIATE_TEST_SUITE_P(Acceptance, Stories260KCli,
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+// Issue 2's main job on real input: every standard benchmark that fits stories260K's 512-token
+// context, on F32 and three quantizations, stores ok results.
+class Stories260KMainJob : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Stories260KMainJob, EveryFittingStandardBenchmarkIsOk) {
+  const std::string model = testing_models::Stories260K(GetParam());
+  if (model.empty()) GTEST_SKIP() << testing_models::SharedMissingReason();
+  int cells = 0;
+  const BenchmarkCatalog catalog = BenchmarkCatalog::BuiltIn();
+  for (const BenchmarkSpec& b : catalog.List()) {
+    const int need = b.prefill_tokens + (b.type == BenchmarkType::kMemory ? 1 : b.decode_tokens);
+    if (need > 512) continue;
+    CellSpec spec;
+    spec.model_path = model;
+    spec.benchmark = b;
+    spec.settings.threads = 1;
+    spec.policy.max_reps = 5;
+    spec.driver_path = testing_models::Binary("pipette-llamacpp-driver");
+    auto r = RunCell(spec);
+    ASSERT_TRUE(r.ok()) << b.id << ": " << r.error().message;
+    EXPECT_EQ((*r)["status"], "ok") << b.id << ": " << (*r)["failure"].dump();
+    EXPECT_EQ((*r)["model"]["quant"], GetParam());
+    EXPECT_EQ((*r)["harness"]["reps"], 5);
+    ++cells;
+  }
+  // prefill 100/256/512, decode 100_100/256_100, e2e 100_256/256_256, memory 100/256 (memory at
+  // 512 needs 513 positions: prefill 512, then decode one token).
+  EXPECT_EQ(cells, 9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Quantizations, Stories260KMainJob,
+                         ::testing::Values("F32", "Q8_0", "Q4_0", "Q4_K_M"));
+
+}  // namespace
+}  // namespace pipette
