@@ -57,6 +57,12 @@ std::string_view CatalogTypeName(BenchmarkType type);
 // Accepts either the short or the catalog name. nullopt for anything else.
 std::optional<BenchmarkType> ParseTypeName(std::string_view name);
 
+// The metric a benchmark type is ranked and listed by, whose 95% CI drives adaptive repetitions
+// (DESIGN.md 4.2 step 5; names from 4.3): prefill -> "prefill_throughput", decode ->
+// "decode_throughput", e2e -> "end_to_end_latency", memory -> "max_host_usage"; "" for types
+// without one.
+std::string_view HeadlineMetric(BenchmarkType type);
+
 // One benchmark definition. Fields that do not apply to `type` are 0 or empty.
 struct BenchmarkSpec {
   std::string id;  // e.g. "decode_throughput_512_100"

@@ -89,4 +89,14 @@ nlohmann::json ToJson(const BenchmarkSpec& spec) {
   return j;
 }
 
+std::string_view HeadlineMetric(BenchmarkType type) {
+  switch (type) {
+    case BenchmarkType::kPrefill: return "prefill_throughput";
+    case BenchmarkType::kDecode: return "decode_throughput";
+    case BenchmarkType::kEndToEnd: return "end_to_end_latency";
+    case BenchmarkType::kMemory: return "max_host_usage";
+    default: return "";
+  }
+}
+
 }  // namespace pipette

@@ -40,16 +40,6 @@ struct Rep {
   std::string started_at;
 };
 
-std::string HeadlineMetric(BenchmarkType type) {
-  switch (type) {
-    case BenchmarkType::kPrefill: return "prefill_throughput";
-    case BenchmarkType::kDecode: return "decode_throughput";
-    case BenchmarkType::kEndToEnd: return "end_to_end_latency";
-    case BenchmarkType::kMemory: return "max_host_usage";
-    default: return "";
-  }
-}
-
 Status Validate(const Rep& rep) {
   for (const auto& [name, v] : rep.values) {
     if (!std::isfinite(v) || (v <= 0 && name != "harness_overhead")) {
@@ -269,7 +259,7 @@ json CellRun::Run() {
     auto rep = Measure(&rt);
     if (!rep) return fail(rep.error());
   }
-  const std::string headline = HeadlineMetric(b_.type);
+  const std::string headline(HeadlineMetric(b_.type));
   for (int i = 0; i < policy.max_reps; ++i) {
     auto rep = Measure(&rt);
     if (!rep) return fail(rep.error());

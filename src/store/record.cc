@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "pipette/benchmark.h"
 #include "pipette/store.h"
 
 namespace pipette::store {
@@ -149,11 +150,8 @@ std::vector<SampleValue> ExtractSamples(const json& record) {
 namespace pipette {
 
 std::string HeadlineMetric(const std::string& benchmark_type) {
-  if (benchmark_type == "prefill") return "prefill_throughput";
-  if (benchmark_type == "decode") return "decode_throughput";
-  if (benchmark_type == "e2e") return "end_to_end_latency";
-  if (benchmark_type == "memory") return "max_host_usage";
-  return {};
+  const auto type = ParseTypeName(benchmark_type);
+  return type ? std::string(HeadlineMetric(*type)) : std::string();
 }
 
 }  // namespace pipette

@@ -77,10 +77,7 @@ TEST_P(Stories260KCli, StoresCompleteOkResult) {
                        "--threads", "1", "--json", "--quiet"});
   ASSERT_TRUE(r.exit.exited && r.exit.code == 0) << r.exit.Describe() << "\n" << r.err;
   const json rec = json::parse(r.out);
-  const std::string headline = rec["benchmark"]["type"] == "prefill"  ? "prefill_throughput"
-                               : rec["benchmark"]["type"] == "decode" ? "decode_throughput"
-                               : rec["benchmark"]["type"] == "e2e"    ? "end_to_end_latency"
-                                                                      : "max_host_usage";
+  const std::string headline(HeadlineMetric(ParseBenchmarkId(GetParam())->type));
   EXPECT_EQ(rec["status"], "ok");
   EXPECT_EQ(rec["schema"], "pipette.result/1");
   const json& m = rec["metrics"][headline];
