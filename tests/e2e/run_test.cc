@@ -66,6 +66,22 @@ TEST(RunCellSynthetic, SamePromptHashEveryTime) {
   EXPECT_EQ((*a)["input"]["prompt_sha256"].get<std::string>().size(), 64u);
 }
 
+// Pinned prompt hashes: the built-in text, its repetition and the cut to exactly P tokens are part
+// of pipette-method/1; a change to any of them must show up here (and bump the methodology).
+TEST(PromptHash, PinnedForRealTokenizers) {
+  auto tiny = RunCell(SmokeSpec(TinySynthetic(), "prefill_throughput_8"));
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_EQ((*tiny)["input"]["prompt_sha256"],
+            "02a308172bc56e041ef286257dc6486d0e66a0355171d58e9dd3963b601a8263");
+  const std::string stories = Stories260K("Q8_0");
+  if (stories.empty()) GTEST_SKIP() << SharedMissingReason();
+  auto s = RunCell(SmokeSpec(stories, "prefill_throughput_256"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)["input"]["prompt_tokens"], 256);
+  EXPECT_EQ((*s)["input"]["prompt_sha256"],
+            "e2c51392c5ea12c3cbc23e2113ec91f515c36b0d55cbf9186bd1e66e91b206db");
+}
+
 // The acceptance shape of issue 2 on the real tiny model, through the CLI.
 class Stories260KCli : public ::testing::TestWithParam<std::string> {};
 
