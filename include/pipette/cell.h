@@ -41,6 +41,9 @@ struct HarnessPolicy {
   int min_reps = 5;         // measured repetitions always run
   int max_reps = 20;        // adaptive upper bound
   double ci_target = 0.02;  // stop once the 95% CI of the headline median is within +-ci_target
+  // Longest wait for the runtime to answer one request (load, one repetition), seconds. A runtime
+  // that is hung or stopped is killed then and the cell fails at that stage.
+  int request_timeout_s = 600;
 };
 
 struct CellSpec {

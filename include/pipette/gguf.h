@@ -77,4 +77,14 @@ std::string FtypeName(int file_type);
 // The upper-case quantization name of a ggml tensor type name: "q4_K" -> "Q4_K", "f32" -> "F32".
 std::string QuantNameOfTensorType(const std::string& ggml_type_name);
 
+// The ggml tensor type that carries a quantization, e.g. "Q4_K_M" -> "q4_K", "IQ3_M" -> "iq3_s",
+// "Q8_0" -> "q8_0"; "" when unknown.
+std::string PrincipalTensorType(const std::string& quant);
+
+// A one-line warning when a model's tensors do not carry the quantization its header names
+// (llama-quantize falls back to other types for tensors whose rows are not a multiple of the
+// type's block size, and still writes the requested file type); "" when they do. Never a silent
+// fallback: `models quantize` prints it and results record it in logs.warnings.
+std::string QuantFallbackWarning(const GgufInfo& info);
+
 }  // namespace pipette

@@ -16,6 +16,7 @@
 #include "models/llama_tools.h"
 #include "pipette/gguf.h"
 #include "pipette/synth.h"
+#include "platform/output_path.h"
 
 namespace pipette::cli {
 namespace {
@@ -100,6 +101,9 @@ int Inspect(const std::string& path, CliContext& ctx) {
 int ReportWritten(const std::string& path, CliContext& ctx) {
   Result<GgufInfo> info = ReadGgufInfo(path);
   if (!info.ok()) return ReportError(ctx, info.error(), kExitFailure);
+  if (const std::string w = QuantFallbackWarning(*info); !w.empty()) {
+    std::cerr << "pipette: warning: " << w << "\n";
+  }
   if (ctx.json) {
     std::cout << ToJson(*info).dump(2) << "\n";
     return kExitOk;
@@ -157,6 +161,7 @@ int Synth(const SynthArgs& args, CliContext& ctx) {
   if (args.options.out_path.empty()) {
     return ReportError(ctx, MakeError("models synth needs -o FILE (or --list to see presets)"));
   }
+  if (Status s = CheckOutputPath(args.options.out_path); !s.ok()) return ReportError(ctx, s.error());
   if (!ctx.json && FindSynthPreset(args.options.preset) != nullptr) {
     std::cerr << "pipette: writing synthetic " << args.options.preset << " model to "
               << args.options.out_path << "\n";

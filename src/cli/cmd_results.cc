@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pipette/store.h"
+#include "platform/output_path.h"
 
 namespace pipette::cli {
 namespace {
@@ -242,6 +243,8 @@ int Export(const ResultsArgs& a, CliContext& ctx) {
     }
     return kExitOk;
   }
+  const std::string store_path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+  if (Status s = CheckOutputPath(a.output, {store_path}); !s.ok()) return ReportError(ctx, s.error());
   if (Status s = WriteFile(a, records); !s.ok()) return ReportError(ctx, s.error(), kExitFailure);
   std::cerr << "pipette: exported " << records.size() << " results to " << a.output << "\n";
   return kExitOk;

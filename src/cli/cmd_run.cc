@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -113,7 +114,13 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str()->check(CLI::Range(1, 10000));
   run->add_option("--ci-target", p.ci_target,
                   "stop when the 95% CI of the median is within +- this fraction")
-      ->capture_default_str()->check(CLI::Range(0.0001, 1.0));
+      ->capture_default_str()->check(CLI::Range(0.0001, 1.0))
+      ->check(CLI::Validator([](std::string& v) {
+        return std::isfinite(std::stod(v)) ? std::string() : std::string("must be a number");
+      }, "FINITE"));
+  run->add_option("--request-timeout", p.request_timeout_s,
+                  "seconds to wait for the runtime to answer one request before failing the cell")
+      ->capture_default_str()->check(CLI::Range(1, 7 * 24 * 3600));
   run->add_option("--label", args->spec.label, "device label recorded with the result");
   run->add_option("--n-gpu-layers", s.n_gpu_layers, "layers offloaded to a GPU (-1: all if any)")
       ->capture_default_str();

@@ -30,7 +30,10 @@ int main(int argc, char** argv) {
   app.fallthrough();
   CliContext ctx;
   app.add_option("--store", ctx.store_path,
-                 "results database (default: $PIPETTE_STORE or " + pipette::DefaultStorePath() + ")");
+                 "results database (default: $PIPETTE_STORE or " + pipette::DefaultStorePath() + ")")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+          "PATH"));
   app.add_flag("--json", ctx.json, "print data as JSON");
   AddRunCommand(app, ctx);
   AddModelsCommand(app, ctx);
@@ -47,6 +50,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "pipette: error: " << e.what() << "; see `pipette --help`" << std::endl;
     return kExitBadInput;
+  }
+  // Data written to a full disk or a closed pipe must not pass for success.
+  if (!std::cout.flush()) {
+    std::cerr << "pipette: error: cannot write to standard output (disk full or closed pipe?)"
+              << std::endl;
+    return ctx.exit_code == kExitOk ? kExitFailure : ctx.exit_code;
   }
   return ctx.exit_code;
 }

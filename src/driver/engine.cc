@@ -61,7 +61,7 @@ Status Engine::Load(const std::string& path, const EngineSettings& requested) {
   mp.load_mode = settings_.mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
   model_ = llama_model_load_from_file(path.c_str(), mp);
   if (!model_) {
-    return MakeError("llama.cpp could not load " + path + " (see the runtime log)", "load");
+    return MakeError("llama.cpp could not load " + path, "load");
   }
   vocab_ = llama_model_get_vocab(model_);
   if (settings_.n_ctx <= 0) settings_.n_ctx = llama_model_n_ctx_train(model_);
@@ -114,6 +114,11 @@ Result<std::vector<int32_t>> Engine::Tokenize(const std::string& text, bool add_
   if (n < 0) return MakeError("tokenization failed", "tokenize");
   tokens.resize(static_cast<size_t>(n));
   return tokens;
+}
+
+EngineCounts Engine::Counts() const {
+  if (!ctx_) return {};
+  return {llama_n_ctx(ctx_), llama_n_batch(ctx_), llama_n_ubatch(ctx_)};
 }
 
 void Engine::ClearKvCache() {

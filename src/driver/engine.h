@@ -44,6 +44,11 @@ struct ModelFacts {
   bool add_bos = false;
 };
 
+// Sizes as llama.cpp uses them after creating the context (tokens).
+struct EngineCounts {
+  uint32_t n_ctx = 0, n_batch = 0, n_ubatch = 0;
+};
+
 // Per-token timing of a greedy run. step_ns[i] is the duration of decode step i: llama_decode of
 // one token, synchronize, read the logits and pick the next token (argmax, end-of-generation
 // tokens suppressed).
@@ -74,6 +79,7 @@ class Engine {
 
   const ModelFacts& facts() const { return facts_; }
   const EngineSettings& settings() const { return settings_; }  // resolved
+  EngineCounts Counts() const;  // zeros before Load()
 
   // Tokenizes `text`; `add_special` adds the beginning-of-sequence token if the model uses one.
   Result<std::vector<int32_t>> Tokenize(const std::string& text, bool add_special) const;

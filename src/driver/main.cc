@@ -20,14 +20,20 @@ using nlohmann::json;
 
 std::mutex g_log_mutex;
 std::vector<std::string> g_warnings;  // llama.cpp WARN/ERROR lines, for logs.warnings
+std::string g_last_error;             // the last ERROR line: the reason a load failed
+std::string g_flash_attn;             // "on"/"off" as llama.cpp resolved flash_attn = auto
 
 void LogToStderr(ggml_log_level level, const char* text, void*) {
   std::fputs(text, stderr);
-  if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) {
-    std::lock_guard<std::mutex> lock(g_log_mutex);
-    std::string line(text);
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    if (!line.empty() && g_warnings.size() < 200) g_warnings.push_back(line);
+  std::string line(text);
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  // llama.cpp logs how it resolved flash_attn = auto (llama-context.cpp, resolve_fused_ops).
+  if (line.find("Flash Attention enabled") != std::string::npos) g_flash_attn = "on";
+  if (line.find("Flash Attention disabled") != std::string::npos) g_flash_attn = "off";
+  if ((level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) && !line.empty()) {
+    if (g_warnings.size() < 200) g_warnings.push_back(line);
+    if (level == GGML_LOG_LEVEL_ERROR) g_last_error = line;
   }
 }
 
@@ -83,10 +89,27 @@ json SettingsJson(const EngineSettings& e) {
           {"poll", e.poll}};
 }
 
+// What llama.cpp actually uses, which can differ from what was asked: it pads the context, caps
+// n_ubatch at n_batch, and resolves flash_attn = auto per backend.
+json Effective(const Engine& engine) {
+  const EngineCounts c = engine.Counts();
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  json e = {{"n_ctx", c.n_ctx}, {"n_batch", c.n_batch}, {"n_ubatch", c.n_ubatch}};
+  if (!g_flash_attn.empty()) e["flash_attn"] = g_flash_attn;
+  return e;
+}
+
 json HandleLoad(Engine& engine, const json& req) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (auto s = engine.Load(req.at("model").get<std::string>(), ParseSettings(req.value("settings", json::object()))); !s) {
-    json r = Fail(s.error(), "load");
+  if (auto s = engine.Load(req.at("model").get<std::string>(),
+                           ParseSettings(req.value("settings", json::object())));
+      !s) {
+    Error e = s.error();
+    {
+      std::lock_guard<std::mutex> lock(g_log_mutex);
+      if (!g_last_error.empty()) e.message += ": " + g_last_error;
+    }
+    json r = Fail(e, "load");
     r["warnings"] = TakeWarnings();
     return r;
   }
@@ -101,6 +124,7 @@ json HandleLoad(Engine& engine, const json& req) {
                        {"system_info", llama_print_system_info()}, {"backends", Backends()},
                        {"supports_gpu_offload", llama_supports_gpu_offload()}}},
           {"settings", SettingsJson(engine.settings())},
+          {"effective", Effective(engine)},
           {"warnings", TakeWarnings()}};
 }
 

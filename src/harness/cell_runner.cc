@@ -105,7 +105,8 @@ Result<Runtime> CellRun::StartRuntime() {
   Runtime rt;
   const auto t0 = Clock::now();
   const std::string path = spec_.driver_path.empty() ? DefaultDriverPath() : spec_.driver_path;
-  auto driver = LlamaCppDriver::Start(path, log_path_);
+  auto driver = LlamaCppDriver::Start(path, log_path_,
+                                      std::chrono::seconds(spec_.policy.request_timeout_s));
   if (!driver) return driver.error();
   rt.driver = std::move(*driver);
   if (b_.type == BenchmarkType::kMemory) {
@@ -269,7 +270,9 @@ json CellRun::Run() {
     const Summary s = Summarize(h);
     Progress(fmt::format("rep {}: {} median {:.6g} {}, 95% CI +-{:.1f}%", i + 1, headline, s.median,
                          MetricUnit(headline), 100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median));
-    if (static_cast<int>(reps.size()) >= policy.min_reps && CiWithinTarget(s, policy.ci_target)) {
+    // A confidence interval from fewer than 3 samples says nothing; it never counts as reached.
+    if (static_cast<int>(reps.size()) >= std::max(policy.min_reps, 3) &&
+        CiWithinTarget(s, policy.ci_target)) {
       ci_reached = true;
       break;
     }

@@ -1,12 +1,18 @@
 #include "harness/record.h"
 
+#include <unistd.h>
+
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "base/ids.h"
 #include "base/sha256.h"
 #include "pipette/build_info.h"
 #include "pipette/gguf.h"
 #include "platform/device.h"
+#include "platform/output_path.h"
+#include "runtimes/llamacpp/driver_client.h"
 
 namespace pipette {
 namespace {
@@ -22,9 +28,29 @@ int ContextNeed(const BenchmarkSpec& b) {
   }
 }
 
-Status CheckSettings(const RuntimeSettings& s) {
+// KV cache types llama.cpp accepts (its common/arg.cpp `kv_cache_types`).
+constexpr const char* kKvCacheTypes[] = {"f32",  "f16",  "bf16",   "q8_0", "q4_0",
+                                         "q4_1", "iq4_nl", "q5_0", "q5_1"};
+
+Status CheckKvType(const std::string& option, const std::string& type) {
+  std::string valid;
+  for (const char* t : kKvCacheTypes) {
+    if (type == t) return Status::Ok();
+    valid += std::string(valid.empty() ? "" : ", ") + t;
+  }
+  return MakeError(option + " '" + type + "' is not a KV cache type llama.cpp accepts; use one of " +
+                   valid);
+}
+
+Status CheckSettings(const RuntimeSettings& s, int need) {
   if (s.threads < 0) return MakeError("threads must be at least 1 (0 means physical cores)");
   if (s.n_batch < 1 || s.n_ubatch < 1) return MakeError("n_batch and n_ubatch must be at least 1");
+  if (s.n_ctx != 0 && s.n_ctx < need) {
+    return MakeError("--ctx-size " + std::to_string(s.n_ctx) + " is smaller than the " +
+                     std::to_string(need) + " tokens this benchmark needs; raise it or leave it out");
+  }
+  if (auto st = CheckKvType("--cache-type-k", s.type_k); !st) return st;
+  if (auto st = CheckKvType("--cache-type-v", s.type_v); !st) return st;
   if (s.flash_attn != "auto" && s.flash_attn != "on" && s.flash_attn != "off") {
     return MakeError("flash_attn must be auto, on or off, not '" + s.flash_attn + "'");
   }
@@ -48,10 +74,18 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
     return MakeError("benchmark " + b.id + " (type " + std::string(TypeName(b.type)) +
                      ") is not run by `pipette run` yet");
   }
-  if (auto s = CheckSettings(spec.settings); !s) return s.error();
+  const int need = ContextNeed(b);
+  if (auto s = CheckSettings(spec.settings, need); !s) return s.error();
+  if (!spec.log_path.empty()) {
+    if (auto s = CheckOutputPath(spec.log_path); !s) return s.error().Wrap("--runtime-log");
+  }
+  const std::string driver = spec.driver_path.empty() ? DefaultDriverPath() : spec.driver_path;
+  if (access(driver.c_str(), X_OK) != 0) {
+    return MakeError("the runtime driver " + driver +
+                     " is missing or not executable; rebuild with scripts/build.sh");
+  }
   auto info = ReadGgufInfo(spec.model_path);
   if (!info) return info.error();
-  const int need = ContextNeed(b);
   if (info->n_ctx_train > 0 && static_cast<uint64_t>(need) > info->n_ctx_train &&
       !spec.allow_context_overflow) {
     return MakeError(b.id + " needs " + std::to_string(need) + " tokens of context but " +
@@ -95,9 +129,13 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
         {"min_reps", spec.policy.min_reps},
         {"max_reps", spec.policy.max_reps},
         {"ci_target", spec.policy.ci_target},
+        {"request_timeout_s", spec.policy.request_timeout_s},
         {"readiness", {{"enabled", false}}}}},
       {"started_at", NowRfc3339()},
       {"logs", {{"warnings", json::array()}}}};
+  if (const std::string w = QuantFallbackWarning(*info); !w.empty()) {
+    record["logs"]["warnings"].push_back(w);
+  }
   if (info->synthetic) {
     record["logs"]["warnings"].push_back(
         "synthetic model: its performance stands for its shape, not for any quality");
@@ -108,6 +146,17 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
 void RecordRuntime(const json& load_reply, json& record) {
   json& rt = record["runtime"];
   if (load_reply.contains("settings")) rt["settings"] = load_reply["settings"];
+  if (load_reply.contains("effective")) {
+    const json& e = load_reply["effective"];
+    rt["effective"] = e;
+    const json& s = rt["settings"];
+    for (const char* key : {"n_batch", "n_ubatch"}) {
+      if (e.contains(key) && s.contains(key) && e[key] != s[key]) {
+        record["logs"]["warnings"].push_back(fmt::format(
+            "llama.cpp used {} = {}, not the {} asked for", key, e[key].dump(), s[key].dump()));
+      }
+    }
+  }
   if (load_reply.contains("runtime")) {
     rt["backends"] = load_reply["runtime"].value("backends", json::array());
     rt["build"]["system_info"] = load_reply["runtime"].value("system_info", "");

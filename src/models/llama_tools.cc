@@ -1,6 +1,8 @@
 // Running llama.cpp's model tools (llama_tools.h).
 #include "models/llama_tools.h"
 
+#include "platform/output_path.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -57,17 +59,6 @@ Status CheckInputFile(const std::string& path, const std::string& what) {
   }
   if (::access(path.c_str(), R_OK) != 0) {
     return MakeError(fmt::format("{}: not readable ({})", path, what));
-  }
-  return Status::Ok();
-}
-
-Status CheckOutputPath(const std::string& out_path) {
-  if (out_path.empty()) return MakeError("no output path given; use -o FILE");
-  const fs::path parent = fs::path(out_path).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !fs::is_directory(parent, ec)) {
-    return MakeError(fmt::format("{}: the folder {} does not exist; create it first", out_path,
-                                 parent.string()));
   }
   return Status::Ok();
 }
@@ -163,12 +154,7 @@ Status QuantizeModel(const std::string& in_path, const std::string& type_name,
   }
   Result<GgufInfo> in = ReadGgufInfo(in_path);
   if (!in.ok()) return in.error();
-  if (Status s = CheckOutputPath(out_path); !s.ok()) return s;
-  std::error_code ec;
-  if (fs::equivalent(in_path, out_path, ec)) {
-    return MakeError(
-        fmt::format("{}: output would overwrite the input; choose another -o file", out_path));
-  }
+  if (Status s = CheckOutputPath(out_path, {in_path}); !s.ok()) return s;
   Result<std::string> tool = ToolPath("llama-quantize");
   if (!tool.ok()) return tool.error();
   const std::string tmp = TempPath(out_path);
@@ -181,7 +167,7 @@ Status ImportLlama2c(const std::string& model_bin, const std::string& tokenizer_
   if (Status s = CheckInputFile(tokenizer_bin, "the llama2.c tokenizer"); !s.ok()) return s;
   Result<Llama2cConfig> config = ReadLlama2cConfig(model_bin);
   if (!config.ok()) return config.error();
-  if (Status s = CheckOutputPath(out_path); !s.ok()) return s;
+  if (Status s = CheckOutputPath(out_path, {model_bin, tokenizer_bin}); !s.ok()) return s;
   Result<std::string> tool = ToolPath("llama-convert-llama2c-to-ggml");
   if (!tool.ok()) return tool.error();
   const std::string tmp = TempPath(out_path);

@@ -2,6 +2,7 @@
 // (tokenizer keys copied from a vocabulary-only GGUF file); tensor data is generated and written
 // one chunk at a time after it, with GGUF's alignment padding.
 #include "pipette/synth.h"
+#include "platform/output_path.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -308,6 +309,7 @@ Status WriteSyntheticModel(const SynthOptions& options) {
   const SynthPreset* preset = nullptr;
   bool f16 = true;
   if (Status s = Validate(options, &preset, &f16); !s.ok()) return s;
+  if (Status s = CheckOutputPath(options.out_path); !s.ok()) return s;
 
   Result<GgufPtr> tokenizer = LoadTokenizerKeys(SynthVocabPath(*preset, options.vocab_dir));
   if (!tokenizer.ok()) return tokenizer.error();

@@ -13,7 +13,7 @@ std::atomic<pid_t> g_target{0};
 void OnSignal(int sig) {
   g_interrupted = true;
   const pid_t target = g_target.load();
-  if (target > 0) kill(target, SIGTERM);
+  if (target > 0) kill(target, SIGKILL);  // works on a stopped or hung runtime too
   signal(sig, SIG_DFL);  // a second signal ends pipette
 }
 
@@ -25,6 +25,7 @@ void InstallInterruptHandler() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
 }
 
 bool Interrupted() { return g_interrupted.load(); }

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "platform/device.h"
+#include "platform/output_path.h"
 #include "platform/proc_memory.h"
 #include "platform/process.h"
 
@@ -93,6 +94,31 @@ TEST(DeviceFingerprint, HasStableId) {
   EXPECT_EQ(a["id"], b["id"]);  // the label is not part of the identity
   EXPECT_EQ(a["label"], "bench-box");
   EXPECT_GT(a["memory_bytes"].get<uint64_t>(), 0u);
+}
+
+}  // namespace
+}  // namespace pipette
+
+namespace pipette {
+namespace {
+
+TEST(OutputPath, RefusesWhatWouldDestroyData) {
+  const std::string dir = testing::TempDir() + "/outpath";
+  std::filesystem::create_directories(dir);
+  const std::string in = dir + "/in.gguf", store = dir + "/results.db", plain = dir + "/old.csv";
+  std::ofstream(in) << "GGUF";
+  std::ofstream(plain) << "a,b\n";
+  std::ofstream(store, std::ios::binary) << std::string("SQLite format 3\0", 16) << "rest";
+  EXPECT_TRUE(CheckOutputPath(dir + "/new.gguf", {in}).ok());
+  EXPECT_TRUE(CheckOutputPath(plain).ok());  // -o replaces an ordinary file
+  EXPECT_NE(CheckOutputPath(in, {in}).error().message.find("also an input"), std::string::npos);
+  EXPECT_NE(CheckOutputPath(store).error().message.find("SQLite database"), std::string::npos);
+  EXPECT_NE(CheckOutputPath("/dev/null").error().message.find("not a regular file"),
+            std::string::npos);
+  EXPECT_NE(CheckOutputPath(dir).error().message.find("not a regular file"), std::string::npos);
+  EXPECT_NE(CheckOutputPath(dir + "/no/x.csv").error().message.find("does not exist"),
+            std::string::npos);
+  EXPECT_FALSE(CheckOutputPath("").ok());
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ struct ExitInfo {
 };
 
 // A child with its stdin/stdout as pipes to us and its stderr captured to a file (so a chatty
-// runtime can never block on a full pipe). Move-only; the destructor kills (SIGKILL) and reaps a
+// runtime can never block on a full pipe). The child runs in its own process group (a terminal's
+// Ctrl-C reaches only us; platform/interrupt.h decides) and is killed if we die. Move-only; the destructor kills (SIGKILL) and reaps a
 // child that is still running. Not thread-safe, except Pid() and Kill(), which may be called from
 // any thread while another thread reads or writes.
 class ChildProcess {
@@ -48,8 +49,13 @@ class ChildProcess {
   Status WriteLine(const std::string& line);
 
   // Reads one '\n'-terminated line from the child's stdout (without the '\n'). Returns
-  // std::nullopt at end of file (the child exited or closed stdout).
-  std::optional<std::string> ReadLine();
+  // std::nullopt at end of file (the child exited or closed stdout), after `timeout` without a
+  // complete line (TimedOut() is then true), or when the line exceeds kMaxLineBytes (LineTooLong()).
+  std::optional<std::string> ReadLine(
+      std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+  bool TimedOut() const { return timed_out_; }
+  bool LineTooLong() const { return line_too_long_; }
+  static constexpr size_t kMaxLineBytes = 256u << 20;  // 256 MiB: far above any real reply
 
   // Closes our end of the child's stdin (the child sees end of input).
   void CloseStdin();
@@ -68,6 +74,8 @@ class ChildProcess {
   int in_fd_ = -1;   // child's stdin (we write)
   int out_fd_ = -1;  // child's stdout (we read)
   std::string buffer_;
+  bool timed_out_ = false;
+  bool line_too_long_ = false;
   bool reaped_ = false;
   ExitInfo exit_;
 };

@@ -1,4 +1,6 @@
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +67,7 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv,
   if (pid < 0) return MakeError(std::string("fork: ") + strerror(errno));
   if (pid == 0) {
     setpgid(0, 0);  // own process group: a terminal's Ctrl-C reaches pipette, which decides
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // no orphaned runtime if pipette is killed
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
     if (err_fd >= 0) dup2(err_fd, 2);
@@ -131,13 +134,32 @@ Status ChildProcess::WriteLine(const std::string& line) {
   return Status::Ok();
 }
 
-std::optional<std::string> ChildProcess::ReadLine() {
+std::optional<std::string> ChildProcess::ReadLine(
+    std::optional<std::chrono::milliseconds> timeout) {
+  timed_out_ = line_too_long_ = false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout.value_or(std::chrono::milliseconds(0));
   for (;;) {
     const size_t nl = buffer_.find('\n');
     if (nl != std::string::npos) {
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       return line;
+    }
+    if (buffer_.size() > kMaxLineBytes) {
+      line_too_long_ = true;
+      return std::nullopt;
+    }
+    if (timeout) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        timed_out_ = true;
+        return std::nullopt;
+      }
+      pollfd pfd{out_fd_, POLLIN, 0};
+      const int r = poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+      if (r < 0 && errno != EINTR) return std::nullopt;
+      if (r <= 0) continue;
     }
     char chunk[65536];
     const ssize_t n = read(out_fd_, chunk, sizeof chunk);

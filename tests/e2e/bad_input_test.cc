@@ -133,6 +133,22 @@ TEST(Fault, DriverKilledMidRunIsStoredAsFailure) {
   EXPECT_GE(rec["samples"].size(), 1u);  // repetitions before the crash are kept
 }
 
+TEST(Fault, HungRuntimeTimesOut) {
+  const std::string store = WorkDir() + "/hung.db";
+  std::thread stopper;
+  auto args = LongRun(store);
+  args.insert(args.end(), {"--request-timeout", "2"});
+  auto r = RunPipette(args, AfterFirstRep(stopper, [](int pid) {
+                        if (int driver = DriverOf(pid); driver > 0) kill(driver, SIGSTOP);
+                      }));
+  stopper.join();
+  EXPECT_EQ(r.exit.code, 1) << r.err;
+  const json rec = OnlyFailedRecord(store);
+  EXPECT_EQ(rec["failure"]["stage"], "decode");
+  EXPECT_NE(rec["failure"]["message"].get<std::string>().find("did not answer within 2 s"),
+            std::string::npos);
+}
+
 TEST(Fault, CtrlCStoresTheCellAsInterrupted) {
   const std::string store = WorkDir() + "/interrupted.db";
   std::thread interrupter;

@@ -22,8 +22,9 @@ std::string DefaultDriverPath() {
 #endif
 }
 
-LlamaCppDriver::LlamaCppDriver(ChildProcess child, std::string log_path)
-    : child_(std::move(child)), log_path_(std::move(log_path)) {}
+LlamaCppDriver::LlamaCppDriver(ChildProcess child, std::string log_path,
+                               std::chrono::milliseconds timeout)
+    : child_(std::move(child)), log_path_(std::move(log_path)), timeout_(timeout) {}
 
 LlamaCppDriver::~LlamaCppDriver() {
   if (!quit_) Quit(1000);
@@ -31,14 +32,34 @@ LlamaCppDriver::~LlamaCppDriver() {
 }
 
 Result<std::unique_ptr<LlamaCppDriver>> LlamaCppDriver::Start(const std::string& driver_path,
-                                                              const std::string& log_path) {
+                                                              const std::string& log_path,
+                                                              std::chrono::milliseconds timeout) {
   auto child = ChildProcess::Start({driver_path}, log_path);
   if (!child) return Error{child.error().message, "start"};
-  std::unique_ptr<LlamaCppDriver> d(new LlamaCppDriver(std::move(*child), log_path));
+  std::unique_ptr<LlamaCppDriver> d(new LlamaCppDriver(std::move(*child), log_path, timeout));
   SetInterruptTarget(d->Pid());
-  const auto ready = d->child_.ReadLine();
-  if (!ready) return d->Died("start");
+  auto ready = d->ReadReply("start");
+  if (!ready) return ready.error();
   return d;
+}
+
+Result<std::string> LlamaCppDriver::ReadReply(const std::string& stage) {
+  auto line = child_.ReadLine(timeout_);
+  if (line) return *line;
+  if (child_.TimedOut() || child_.LineTooLong()) {
+    child_.Kill(SIGKILL);
+    child_.Wait();
+    quit_ = true;
+    if (Interrupted()) return MakeError("interrupted by the user during " + stage, stage);
+    if (child_.LineTooLong()) {
+      return MakeError("runtime process sent a reply longer than 256 MiB during " + stage +
+                       " (killed)", stage);
+    }
+    return MakeError("runtime process did not answer within " +
+                     std::to_string(timeout_.count() / 1000) + " s during " + stage +
+                     " (killed); raise --request-timeout if the work is that long", stage);
+  }
+  return Died(stage);
 }
 
 Error LlamaCppDriver::Died(const std::string& stage) {
@@ -61,9 +82,9 @@ Error LlamaCppDriver::Died(const std::string& stage) {
 Result<nlohmann::json> LlamaCppDriver::Call(const nlohmann::json& request,
                                             const std::string& stage) {
   if (quit_) return MakeError("runtime process is no longer running", stage);
-  if (auto s = child_.WriteLine(request.dump()); !s) return Died(stage);
-  const auto line = child_.ReadLine();
-  if (!line) return Died(stage);
+  if (auto s = child_.WriteLine(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); !s) return Died(stage);
+  const auto line = ReadReply(stage);
+  if (!line) return line.error();
   nlohmann::json reply = nlohmann::json::parse(*line, nullptr, false);
   if (reply.is_discarded() || !reply.is_object()) {
     return MakeError("runtime process sent an unreadable reply during " + stage, stage);
@@ -77,7 +98,7 @@ Result<nlohmann::json> LlamaCppDriver::Call(const nlohmann::json& request,
 ExitInfo LlamaCppDriver::Quit(int grace_ms) {
   if (!quit_) {
     quit_ = true;
-    if (child_.WriteLine(R"({"cmd":"quit"})").ok()) child_.ReadLine();
+    if (child_.WriteLine(R"({"cmd":"quit"})").ok()) child_.ReadLine(std::chrono::milliseconds(grace_ms));
     child_.CloseStdin();
   }
   auto exit = child_.Wait(std::chrono::milliseconds(grace_ms));

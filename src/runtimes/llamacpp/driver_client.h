@@ -6,6 +6,7 @@
 // ended ("runtime process killed by signal 9 (SIGKILL) during decode").
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -23,9 +24,12 @@ std::string DefaultDriverPath();
 // Not thread-safe, except Pid() and Kill().
 class LlamaCppDriver {
  public:
-  // Starts the driver with its stderr going to `log_path` and waits for its ready line.
-  static Result<std::unique_ptr<LlamaCppDriver>> Start(const std::string& driver_path,
-                                                       const std::string& log_path);
+  // Starts the driver with its stderr going to `log_path` and waits up to `timeout` for its
+  // ready line. `timeout` also bounds every later Call(): a runtime that does not answer in time
+  // is killed and the call fails naming the stage (a hung or stopped runtime never hangs pipette).
+  static Result<std::unique_ptr<LlamaCppDriver>> Start(
+      const std::string& driver_path, const std::string& log_path,
+      std::chrono::milliseconds timeout = std::chrono::minutes(10));
   ~LlamaCppDriver();
 
   // Sends `request` and returns the reply when it has "ok": true. A reply with "ok": false
@@ -43,11 +47,13 @@ class LlamaCppDriver {
   std::string StderrTail(size_t max_bytes = 4000) const;
 
  private:
-  LlamaCppDriver(ChildProcess child, std::string log_path);
+  LlamaCppDriver(ChildProcess child, std::string log_path, std::chrono::milliseconds timeout);
   Error Died(const std::string& stage);
+  Result<std::string> ReadReply(const std::string& stage);
 
   ChildProcess child_;
   std::string log_path_;
+  std::chrono::milliseconds timeout_;
   bool quit_ = false;
 };
 

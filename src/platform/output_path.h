@@ -1,0 +1,18 @@
+// Guarding the files a command writes (`-o FILE`): writing must never destroy what the user
+// meant to keep (DESIGN.md 9: "no lost or corrupted data").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipette/status.h"
+
+namespace pipette {
+
+// OK when `out` may be created or replaced. Errors (one line naming `out` and what to do):
+// empty path; its folder does not exist; it exists and is not a regular file (a directory, a
+// device such as /dev/full, a fifo); it is the same file as one of `inputs`; it is an SQLite
+// database (a results store). Replacing another regular file is allowed, as `-o` promises.
+Status CheckOutputPath(const std::string& out, const std::vector<std::string>& inputs = {});
+
+}  // namespace pipette
