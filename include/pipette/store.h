@@ -57,6 +57,8 @@ struct ResultRow {
   std::optional<double> headline;  // median of the headline metric; absent when not measured
   std::string headline_metric;     // HeadlineMetric(benchmark.type), e.g. "prefill_throughput"
   std::string headline_unit;       // that metric's unit, e.g. "tokens/s"
+  std::optional<double> headline_ci95_low, headline_ci95_high;  // its 95% CI of the median
+  bool ci_reached = false;         // harness.ci_reached: the CI met the target (DESIGN.md 4.2)
 };
 
 // The metric a benchmark type is summarized by: prefill -> "prefill_throughput",

@@ -134,13 +134,13 @@ void AddBenchmarksCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* list = benchmarks->add_subcommand("list", "List the benchmarks in the catalog");
   list->add_option("--type", options->type,
                    "Only this type: prefill, decode, e2e, memory, eval, soak, kl_divergence");
-  list->add_option("--dir", options->dir,
+  list->add_option("--dir,--benchmarks-dir", options->dir,
                    "Directory of TOML definitions (default: the user benchmark directory)");
   list->callback([&ctx, options] { RunList(ctx, *options); });
 
   CLI::App* show = benchmarks->add_subcommand("show", "Show one benchmark definition");
   show->add_option("id", options->id, "Benchmark id, e.g. decode_throughput_512_100")->required();
-  show->add_option("--dir", options->dir,
+  show->add_option("--dir,--benchmarks-dir", options->dir,
                    "Directory of TOML definitions (default: the user benchmark directory)");
   show->callback([&ctx, options] { RunShow(ctx, *options); });
 }

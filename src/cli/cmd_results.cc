@@ -95,7 +95,18 @@ json RowJson(const ResultRow& r) {
           {"started_at", r.started_at},
           {"headline_metric", r.headline_metric},
           {"headline_unit", r.headline_unit},
-          {"headline", r.headline ? json(*r.headline) : json(nullptr)}};
+          {"headline", r.headline ? json(*r.headline) : json(nullptr)},
+          {"headline_ci95_low", r.headline_ci95_low ? json(*r.headline_ci95_low) : json(nullptr)},
+          {"headline_ci95_high", r.headline_ci95_high ? json(*r.headline_ci95_high) : json(nullptr)},
+          {"ci_reached", r.ci_reached}};
+}
+
+// "+-1.2%": half the 95% CI of the median relative to it, with "!" when the harness did not
+// reach its CI target (a noisy measurement).
+std::string CiText(const ResultRow& r) {
+  if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high || *r.headline == 0) return "";
+  const double half = (*r.headline_ci95_high - *r.headline_ci95_low) / 2 / *r.headline;
+  return fmt::format("+-{:.1f}%{}", 100.0 * half, r.ci_reached ? "" : " !");
 }
 
 int List(const ResultsArgs& a, CliContext& ctx) {
@@ -118,15 +129,21 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     return kExitOk;
   }
   std::vector<std::vector<std::string>> table = {
-      {"ID", "STARTED", "STATUS", "BENCHMARK", "MODEL", "QUANT", "THREADS", "MEDIAN"}};
+      {"ID", "STARTED", "STATUS", "BENCHMARK", "MODEL", "QUANT", "THREADS", "MEDIAN", "95% CI"}};
+  bool noisy = false;
   for (const ResultRow& r : rows) {
     std::string started = r.started_at.substr(0, 19);  // "2026-11-29T13:48:33" (UTC)
     if (started.size() == 19) started[10] = ' ';
     table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant,
                      r.threads > 0 ? std::to_string(r.threads) : "-",
-                     r.headline ? FormatValue(*r.headline, r.headline_unit) : "-"});
+                     r.headline ? FormatValue(*r.headline, r.headline_unit) : "-", CiText(r)});
+    noisy = noisy || (r.status == "ok" && !r.ci_reached);
   }
   PrintTable(table, std::cout);
+  if (noisy) {
+    std::cout << "! the 95% CI of the median stayed wider than the harness target: a noisy "
+                 "measurement (a busy or throttling machine?); rerun before comparing\n";
+  }
   return kExitOk;
 }
 

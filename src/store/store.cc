@@ -275,7 +275,10 @@ Result<std::vector<ResultRow>> ResultStore::List(const ResultFilter& filter) {
   Status s = impl_->Query(
       "SELECT result_id, config_id, status, benchmark_id, benchmark_type, model_file, "
       "model_sha256, quant, runtime, device_id, label, started_at, threads, headline, "
-      "headline_metric, headline_unit FROM results",
+      "headline_metric, headline_unit, "
+      "json_extract(record, '$.metrics.' || headline_metric || '.ci95_low'), "
+      "json_extract(record, '$.metrics.' || headline_metric || '.ci95_high'), "
+      "coalesce(json_extract(record, '$.harness.ci_reached'), 0) FROM results",
       filter, [&rows](const Stmt& st) {
         ResultRow r;
         std::string* texts[] = {&r.result_id,      &r.config_id,  &r.status,       &r.benchmark_id,
@@ -286,6 +289,9 @@ Result<std::vector<ResultRow>> ResultStore::List(const ResultFilter& filter) {
         r.headline = st.OptDouble(13);
         r.headline_metric = st.Text(14);
         r.headline_unit = st.Text(15);
+        r.headline_ci95_low = st.OptDouble(16);
+        r.headline_ci95_high = st.OptDouble(17);
+        r.ci_reached = st.Int(18) != 0;
         rows.push_back(std::move(r));
         return Status::Ok();
       });
