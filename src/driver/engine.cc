@@ -95,8 +95,12 @@ Status Engine::Load(const std::string& path, const EngineSettings& requested) {
   facts_.n_vocab = llama_vocab_n_tokens(vocab_);
   facts_.n_ctx_train = llama_model_n_ctx_train(model_);
   facts_.add_bos = llama_vocab_get_add_bos(vocab_);
-  is_eog_.assign(static_cast<size_t>(facts_.n_vocab), false);
-  for (int t = 0; t < facts_.n_vocab; ++t) is_eog_[static_cast<size_t>(t)] = llama_vocab_is_eog(vocab_, t);
+  for (int t = 0; t < facts_.n_vocab; ++t) {
+    if (llama_vocab_is_eog(vocab_, t)) eog_tokens_.push_back(t);
+  }
+  if (static_cast<int>(eog_tokens_.size()) >= facts_.n_vocab) {
+    return MakeError("every token of the vocabulary ends generation", "load");
+  }
   return Status::Ok();
 }
 
@@ -146,17 +150,12 @@ Status Engine::DecodeBatch(const int32_t* tokens, int n) {
 }
 
 int32_t Engine::GreedyNext() const {
-  const float* logits = llama_get_logits_ith(ctx_, -1);
-  int32_t best = -1;
-  float best_logit = -INFINITY;
-  for (int32_t t = 0; t < facts_.n_vocab; ++t) {
-    if (is_eog_[static_cast<size_t>(t)]) continue;  // exactly D tokens: never stop early
-    if (logits[t] > best_logit || best < 0) {
-      best = t;
-      best_logit = logits[t];
-    }
-  }
-  return best;
+  // End-of-generation tokens are suppressed (exactly D tokens, never an early stop) by masking
+  // their logits in llama.cpp's output buffer, which is rewritten by the next llama_decode; the
+  // argmax is then one branch-free pass over the vocabulary.
+  float* logits = llama_get_logits_ith(ctx_, -1);
+  for (int32_t t : eog_tokens_) logits[t] = -INFINITY;
+  return static_cast<int32_t>(std::max_element(logits, logits + facts_.n_vocab) - logits);
 }
 
 std::string Engine::Piece(int32_t token) const {

@@ -109,7 +109,7 @@ class Engine {
   ggml_threadpool* threadpool_ = nullptr;
   EngineSettings settings_;
   ModelFacts facts_;
-  std::vector<bool> is_eog_;
+  std::vector<int32_t> eog_tokens_;  // end-of-generation token ids
 };
 
 }  // namespace pipette::driver

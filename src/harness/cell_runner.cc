@@ -94,7 +94,6 @@ class CellRun {
   std::vector<int32_t> prompt_tokens_;
   std::string prompt_text_;
   std::string runtime_stderr_tail_;
-  std::vector<std::string> warnings_;
   std::string log_path_;
   double load_ms_ = -1;  // one load per cell (non-memory benchmarks), ms
   double measured_ms_ = 0;  // wall time of warm-ups and repetitions, ms
@@ -121,7 +120,6 @@ Result<Runtime> CellRun::StartRuntime() {
   rt.load_ms = MsSince(t0);
   rt.load_reply = std::move(*reply);
   RecordRuntime(rt.load_reply, record_);
-  for (const auto& w : rt.load_reply["warnings"]) warnings_.push_back(w.get<std::string>());
   return rt;
 }
 
@@ -317,7 +315,6 @@ json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci
   record_["logs"]["runtime_stderr_tail"] = runtime_stderr_tail_;
   if (!spec_.log_path.empty()) record_["logs"]["runtime_log_path"] = log_path_;
   else std::filesystem::remove(log_path_);  // its tail is kept in the record
-  record_["logs"]["warnings"] = warnings_;
   json metrics = json::object();
   if (failure) {
     record_["status"] = "failed";

@@ -133,17 +133,26 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
         {"readiness", {{"enabled", false}}}}},
       {"started_at", NowRfc3339()},
       {"logs", {{"warnings", json::array()}}}};
-  if (const std::string w = QuantFallbackWarning(*info); !w.empty()) {
-    record["logs"]["warnings"].push_back(w);
-  }
+  if (const std::string w = QuantFallbackWarning(*info); !w.empty()) AddWarning(record, w);
   if (info->synthetic) {
-    record["logs"]["warnings"].push_back(
-        "synthetic model: its performance stands for its shape, not for any quality");
+    AddWarning(record, "synthetic model: its performance stands for its shape, not for any quality");
   }
   return record;
 }
 
+void AddWarning(json& record, const std::string& warning) {
+  json& warnings = record["logs"]["warnings"];
+  if (!warnings.is_array()) warnings = json::array();
+  for (const auto& w : warnings) {
+    if (w == warning) return;
+  }
+  warnings.push_back(warning);
+}
+
 void RecordRuntime(const json& load_reply, json& record) {
+  for (const auto& w : load_reply.value("warnings", json::array())) {
+    if (w.is_string()) AddWarning(record, w.get<std::string>());
+  }
   json& rt = record["runtime"];
   if (load_reply.contains("settings")) rt["settings"] = load_reply["settings"];
   if (load_reply.contains("effective")) {
@@ -152,8 +161,8 @@ void RecordRuntime(const json& load_reply, json& record) {
     const json& s = rt["settings"];
     for (const char* key : {"n_batch", "n_ubatch"}) {
       if (e.contains(key) && s.contains(key) && e[key] != s[key]) {
-        record["logs"]["warnings"].push_back(fmt::format(
-            "llama.cpp used {} = {}, not the {} asked for", key, e[key].dump(), s[key].dump()));
+        AddWarning(record, fmt::format("llama.cpp used {} = {}, not the {} asked for", key,
+                                       e[key].dump(), s[key].dump()));
       }
     }
   }

@@ -18,8 +18,11 @@ std::string MetricUnit(const std::string& metric);
 // returns the record's skeleton (status "running"). Errors: bad input, nothing was run.
 Result<nlohmann::json> ResolveCell(const CellSpec& spec, const CellHooks& hooks);
 
+// Appends `warning` to record.logs.warnings unless it is already there.
+void AddWarning(nlohmann::json& record, const std::string& warning);
+
 // Copies what the driver's load reply says about the runtime (resolved settings, backends,
-// system info) into record.runtime.
+// system info) into record.runtime, and its warnings into record.logs.warnings.
 void RecordRuntime(const nlohmann::json& load_reply, nlohmann::json& record);
 
 }  // namespace pipette

@@ -61,3 +61,25 @@ TEST(Record, BadSettingsAreRejected) {
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+TEST(Record, WarningsAreKeptOnceEach) {
+  nlohmann::json r = nlohmann::json::object();
+  AddWarning(r, "a");
+  AddWarning(r, "b");
+  AddWarning(r, "a");
+  EXPECT_EQ(r["logs"]["warnings"], nlohmann::json::array({"a", "b"}));
+  RecordRuntime({{"warnings", {"b", "c"}}, {"settings", {{"n_batch", 2048}, {"n_ubatch", 512}}},
+                 {"effective", {{"n_batch", 2048}, {"n_ubatch", 2048}, {"n_ctx", 512}}}},
+                r);
+  const auto& w = r["logs"]["warnings"];
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w[2], "c");
+  EXPECT_EQ(w[3], "llama.cpp used n_ubatch = 2048, not the 512 asked for");
+  EXPECT_EQ(r["runtime"]["effective"]["n_ctx"], 512);
+}
+
+}  // namespace
+}  // namespace pipette

@@ -41,6 +41,8 @@ TEST(RunCellSynthetic, EveryBenchmarkTypeMeasures) {
     EXPECT_EQ(rec["input"]["prompt_tokens"], 8) << id;
     EXPECT_EQ(rec["samples"].size(), 3u) << id;
     EXPECT_EQ(rec["model"]["synthetic"], true);
+    EXPECT_NE(rec["logs"]["warnings"].dump().find("synthetic model"), std::string::npos);
+    EXPECT_TRUE(rec["runtime"]["effective"].contains("n_ctx"));
     for (const auto& m : metrics) {
       ASSERT_TRUE(rec["metrics"].contains(m)) << id << " lacks " << m;
       EXPECT_GT(rec["metrics"][m]["median"].get<double>(), 0) << id << " " << m;
