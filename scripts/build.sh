@@ -8,6 +8,8 @@ cd "$root"
 bash scripts/deps.sh
 prefix=$(bash scripts/llama.sh)
 build=${PIPETTE_BUILD_DIR:-$root/build}
+# ccache hits across clones in other folders (CI clones afresh every time).
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
 gen=()
 command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
 cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \

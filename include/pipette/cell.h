@@ -53,6 +53,9 @@ struct CellSpec {
   HarnessPolicy policy;
   std::string label;                    // device label recorded in device.label
   bool allow_context_overflow = false;  // allow P + D above the model's training context
+  // kl_divergence_<ctx> only: the higher-precision model the quantized one is compared with
+  // (same tokenizer required).
+  std::string reference_model_path;
   std::string driver_path;              // empty: DefaultDriverPath()
   std::string log_path;                 // runtime stderr log; empty: a temporary file
 };

@@ -121,6 +121,8 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   run->add_option("--request-timeout", p.request_timeout_s,
                   "seconds to wait for the runtime to answer one request before failing the cell")
       ->capture_default_str()->check(CLI::Range(1, 7 * 24 * 3600));
+  run->add_option("--reference", args->spec.reference_model_path,
+                  "kl_divergence_<ctx>: the higher-precision GGUF to compare the model with");
   run->add_option("--label", args->spec.label, "device label recorded with the result");
   run->add_option("--n-gpu-layers", s.n_gpu_layers, "layers offloaded to a GPU (-1: all if any)")
       ->capture_default_str();

@@ -10,6 +10,8 @@ namespace {
 std::string FormatValue(double v, const std::string& unit) {
   if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
   if (unit == "ms") return fmt::format("{:.3f} ms", v);
+  if (unit == "nats" || unit == "ratio") return fmt::format("{:.4g} {}", v, unit);
+  if (unit == "perplexity") return fmt::format("{:.3f}", v);
   return fmt::format("{:.2f} {}", v, unit);
 }
 

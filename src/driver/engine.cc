@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "llama.h"
+#include "pipette/kl.h"
 
 namespace pipette::driver {
 namespace {
@@ -123,6 +125,48 @@ Result<std::vector<int32_t>> Engine::Tokenize(const std::string& text, bool add_
 EngineCounts Engine::Counts() const {
   if (!ctx_) return {};
   return {llama_n_ctx(ctx_), llama_n_batch(ctx_), llama_n_ubatch(ctx_)};
+}
+
+Status Engine::WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) {
+  if (!ctx_) return MakeError("no model loaded", "logprobs");
+  if (tokens.empty()) return MakeError("logprobs needs at least one token", "logprobs");
+  if (auto s = CheckFits(tokens.size()); !s) return Error{s.error().message, "logprobs"};
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return MakeError("cannot write " + path, "logprobs");
+  const uint32_t header[2] = {static_cast<uint32_t>(tokens.size()),
+                              static_cast<uint32_t>(facts_.n_vocab)};
+  bool ok = std::fwrite("PPLP", 1, 4, f) == 4 && std::fwrite(header, 4, 2, f) == 2;
+  ClearKvCache();
+  const int n = static_cast<int>(tokens.size());
+  const int chunk_max = std::min(settings_.n_batch, settings_.n_ubatch);
+  llama_batch batch = llama_batch_init(chunk_max, 0, 1);
+  std::vector<float> row(static_cast<size_t>(facts_.n_vocab));
+  for (int done = 0; ok && done < n;) {
+    const int chunk = std::min(n - done, chunk_max);
+    batch.n_tokens = chunk;
+    for (int j = 0; j < chunk; ++j) {
+      batch.token[j] = tokens[static_cast<size_t>(done + j)];
+      batch.pos[j] = done + j;
+      batch.n_seq_id[j] = 1;
+      batch.seq_id[j][0] = 0;
+      batch.logits[j] = 1;
+    }
+    if (llama_decode(ctx_, batch) != 0) {
+      ok = false;
+      break;
+    }
+    for (int j = 0; ok && j < chunk; ++j) {
+      const float* logits = llama_get_logits_ith(ctx_, j);
+      LogSoftmax(std::span<const float>(logits, row.size()), row);
+      ok = std::fwrite(row.data(), sizeof(float), row.size(), f) == row.size();
+    }
+    done += chunk;
+  }
+  llama_batch_free(batch);
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) return MakeError("evaluating or writing log-probabilities to " + path + " failed",
+                            "logprobs");
+  return Status::Ok();
 }
 
 void Engine::ClearKvCache() {

@@ -95,6 +95,12 @@ class Engine {
   // detokenized. token_ns[0] is the time to first token.
   Result<GenerateTiming> Generate(const std::string& text, int n, bool add_special);
 
+  // Clears the KV cache, evaluates `tokens` with outputs at every position and writes the
+  // next-token log-probabilities (log-softmax of the logits) to `path`: "PPLP", uint32 positions,
+  // uint32 n_vocab, then positions x n_vocab float32, little-endian (docs/driver-protocol.md).
+  // Errors: context too small, decode failure, unwritable file.
+  Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path);
+
   void ClearKvCache();
 
  private:

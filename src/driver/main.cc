@@ -155,6 +155,14 @@ json Handle(Engine& engine, const json& req) {
             {"n_prompt_tokens", g->n_prompt_tokens}, {"prompt_tokens", g->prompt_tokens},
             {"text", g->text}};
   }
+  if (cmd == "logprobs") {
+    if (auto s = engine.WriteLogProbs(req.at("tokens").get<std::vector<int32_t>>(),
+                                      req.at("path").get<std::string>());
+        !s) {
+      return Fail(s.error(), "logprobs");
+    }
+    return {{"ok", true}, {"n_vocab", engine.facts().n_vocab}};
+  }
   if (cmd == "clear") {
     engine.ClearKvCache();
     return {{"ok", true}};

@@ -10,6 +10,7 @@
 
 #include "base/ids.h"
 #include "base/sha256.h"
+#include "harness/kl_runner.h"
 #include "harness/prompt.h"
 #include "harness/record.h"
 #include "pipette/cell.h"
@@ -101,24 +102,22 @@ class CellRun {
 };
 
 Result<Runtime> CellRun::StartRuntime() {
-  Runtime rt;
-  const auto t0 = Clock::now();
   const std::string path = spec_.driver_path.empty() ? DefaultDriverPath() : spec_.driver_path;
-  auto driver = LlamaCppDriver::Start(path, log_path_,
-                                      std::chrono::seconds(spec_.policy.request_timeout_s));
-  if (!driver) return driver.error();
-  rt.driver = std::move(*driver);
-  if (b_.type == BenchmarkType::kMemory) {
-    rt.memory = std::make_unique<MemorySampler>(rt.driver->Pid(), 10);
+  Runtime rt;
+  auto loaded = StartAndLoad(path, log_path_, std::chrono::seconds(spec_.policy.request_timeout_s),
+                             spec_.model_path, settings_, [&](int pid) {
+                               if (b_.type == BenchmarkType::kMemory) {
+                                 rt.memory = std::make_unique<MemorySampler>(pid, 10);
+                               }
+                               if (hooks_.on_driver_started) hooks_.on_driver_started(pid);
+                             });
+  if (!loaded) {
+    runtime_stderr_tail_ = ReadFileTail(log_path_);
+    return loaded.error();
   }
-  if (hooks_.on_driver_started) hooks_.on_driver_started(rt.driver->Pid());
-  auto reply = rt.driver->Call({{"cmd", "load"}, {"model", spec_.model_path}, {"settings", settings_}}, "load");
-  if (!reply) {
-    runtime_stderr_tail_ = rt.driver->StderrTail();
-    return reply.error();
-  }
-  rt.load_ms = MsSince(t0);
-  rt.load_reply = std::move(*reply);
+  rt.driver = std::move(loaded->driver);
+  rt.load_reply = std::move(loaded->load_reply);
+  rt.load_ms = loaded->load_ms;
   RecordRuntime(rt.load_reply, record_);
   return rt;
 }
@@ -336,6 +335,9 @@ json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci
 Result<nlohmann::json> RunCell(const CellSpec& spec, const CellHooks& hooks) {
   auto record = ResolveCell(spec, hooks);
   if (!record) return record.error();
+  if (spec.benchmark.type == BenchmarkType::kKlDivergence) {
+    return RunKlDivergence(spec, hooks, std::move(*record));
+  }
   CellRun run(spec, hooks, std::move(*record));
   return run.Run();
 }

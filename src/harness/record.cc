@@ -23,6 +23,7 @@ using nlohmann::json;
 int ContextNeed(const BenchmarkSpec& b) {
   switch (b.type) {
     case BenchmarkType::kMemory: return b.prefill_tokens + 1;
+    case BenchmarkType::kKlDivergence: return b.prefill_tokens;
     case BenchmarkType::kPrefill: return b.prefill_tokens;
     default: return b.prefill_tokens + b.decode_tokens;
   }
@@ -57,6 +58,54 @@ Status CheckSettings(const RuntimeSettings& s, int need) {
   return Status::Ok();
 }
 
+// Environment variables that change how the engine runs (threads, backends, kernels, devices);
+// the driver inherits them, so they are part of what a result must record (DESIGN.md 4.6).
+json EngineEnvironment() {
+  static constexpr const char* kPrefixes[] = {"OMP_",  "GOMP_", "KMP_",  "GGML_",     "LLAMA_",
+                                              "CUDA_", "HIP_",  "ROCR_", "HSA_",      "VK_",
+                                              "MKL_",  "OPENBLAS_", "BLIS_", "ONEDNN_"};
+  json env = json::object();
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv(*e);
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    for (const char* prefix : kPrefixes) {
+      if (kv.rfind(prefix, 0) == 0) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+  }
+  return env;
+}
+
+// kl_divergence: the reference model must be a readable GGUF with the same vocabulary.
+Result<json> ResolveReference(const CellSpec& spec, const GgufInfo& model, const CellHooks& hooks) {
+  const BenchmarkSpec& b = spec.benchmark;
+  if (spec.reference_model_path.empty()) {
+    return MakeError(b.id + " compares the model with a higher-precision one: give it with "
+                     "--reference FILE (e.g. the F16 or F32 GGUF the model was quantized from)");
+  }
+  auto ref = ReadGgufInfo(spec.reference_model_path);
+  if (!ref) return ref.error().Wrap("--reference");
+  if (ref->vocab_size != model.vocab_size) {
+    return MakeError("--reference " + ref->file_name + " has a vocabulary of " +
+                     std::to_string(ref->vocab_size) + " tokens but " + model.file_name + " has " +
+                     std::to_string(model.vocab_size) + "; both must share one tokenizer");
+  }
+  if (ref->n_ctx_train > 0 && static_cast<uint64_t>(b.prefill_tokens) > ref->n_ctx_train &&
+      !spec.allow_context_overflow) {
+    return MakeError(b.id + " needs " + std::to_string(b.prefill_tokens) +
+                     " tokens of context but --reference " + ref->file_name + " was trained for " +
+                     std::to_string(ref->n_ctx_train));
+  }
+  auto sha = hooks.hash_file ? hooks.hash_file(spec.reference_model_path)
+                             : Sha256OfFile(spec.reference_model_path);
+  if (!sha) return sha.error();
+  return json{{"path", std::filesystem::absolute(spec.reference_model_path).string()},
+              {"file_name", ref->file_name},
+              {"sha256", *sha},
+              {"quant", ref->quant},
+              {"params", ref->params}};
+}
+
 }  // namespace
 
 std::string MetricUnit(const std::string& metric) {
@@ -64,13 +113,17 @@ std::string MetricUnit(const std::string& metric) {
   if (metric == "max_host_usage" || metric == "max_gpu_usage" || metric == "swap_observed") {
     return "bytes";
   }
+  if (metric == "kl_divergence") return "nats";
+  if (metric == "top1_agreement") return "ratio";
+  if (metric == "perplexity" || metric == "reference_perplexity") return "perplexity";
   return "ms";
 }
 
 Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   const BenchmarkSpec& b = spec.benchmark;
   if (b.type != BenchmarkType::kPrefill && b.type != BenchmarkType::kDecode &&
-      b.type != BenchmarkType::kEndToEnd && b.type != BenchmarkType::kMemory) {
+      b.type != BenchmarkType::kEndToEnd && b.type != BenchmarkType::kMemory &&
+      b.type != BenchmarkType::kKlDivergence) {
     return MakeError("benchmark " + b.id + " (type " + std::string(TypeName(b.type)) +
                      ") is not run by `pipette run` yet");
   }
@@ -94,6 +147,12 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   }
   auto sha = hooks.hash_file ? hooks.hash_file(spec.model_path) : Sha256OfFile(spec.model_path);
   if (!sha) return sha.error();
+  json reference;
+  if (b.type == BenchmarkType::kKlDivergence) {
+    auto r = ResolveReference(spec, *info, hooks);
+    if (!r) return r.error();
+    reference = std::move(*r);
+  }
 
   RuntimeSettings s = spec.settings;
   if (s.threads == 0) s.threads = ReadCpuTopology().physical;
@@ -130,9 +189,11 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
         {"max_reps", spec.policy.max_reps},
         {"ci_target", spec.policy.ci_target},
         {"request_timeout_s", spec.policy.request_timeout_s},
+        {"environment", EngineEnvironment()},
         {"readiness", {{"enabled", false}}}}},
       {"started_at", NowRfc3339()},
       {"logs", {{"warnings", json::array()}}}};
+  if (!reference.is_null()) record["input"] = {{"reference_model", reference}};
   if (const std::string w = QuantFallbackWarning(*info); !w.empty()) AddWarning(record, w);
   if (info->synthetic) {
     AddWarning(record, "synthetic model: its performance stands for its shape, not for any quality");

@@ -7,6 +7,7 @@
 #include "cli_runner.h"
 #include "model_fixtures.h"
 #include "pipette/cell.h"
+#include "pipette/synth.h"
 
 namespace pipette {
 namespace {
@@ -163,6 +164,70 @@ TEST_P(Stories260KMainJob, EveryFittingStandardBenchmarkIsOk) {
 
 INSTANTIATE_TEST_SUITE_P(Quantizations, Stories260KMainJob,
                          ::testing::Values("F32", "Q8_0", "Q4_0", "Q4_K_M"));
+
+}  // namespace
+}  // namespace pipette
+
+namespace pipette {
+namespace {
+
+json KlCell(const std::string& model, const std::string& reference, const std::string& id) {
+  CellSpec spec;
+  spec.model_path = model;
+  spec.reference_model_path = reference;
+  spec.benchmark = *ParseBenchmarkId(id);
+  spec.settings.threads = 1;
+  spec.driver_path = testing_models::Binary("pipette-llamacpp-driver");
+  auto r = RunCell(spec);
+  EXPECT_TRUE(r.ok()) << r.error().message;
+  if (!r.ok()) return json::object();
+  EXPECT_EQ((*r)["status"], "ok") << (*r)["failure"].dump();
+  return *r;
+}
+
+double MeanKl(const json& r) { return r["metrics"]["kl_divergence"]["mean"].get<double>(); }
+double Top1(const json& r) { return r["metrics"]["top1_agreement"]["median"].get<double>(); }
+
+// Issue 3: quantization quality on the device, stories260K against its F32 original.
+TEST(KlDivergence, Stories260KQuantizationsAgainstF32) {
+  const std::string f32 = testing_models::Stories260K("F32");
+  if (f32.empty()) GTEST_SKIP() << testing_models::SharedMissingReason();
+  const json q4 = KlCell(testing_models::Stories260K("Q4_0"), f32, "kl_divergence_512");
+  const json q8 = KlCell(testing_models::Stories260K("Q8_0"), f32, "kl_divergence_512");
+  const json same = KlCell(f32, f32, "kl_divergence_512");
+  EXPECT_GT(MeanKl(q4), 0.0);
+  EXPECT_LT(Top1(q4), 1.0);
+  EXPECT_LT(MeanKl(q8), MeanKl(q4));
+  EXPECT_NEAR(MeanKl(same), 0.0, 1e-6);
+  EXPECT_EQ(Top1(same), 1.0);
+  EXPECT_EQ(q4["input"]["prompt_tokens"], 512);
+  EXPECT_EQ(q4["input"]["reference_model"]["quant"], "F32");
+  EXPECT_TRUE(q4["metrics"]["kl_divergence"].contains("p99"));
+  EXPECT_NEAR(q4["metrics"]["reference_perplexity"]["median"].get<double>(),
+              same["metrics"]["perplexity"]["median"].get<double>(), 1e-3);
+}
+
+TEST(KlDivergence, SyntheticF16AgainstF32) {
+  SynthOptions o;
+  o.preset = "tiny";
+  o.n_ctx = 512;
+  o.type = "F32";
+  o.out_path = testing_models::WorkDir() + "/tiny-F32.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  const json r = KlCell(testing_models::TinySynthetic(), o.out_path, "kl_divergence_64");
+  EXPECT_GE(MeanKl(r), 0.0);
+  EXPECT_LT(MeanKl(r), 0.01);  // F16 rounding of the same weights barely moves the distribution
+  EXPECT_EQ(r["input"]["prompt_tokens"], 64);
+}
+
+TEST(KlDivergence, NeedsAReference) {
+  CellSpec spec;
+  spec.model_path = testing_models::TinySynthetic();
+  spec.benchmark = *ParseBenchmarkId("kl_divergence_64");
+  auto r = RunCell(spec);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("--reference"), std::string::npos);
+}
 
 }  // namespace
 }  // namespace pipette

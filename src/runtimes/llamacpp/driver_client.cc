@@ -110,7 +110,11 @@ ExitInfo LlamaCppDriver::Quit(int grace_ms) {
 }
 
 std::string LlamaCppDriver::StderrTail(size_t max_bytes) const {
-  std::ifstream in(log_path_, std::ios::binary);
+  return ReadFileTail(log_path_, max_bytes);
+}
+
+std::string ReadFileTail(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return {};
   in.seekg(0, std::ios::end);
   const auto size = static_cast<size_t>(in.tellg());
@@ -119,6 +123,24 @@ std::string LlamaCppDriver::StderrTail(size_t max_bytes) const {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+Result<LoadedDriver> StartAndLoad(const std::string& driver_path, const std::string& log_path,
+                                  std::chrono::milliseconds timeout, const std::string& model,
+                                  const nlohmann::json& settings,
+                                  const std::function<void(int pid)>& on_started) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto driver = LlamaCppDriver::Start(driver_path, log_path, timeout);
+  if (!driver) return driver.error();
+  if (on_started) on_started((*driver)->Pid());
+  auto reply = (*driver)->Call({{"cmd", "load"}, {"model", model}, {"settings", settings}}, "load");
+  if (!reply) return reply.error();
+  LoadedDriver out;
+  out.driver = std::move(*driver);
+  out.load_reply = std::move(*reply);
+  out.load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
 }
 
 }  // namespace pipette

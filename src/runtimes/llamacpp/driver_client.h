@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,9 @@ namespace pipette {
 // Path of the driver binary: $PIPETTE_DRIVER if set, else pipette-llamacpp-driver beside the
 // running executable, else in the build tree (tests).
 std::string DefaultDriverPath();
+
+// The last `max_bytes` of a file (a runtime log), "" when unreadable.
+std::string ReadFileTail(const std::string& path, size_t max_bytes = 4000);
 
 // Not thread-safe, except Pid() and Kill().
 class LlamaCppDriver {
@@ -56,5 +60,20 @@ class LlamaCppDriver {
   std::chrono::milliseconds timeout_;
   bool quit_ = false;
 };
+
+// A driver with a model loaded: the load reply (docs/driver-protocol.md) and the time from
+// starting the process to the model being ready (DESIGN.md 4.3 `load_time`), ms.
+struct LoadedDriver {
+  std::unique_ptr<LlamaCppDriver> driver;
+  nlohmann::json load_reply;
+  double load_ms = 0;
+};
+
+// Starts the driver and loads `model` with `settings` (the `settings` object of the load request).
+// `on_started` (may be empty) receives the pid before the load. Errors as Start() and Call().
+Result<LoadedDriver> StartAndLoad(const std::string& driver_path, const std::string& log_path,
+                                  std::chrono::milliseconds timeout, const std::string& model,
+                                  const nlohmann::json& settings,
+                                  const std::function<void(int pid)>& on_started = {});
 
 }  // namespace pipette
