@@ -33,6 +33,9 @@ struct RuntimeSettings {
   std::string type_v = "f16";
   // Context size in tokens. 0 = exactly the benchmark's shape (P + D; P + 1 for memory).
   int n_ctx = 0;
+  // Fault injection for testing the soak benchmark's leak detection: the runtime leaks this many
+  // bytes per request on purpose. Never set in a real measurement (recorded, and warned).
+  int64_t test_leak_bytes = 0;
 };
 
 // Repetition policy (DESIGN.md 4.2 steps 4-5).

@@ -123,6 +123,9 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str()->check(CLI::Range(1, 7 * 24 * 3600));
   run->add_option("--reference", args->spec.reference_model_path,
                   "kl_divergence_<ctx>: the higher-precision GGUF to compare the model with");
+  run->add_option("--test-leak-bytes", s.test_leak_bytes,
+                  "testing only: the runtime leaks this many bytes per request (soak leak check)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   run->add_option("--label", args->spec.label, "device label recorded with the result");
   run->add_option("--n-gpu-layers", s.n_gpu_layers, "layers offloaded to a GPU (-1: all if any)")
       ->capture_default_str();

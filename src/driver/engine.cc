@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -247,6 +248,11 @@ Result<DecodeTiming> Engine::Decode(const std::vector<int32_t>& context, int n) 
 Result<GenerateTiming> Engine::Generate(const std::string& text, int n, bool add_special) {
   if (!ctx_) return MakeError("no model loaded", "generate");
   if (n < 1) return MakeError("generate needs n >= 1", "generate");
+  if (settings_.test_leak_bytes > 0) {
+    const auto bytes = static_cast<size_t>(settings_.test_leak_bytes);
+    leaked_.emplace_back(new char[bytes]);
+    std::memset(leaked_.back().get(), 1, bytes);
+  }
   ClearKvCache();
   GenerateTiming out;
   const auto t0 = Clock::now();

@@ -33,6 +33,9 @@ struct EngineSettings {
   std::string type_v = "f16";
   int n_ctx = 0;             // context size in tokens; 0 = the model's training context
   int poll = 50;             // threadpool busy-poll level 0..100 (llama-bench's default)
+  // Fault injection for tests of the soak benchmark: every generate request allocates and touches
+  // this many bytes that are never freed (an artificial leak). 0 in every real measurement.
+  int64_t test_leak_bytes = 0;
 };
 
 struct ModelFacts {
@@ -116,6 +119,7 @@ class Engine {
   EngineSettings settings_;
   ModelFacts facts_;
   std::vector<int32_t> eog_tokens_;  // end-of-generation token ids
+  std::vector<std::unique_ptr<char[]>> leaked_;  // test_leak_bytes, kept so they stay resident
 };
 
 }  // namespace pipette::driver

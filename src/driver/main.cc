@@ -79,14 +79,17 @@ EngineSettings ParseSettings(const json& s) {
   e.type_v = s.value("type_v", e.type_v);
   e.n_ctx = s.value("n_ctx", e.n_ctx);
   e.poll = s.value("poll", e.poll);
+  e.test_leak_bytes = s.value("test_leak_bytes", e.test_leak_bytes);
   return e;
 }
 
 json SettingsJson(const EngineSettings& e) {
-  return {{"threads", e.threads},   {"n_gpu_layers", e.n_gpu_layers}, {"mmap", e.mmap},
+  json out = {{"threads", e.threads},   {"n_gpu_layers", e.n_gpu_layers}, {"mmap", e.mmap},
           {"flash_attn", e.flash_attn}, {"n_batch", e.n_batch},     {"n_ubatch", e.n_ubatch},
           {"type_k", e.type_k},     {"type_v", e.type_v},           {"n_ctx", e.n_ctx},
           {"poll", e.poll}};
+  if (e.test_leak_bytes > 0) out["test_leak_bytes"] = e.test_leak_bytes;
+  return out;
 }
 
 // What llama.cpp actually uses, which can differ from what was asked: it pads the context, caps

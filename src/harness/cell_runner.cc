@@ -11,6 +11,7 @@
 #include "base/ids.h"
 #include "base/sha256.h"
 #include "harness/kl_runner.h"
+#include "harness/soak_runner.h"
 #include "harness/prompt.h"
 #include "harness/record.h"
 #include "pipette/cell.h"
@@ -338,6 +339,7 @@ Result<nlohmann::json> RunCell(const CellSpec& spec, const CellHooks& hooks) {
   if (spec.benchmark.type == BenchmarkType::kKlDivergence) {
     return RunKlDivergence(spec, hooks, std::move(*record));
   }
+  if (spec.benchmark.type == BenchmarkType::kSoak) return RunSoak(spec, hooks, std::move(*record));
   CellRun run(spec, hooks, std::move(*record));
   return run.Run();
 }

@@ -24,6 +24,7 @@ int ContextNeed(const BenchmarkSpec& b) {
   switch (b.type) {
     case BenchmarkType::kMemory: return b.prefill_tokens + 1;
     case BenchmarkType::kKlDivergence: return b.prefill_tokens;
+    case BenchmarkType::kSoak: return b.prefill_tokens + b.decode_tokens;
     case BenchmarkType::kPrefill: return b.prefill_tokens;
     default: return b.prefill_tokens + b.decode_tokens;
   }
@@ -123,7 +124,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   const BenchmarkSpec& b = spec.benchmark;
   if (b.type != BenchmarkType::kPrefill && b.type != BenchmarkType::kDecode &&
       b.type != BenchmarkType::kEndToEnd && b.type != BenchmarkType::kMemory &&
-      b.type != BenchmarkType::kKlDivergence) {
+      b.type != BenchmarkType::kKlDivergence && b.type != BenchmarkType::kSoak) {
     return MakeError("benchmark " + b.id + " (type " + std::string(TypeName(b.type)) +
                      ") is not run by `pipette run` yet");
   }
@@ -194,6 +195,11 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
       {"started_at", NowRfc3339()},
       {"logs", {{"warnings", json::array()}}}};
   if (!reference.is_null()) record["input"] = {{"reference_model", reference}};
+  if (s.test_leak_bytes > 0) {
+    record["runtime"]["settings"]["test_leak_bytes"] = s.test_leak_bytes;
+    AddWarning(record, "test setting: the runtime leaks " + std::to_string(s.test_leak_bytes) +
+                           " bytes per request on purpose");
+  }
   if (const std::string w = QuantFallbackWarning(*info); !w.empty()) AddWarning(record, w);
   if (info->synthetic) {
     AddWarning(record, "synthetic model: its performance stands for its shape, not for any quality");
@@ -220,10 +226,18 @@ void RecordRuntime(const json& load_reply, json& record) {
     const json& e = load_reply["effective"];
     rt["effective"] = e;
     const json& s = rt["settings"];
-    for (const char* key : {"n_batch", "n_ubatch"}) {
-      if (e.contains(key) && s.contains(key) && e[key] != s[key]) {
+    // llama.cpp caps n_batch at n_ctx and n_ubatch at n_batch; only a change beyond that (one
+    // that alters how the shape is processed) is worth a warning.
+    const auto asked = [&](const char* key) { return s.value(key, 0); };
+    const int expected_batch =
+        std::min(asked("n_batch"), asked("n_ctx") > 0 ? asked("n_ctx") : asked("n_batch"));
+    const int expected_ubatch = std::min(asked("n_ubatch"), e.value("n_batch", expected_batch));
+    const std::pair<const char*, int> checks[] = {{"n_batch", expected_batch},
+                                                  {"n_ubatch", expected_ubatch}};
+    for (const auto& [key, expected] : checks) {
+      if (e.contains(key) && e[key].get<int>() != expected) {
         AddWarning(record, fmt::format("llama.cpp used {} = {}, not the {} asked for", key,
-                                       e[key].dump(), s[key].dump()));
+                                       e[key].get<int>(), asked(key)));
       }
     }
   }

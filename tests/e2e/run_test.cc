@@ -231,3 +231,42 @@ TEST(KlDivergence, NeedsAReference) {
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+// Issue 3: a one-minute soak reports drift and growth figures, and flags an artificial leak.
+json Soak(int64_t leak_bytes) {
+  CellSpec spec;
+  spec.model_path = testing_models::TinySynthetic();
+  spec.benchmark = *ParseBenchmarkId("soak_32_32_1");
+  spec.settings.threads = 1;
+  spec.settings.test_leak_bytes = leak_bytes;
+  spec.driver_path = testing_models::Binary("pipette-llamacpp-driver");
+  auto r = RunCell(spec);
+  EXPECT_TRUE(r.ok()) << r.error().message;
+  return r.ok() ? *r : json::object();
+}
+
+TEST(SoakCell, ArtificialLeakIsFlagged) {
+  const json r = Soak(1 << 20);
+  ASSERT_EQ(r["status"], "ok") << r.dump().substr(0, 2000);
+  const json& s = r["soak"];
+  EXPECT_GT(s["requests"].get<int>(), 20);
+  EXPECT_GE(s["duration_s"].get<double>(), 55.0);
+  EXPECT_TRUE(s.contains("drift"));
+  EXPECT_TRUE(s.contains("slope_tokens_per_s_per_min"));
+  EXPECT_TRUE(s["growth_flagged"].get<bool>()) << s.dump();
+  EXPECT_GT(s["memory_growth_bytes"].get<int64_t>(), 8 << 20);
+  EXPECT_NE(r["logs"]["warnings"].dump().find("a leak?"), std::string::npos);
+  EXPECT_EQ(r["samples"].size(), s["requests"].get<size_t>());
+}
+
+TEST(SoakCell, SteadyRuntimeIsNotFlaggedForGrowth) {
+  const json r = Soak(0);
+  ASSERT_EQ(r["status"], "ok");
+  EXPECT_FALSE(r["soak"]["growth_flagged"].get<bool>()) << r["soak"].dump();
+}
+
+}  // namespace
+}  // namespace pipette

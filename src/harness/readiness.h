@@ -1,0 +1,144 @@
+// Readiness gate (DESIGN.md 4.5): before each measured repetition, wait until the device is cool,
+// quiet and not throttling, so that repetitions measure the configuration rather than the state
+// the previous work left the machine in.
+//
+// Criteria, each of which can be waived:
+//   thermal   the hottest CPU-related thermal zone (platform/thermal.h) is <= max_cpu_celsius;
+//             zones that are not CPU/SoC (NVMe, Wi-Fi, battery, ...) are recorded, never gate.
+//   load      processes other than ours kept the CPUs busy for <= max_busy_fraction of all
+//             CPUs' time over sample_window_s (/proc/stat deltas, platform/cpu_load.h).
+//   throttle  the kernel's thermal throttle counters did not increase since the previous poll.
+// A criterion the platform cannot measure (no CPU thermal zone in a VM or container, no throttle
+// counters outside x86, no /proc/stat) is "unavailable": it passes and is recorded as such.
+//
+// Time comes from an injected Clock, so tests run the waits on a fake clock without sleeping.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/status.h"
+#include "platform/thermal.h"
+
+namespace pipette {
+
+// Monotonic time and sleeping, injected (after absl's Clock). Not required to be thread-safe:
+// WaitUntilReady uses it from the calling thread only.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Seconds since an arbitrary fixed origin; never decreases.
+  virtual double NowSeconds() = 0;
+  // Blocks for `seconds`; a value <= 0 returns at once.
+  virtual void SleepSeconds(double seconds) = 0;
+};
+
+// The real clock: std::chrono::steady_clock and std::this_thread::sleep_for. Thread-safe.
+class SteadyClock : public Clock {
+ public:
+  double NowSeconds() override;
+  void SleepSeconds(double seconds) override;
+};
+
+// Harness policy for the gate, recorded in result.harness.readiness (PolicyJson).
+struct ReadinessPolicy {
+  // Ready when the hottest CPU-related zone is at or below this, in °C. Lower waits longer on hot
+  // or fanless devices; higher lets thermal throttling leak into measurements.
+  double max_cpu_celsius = 70;
+  // Ready when other processes use at most this fraction (0..1) of all CPUs' time.
+  double max_busy_fraction = 0.30;
+  // Seconds between the starts of two polls (a poll includes its sample window).
+  double poll_interval_s = 3;
+  // Seconds after which a device that is still not ready fails the cell (stage "readiness").
+  double deadline_s = 300;
+  // Seconds over which one poll measures the busy fraction. Shorter reacts faster, is noisier.
+  double sample_window_s = 1.0;
+  // Waived criteria are still observed and recorded, but never hold the gate.
+  bool waive_thermal = false;
+  bool waive_load = false;
+  bool waive_throttle = false;
+  // Seconds to sleep between cells (CoolDown); 0: none.
+  double cooldown_s = 0;
+  // Roots of sysfs and procfs; tests point them at fixture folders.
+  std::string sys_root = "/sys";
+  std::string proc_root = "/proc";
+};
+
+// What one poll saw, with the thresholds and waivers it was judged against.
+struct ReadinessObservation {
+  bool thermal_available = false;             // at least one CPU-related zone was read
+  std::optional<double> hottest_cpu_celsius;  // °C; absent when !thermal_available
+  std::string hottest_zone;                   // e.g. "thermal_zone0"
+  std::string hottest_type;                   // e.g. "x86_pkg_temp"
+  bool load_available = false;  // /proc/stat read before and after a window in which time passed
+  double busy_fraction = 0;     // others' share of all CPUs' time, 0..1
+  bool throttle_available = false;  // throttle counters exist
+  bool throttling = false;          // a counter increased since the previous poll
+  // Copied from the policy, so that the observation explains itself.
+  double max_cpu_celsius = 70;
+  double max_busy_fraction = 0.30;
+  bool waive_thermal = false;
+  bool waive_load = false;
+  bool waive_throttle = false;
+
+  bool ThermalOk() const;   // waived, unavailable, or at or below the threshold
+  bool LoadOk() const;      // waived, unavailable, or at or below the threshold
+  bool ThrottleOk() const;  // waived, unavailable, or no increase
+  bool Ready() const { return ThermalOk() && LoadOk() && ThrottleOk(); }
+
+  // One line, e.g. "hottest CPU zone thermal_zone0 (x86_pkg_temp) 85.0 C > 70 C; other processes
+  // busy 0.12 <= 0.30; no throttling". Waived criteria end in " (waived)".
+  std::string Describe() const;
+};
+
+// Outcome of WaitUntilReady.
+struct ReadinessWait {
+  bool ready = false;         // always true in a returned value: a timeout is an Error
+  double waited_s = 0;        // seconds from the call to the end of the passing poll, on the Clock
+  int polls = 0;              // polls taken, >= 1
+  ReadinessObservation last;  // the passing poll
+};
+
+// One poll: reads our and the machine's CPU time, sleeps sample_window_s on `clock` (skipped when
+// load and throttle are both waived), reads them again, then the throttle counters and the
+// thermal zones. `previous_throttle` (in/out) holds the counters of the previous poll; before the
+// first poll pass a fresh ReadThrottleCounts(policy.sys_root).
+ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& clock,
+                                      const std::vector<int>& own_pids,
+                                      ThrottleCounts* previous_throttle);
+
+// Polls until a poll is Ready() and returns it; each poll after the first starts poll_interval_s
+// after the previous one. `own_pids` are the processes whose CPU time is not "other" load: pass
+// pipette's own pid and the runtime driver's. Returns after one poll when the device is ready
+// (or everything is waived). Error (stage "readiness") when no poll starting within deadline_s of
+// the call is ready; the message names the last observation and what helps, e.g. "device not
+// ready after 300 s (101 polls): hottest CPU zone thermal_zone0 (x86_pkg_temp) 85.0 C > 70 C;
+// other processes busy 0.02 <= 0.30; no throttling; let it cool, or raise --readiness-deadline,
+// or waive with --no-readiness-thermal".
+Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,
+                                     const std::vector<int>& own_pids);
+
+// Sleeps policy.cooldown_s on `clock` (between cells). Does nothing when it is <= 0.
+void CoolDown(const ReadinessPolicy& policy, Clock& clock);
+
+// result.harness.readiness: {"enabled": true, "max_cpu_celsius", "max_busy_fraction",
+// "poll_interval_s", "deadline_s", "sample_window_s", "cooldown_s", "waived": [names], "thermal",
+// "load", "throttle"}, each criterion "checked", "waived" or "unavailable" as seen in `first` (the
+// cell's first observation). A host without CPU thermal zones records "thermal": "unavailable",
+// which is not a failure.
+nlohmann::json PolicyJson(const ReadinessPolicy& policy, const ReadinessObservation& first);
+
+// {"hottest_cpu_celsius", "hottest_zone", "hottest_type", "busy_fraction", "throttling",
+// "ready"}; an unavailable criterion's value is null.
+nlohmann::json ObservationJson(const ReadinessObservation& observation);
+
+// {"waited_s", "polls", "observation": ObservationJson(last)}: one per gated repetition.
+nlohmann::json WaitJson(const ReadinessWait& wait);
+
+// [{"zone", "type", "celsius", "gates"}] for samples[].thermal_before / thermal_after.
+nlohmann::json ThermalSnapshotJson(const std::vector<ThermalSample>& zones);
+
+}  // namespace pipette
