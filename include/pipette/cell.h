@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/readiness.h"
 #include "pipette/benchmark.h"
 #include "pipette/status.h"
 
@@ -56,6 +57,9 @@ struct CellSpec {
   HarnessPolicy policy;
   std::string label;                    // device label recorded in device.label
   bool allow_context_overflow = false;  // allow P + D above the model's training context
+  // The readiness gate before every measured repetition (DESIGN.md 4.5); recorded in
+  // harness.readiness with every wait.
+  ReadinessPolicy readiness;
   // kl_divergence_<ctx> only: the higher-precision model the quantized one is compared with
   // (same tokenizer required).
   std::string reference_model_path;

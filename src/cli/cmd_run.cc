@@ -126,6 +126,25 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   run->add_option("--test-leak-bytes", s.test_leak_bytes,
                   "testing only: the runtime leaks this many bytes per request (soak leak check)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  ReadinessPolicy& g = args->spec.readiness;
+  run->add_option("--readiness-max-celsius", g.max_cpu_celsius,
+                  "readiness gate: hottest CPU thermal zone at most this, C")
+      ->capture_default_str()->check(CLI::Range(0.0, 150.0));
+  run->add_option("--readiness-max-busy", g.max_busy_fraction,
+                  "readiness gate: other processes use at most this fraction of all CPUs")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  run->add_option("--readiness-poll", g.poll_interval_s, "readiness gate: seconds between polls")
+      ->capture_default_str()->check(CLI::Range(0.01, 3600.0));
+  run->add_option("--readiness-deadline", g.deadline_s,
+                  "readiness gate: seconds before a device that is not ready fails the cell")
+      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+  run->add_flag("--no-readiness-thermal", g.waive_thermal, "waive the thermal criterion (recorded)");
+  run->add_flag("--no-readiness-load", g.waive_load, "waive the CPU-load criterion (recorded)");
+  run->add_flag("--no-readiness-throttle", g.waive_throttle,
+                "waive the throttling criterion (recorded)");
+  run->add_option("--sys-root", g.sys_root,
+                  "read thermal zones and throttling from this sysfs root (test fixtures)")
+      ->capture_default_str();
   run->add_option("--label", args->spec.label, "device label recorded with the result");
   run->add_option("--n-gpu-layers", s.n_gpu_layers, "layers offloaded to a GPU (-1: all if any)")
       ->capture_default_str();

@@ -20,16 +20,17 @@
 #include "platform/device.h"
 #include "platform/interrupt.h"
 #include "platform/proc_memory.h"
+#include "platform/thermal.h"
 #include "runtimes/llamacpp/driver_client.h"
 
 namespace pipette {
 namespace {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using SteadyTime = std::chrono::steady_clock;
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+double MsSince(SteadyTime::time_point t0) {
+  return std::chrono::duration<double, std::milli>(SteadyTime::now() - t0).count();
 }
 
 // One repetition's values: metric name -> value (units per DESIGN.md 4.3), plus per-token
@@ -37,6 +38,7 @@ double MsSince(Clock::time_point t0) {
 struct Rep {
   std::map<std::string, double> values;
   std::vector<double> inter_token_ms;
+  nlohmann::json thermal_before, thermal_after;  // zones around the timed work (DESIGN.md 4.2)
   int tokens_in = 0;
   int tokens_out = 0;
   std::string started_at;
@@ -78,14 +80,22 @@ class CellRun {
   Status BuildInput(Runtime& rt);
   Result<Rep> MeasureOnce(Runtime& rt);
   Result<Rep> MeasureMemory();
-  // One warm-up or measured repetition; adds its wall time to measured_ms_.
+  // One warm-up or measured repetition; adds its wall time to measured_ms_. Thermal zones are
+  // read right before and after (untimed).
   Result<Rep> Measure(Runtime* rt) {
     if (Interrupted()) return MakeError("interrupted by the user", std::string(TypeName(b_.type)));
-    const auto t0 = Clock::now();
+    const json before = ThermalSnapshotJson(ReadThermalSnapshot(spec_.readiness.sys_root));
+    const auto t0 = SteadyTime::now();
     auto rep = b_.type == BenchmarkType::kMemory ? MeasureMemory() : MeasureOnce(*rt);
     measured_ms_ += MsSince(t0);
+    if (rep) {
+      rep->thermal_before = before;
+      rep->thermal_after = ThermalSnapshotJson(ReadThermalSnapshot(spec_.readiness.sys_root));
+    }
     return rep;
   }
+  // The readiness gate before a measured repetition; records the policy and every wait.
+  Status AwaitReadiness(const Runtime& rt);
   json Finish(const std::vector<Rep>& reps, const Error* failure, bool ci_reached);
 
   const CellSpec& spec_;
@@ -99,7 +109,9 @@ class CellRun {
   std::string log_path_;
   double load_ms_ = -1;  // one load per cell (non-memory benchmarks), ms
   double measured_ms_ = 0;  // wall time of warm-ups and repetitions, ms
-  Clock::time_point cell_t0_ = Clock::now();
+  double readiness_wait_s_ = 0;  // time spent in the readiness gate
+  SteadyClock clock_;
+  SteadyTime::time_point cell_t0_ = SteadyTime::now();
 };
 
 Result<Runtime> CellRun::StartRuntime() {
@@ -152,7 +164,7 @@ Result<Rep> CellRun::MeasureOnce(Runtime& rt) {
   Rep rep;
   rep.started_at = NowRfc3339();
   const int P = b_.prefill_tokens, D = b_.decode_tokens;
-  const auto t0 = Clock::now();
+  const auto t0 = SteadyTime::now();
   if (b_.type == BenchmarkType::kPrefill) {
     auto r = rt.driver->Call({{"cmd", "prefill"}, {"tokens", prompt_tokens_}}, "prefill");
     const double outside_ms = MsSince(t0);
@@ -231,6 +243,21 @@ Result<Rep> CellRun::MeasureMemory() {
   return rep;
 }
 
+Status CellRun::AwaitReadiness(const Runtime& rt) {
+  std::vector<int> own = {static_cast<int>(getpid())};
+  if (rt.driver) own.push_back(rt.driver->Pid());
+  auto wait = WaitUntilReady(spec_.readiness, clock_, own);
+  if (Interrupted()) return MakeError("interrupted by the user", "readiness");
+  if (!wait) return wait.error();
+  json& r = record_["harness"]["readiness"];
+  if (r.value("policy", json()).is_null()) {
+    r = {{"policy", PolicyJson(spec_.readiness, wait->last)}, {"waits", json::array()}};
+  }
+  r["waits"].push_back(WaitJson(*wait));
+  readiness_wait_s_ += wait->waited_s;
+  return Status::Ok();
+}
+
 json CellRun::Run() {
   namespace fs = std::filesystem;
   log_path_ = spec_.log_path;
@@ -260,6 +287,7 @@ json CellRun::Run() {
   }
   const std::string headline(HeadlineMetric(b_.type));
   for (int i = 0; i < policy.max_reps; ++i) {
+    if (auto s = AwaitReadiness(rt); !s) return fail(s.error());
     auto rep = Measure(&rt);
     if (!rep) return fail(rep.error());
     reps.push_back(std::move(*rep));
@@ -293,8 +321,8 @@ json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci
   for (size_t i = 0; i < reps.size(); ++i) {
     const Rep& r = reps[i];
     json s = {{"rep", i + 1}, {"started_at", r.started_at}, {"tokens_in", r.tokens_in},
-              {"tokens_out", r.tokens_out}, {"thermal_before", json::array()},
-              {"thermal_after", json::array()}};
+              {"tokens_out", r.tokens_out}, {"thermal_before", r.thermal_before},
+              {"thermal_after", r.thermal_after}};
     for (const auto& [name, v] : r.values) {
       s[name] = v;
       series[name].push_back(v);
@@ -310,6 +338,7 @@ json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci
   // the warm-up plus measured time (the rest is start-up, input construction and hashing).
   record_["harness"]["timing"] = {{"cell_wall_ms", MsSince(cell_t0_)},
                                   {"warmup_and_measured_ms", measured_ms_},
+                                  {"readiness_wait_ms", 1000 * readiness_wait_s_},
                                   {"load_ms", load_ms_ > 0 ? load_ms_ : 0.0}};
   record_["finished_at"] = NowRfc3339();
   record_["logs"]["runtime_stderr_tail"] = runtime_stderr_tail_;

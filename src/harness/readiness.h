@@ -55,7 +55,7 @@ struct ReadinessPolicy {
   // Seconds after which a device that is still not ready fails the cell (stage "readiness").
   double deadline_s = 300;
   // Seconds over which one poll measures the busy fraction. Shorter reacts faster, is noisier.
-  double sample_window_s = 1.0;
+  double sample_window_s = 0.25;
   // Waived criteria are still observed and recorded, but never hold the gate.
   bool waive_thermal = false;
   bool waive_load = false;

@@ -118,6 +118,7 @@ ReadinessPolicy PolicyFor(const FakeSys& sys, const FakeProc& proc) {
   ReadinessPolicy p;
   p.sys_root = sys.root();
   p.proc_root = proc.root();
+  p.sample_window_s = 1.0;  // the fake /proc/stat steps below are one second apart
   return p;
 }
 

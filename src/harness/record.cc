@@ -191,7 +191,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
         {"ci_target", spec.policy.ci_target},
         {"request_timeout_s", spec.policy.request_timeout_s},
         {"environment", EngineEnvironment()},
-        {"readiness", {{"enabled", false}}}}},
+        {"readiness", {{"policy", nullptr}, {"waits", json::array()}}}}},
       {"started_at", NowRfc3339()},
       {"logs", {{"warnings", json::array()}}}};
   if (!reference.is_null()) record["input"] = {{"reference_model", reference}};

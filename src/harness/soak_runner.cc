@@ -19,10 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using SteadyTime = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+double SecondsSince(SteadyTime::time_point t0) {
+  return std::chrono::duration<double>(SteadyTime::now() - t0).count();
 }
 
 json Failed(json record, const Error& e) {
@@ -68,7 +68,7 @@ json RunSoak(const CellSpec& spec, const CellHooks& hooks, json record) {
   std::vector<SoakPoint> points;
   std::vector<double> e2e, ttft, tps;
   json samples = json::array();
-  const auto t0 = Clock::now();
+  const auto t0 = SteadyTime::now();
   const double duration_s = 60.0 * b.minutes;
   double next_report = 10;
   while (SecondsSince(t0) < duration_s) {

@@ -112,7 +112,8 @@ json OnlyFailedRecord(const std::string& store) {
 
 std::vector<std::string> LongRun(const std::string& store) {
   return {"--store", store, "run", "--model", TinySynthetic(), "--benchmark",
-          "decode_throughput_64_64", "--threads", "1", "--min-reps", "50", "--max-reps", "50"};
+          "decode_throughput_64_64", "--threads", "1", "--min-reps", "50", "--max-reps", "50",
+          "--no-readiness-load"};
 }
 
 TEST(Fault, DriverKilledMidRunIsStoredAsFailure) {
