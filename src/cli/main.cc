@@ -4,6 +4,7 @@
 
 #include "cli/cli_context.h"
 #include "cli/cmd_benchmarks.h"
+#include "cli/cmd_device.h"
 #include "cli/cmd_models.h"
 #include "cli/cmd_results.h"
 #include "cli/cmd_run.h"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   AddModelsCommand(app, ctx);
   AddBenchmarksCommand(app, ctx);
   AddResultsCommand(app, ctx);
+  AddDeviceCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -50,6 +50,15 @@ void PrintResultTable(const nlohmann::json& r, std::ostream& out) {
                          FormatValue(v["p90"], unit), FormatValue(v["p99"], unit));
     }
   }
+  if (metrics.contains("decode_roofline_efficiency")) {
+    const double eff = metrics["decode_roofline_efficiency"].value("median", 0.0);
+    const json device = r.value("device", json::object());
+    const json bw_json = device.value("memory_bandwidth_bytes_per_s", json());
+    const double bw = bw_json.is_number() ? bw_json.get<double>() : 0.0;
+    out << fmt::format("decode runs at {:.0f}% of the memory-bandwidth limit ({:.1f} GB/s, "
+                       "`pipette device probe`): {:.2f}x from it\n",
+                       100 * eff, bw / 1e9, eff > 0 ? 1 / eff : 0.0);
+  }
   const json h = r.value("harness", json::object());
   out << fmt::format("{} measured reps after {} warm-up; 95% CI within +-{:.0f}%: {}\n",
                      h.value("reps", 0), h.value("warmup_runs", 0),

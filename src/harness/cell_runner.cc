@@ -17,6 +17,7 @@
 #include "pipette/cell.h"
 #include "pipette/gguf.h"
 #include "pipette/stats.h"
+#include "platform/bandwidth.h"
 #include "platform/device.h"
 #include "platform/interrupt.h"
 #include "platform/proc_memory.h"
@@ -97,6 +98,7 @@ class CellRun {
   // The readiness gate before a measured repetition; records the policy and every wait.
   Status AwaitReadiness(const Runtime& rt);
   json Finish(const std::vector<Rep>& reps, const Error* failure, bool ci_reached);
+  void AddRoofline(const std::map<std::string, std::vector<double>>& series, json& metrics);
 
   const CellSpec& spec_;
   const CellHooks& hooks_;
@@ -314,6 +316,28 @@ json CellRun::Run() {
   return Finish(reps, nullptr, ci_reached);
 }
 
+// decode_roofline_efficiency (DESIGN.md 4.3): decode tokens/s x weight bytes read per token /
+// the device's measured memory bandwidth. A dense model reads all of its weights per token; the
+// token-embedding table, of which one row is read, is counted whole, so the figure errs high by
+// at most that table's share.
+void CellRun::AddRoofline(const std::map<std::string, std::vector<double>>& series, json& metrics) {
+  const auto it = series.find("decode_throughput");
+  if (it == series.end()) return;
+  const json& bw = record_["device"]["memory_bandwidth_bytes_per_s"];
+  const double bandwidth = bw.is_number() ? bw.get<double>() : 0.0;
+  const double bytes = record_["model"].value("tensor_bytes", 0.0);
+  if (bandwidth <= 0) {
+    AddWarning(record_, "no memory bandwidth measured for this device, so no "
+                        "decode_roofline_efficiency; run `pipette device probe` once");
+    return;
+  }
+  std::vector<double> ratios;
+  for (double tps : it->second) {
+    if (auto r = DecodeRooflineEfficiency(tps, bytes, bandwidth)) ratios.push_back(*r);
+  }
+  if (!ratios.empty()) metrics["decode_roofline_efficiency"] = ToJson(Summarize(ratios), "ratio");
+}
+
 json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci_reached) {
   json samples = json::array();
   std::map<std::string, std::vector<double>> series;
@@ -354,6 +378,7 @@ json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci
     for (const auto& [name, values] : series) metrics[name] = ToJson(Summarize(values), MetricUnit(name));
     if (!itl.empty()) metrics["inter_token_latency"] = ToJson(Summarize(itl, true), "ms");
     if (load_ms_ > 0) metrics["load_time"] = ToJson(Summarize(std::vector<double>{load_ms_}), "ms");
+    AddRoofline(series, metrics);
   }
   record_["metrics"] = metrics;
   record_["config_id"] = ConfigId(record_);

@@ -10,6 +10,7 @@
 #include "base/sha256.h"
 #include "pipette/build_info.h"
 #include "pipette/gguf.h"
+#include "platform/bandwidth.h"
 #include "platform/device.h"
 #include "platform/output_path.h"
 #include "runtimes/llamacpp/driver_client.h"
@@ -195,6 +196,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
       {"started_at", NowRfc3339()},
       {"logs", {{"warnings", json::array()}}}};
   if (!reference.is_null()) record["input"] = {{"reference_model", reference}};
+  AddCachedBandwidth(record["device"]);  // from `pipette device probe`; never measured here
   if (s.test_leak_bytes > 0) {
     record["runtime"]["settings"]["test_leak_bytes"] = s.test_leak_bytes;
     AddWarning(record, "test setting: the runtime leaks " + std::to_string(s.test_leak_bytes) +

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "platform/device.h"
 #include "platform/output_path.h"
 #include "platform/proc_memory.h"
 #include "platform/process.h"
@@ -69,31 +68,6 @@ TEST(RunTool, CapturesOutputAndExitCode) {
   EXPECT_EQ(r->code, 3);
   EXPECT_NE(out.find("out"), std::string::npos);
   EXPECT_NE(out.find("err"), std::string::npos);
-}
-
-TEST(CpuTopology, CountsPhysicalCoresFromFixture) {
-  const fs::path root = fs::path(testing::TempDir()) / "sysfix";
-  fs::remove_all(root);
-  // 4 logical CPUs on 2 cores (SMT), one package.
-  for (int cpu = 0; cpu < 4; ++cpu) {
-    const fs::path d = root / "devices/system/cpu" / ("cpu" + std::to_string(cpu)) / "topology";
-    fs::create_directories(d);
-    std::ofstream(d / "core_id") << cpu / 2 << "\n";
-    std::ofstream(d / "physical_package_id") << 0 << "\n";
-  }
-  fs::create_directories(root / "devices/system/cpu/cpufreq");  // not a cpuN folder
-  const CpuTopology t = ReadCpuTopology(root.string());
-  EXPECT_EQ(t.logical, 4);
-  EXPECT_EQ(t.physical, 2);
-}
-
-TEST(DeviceFingerprint, HasStableId) {
-  const auto a = DeviceFingerprint("bench-box");
-  const auto b = DeviceFingerprint("other-label");
-  EXPECT_EQ(a["id"].get<std::string>().size(), 64u);
-  EXPECT_EQ(a["id"], b["id"]);  // the label is not part of the identity
-  EXPECT_EQ(a["label"], "bench-box");
-  EXPECT_GT(a["memory_bytes"].get<uint64_t>(), 0u);
 }
 
 }  // namespace

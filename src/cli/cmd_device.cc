@@ -1,0 +1,194 @@
+// `pipette device [probe]` (see cmd_device.h). Measurement and fingerprint live in platform/;
+// this file only validates arguments and formats output.
+#include "cli/cmd_device.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "platform/bandwidth.h"
+#include "platform/device.h"
+
+namespace pipette::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ProbeArgs {
+  int threads = 0;
+  int runs = 5;
+  int64_t size_mib = 0;
+};
+
+// 1536 -> "1.5 KiB"; binary units, as cache and memory sizes are.
+std::string Binary(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0) return fmt::format("{} B", bytes);
+  return v == static_cast<uint64_t>(v) ? fmt::format("{:.0f} {}", v, units[u])
+                                       : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+std::string GbPerS(double bytes_per_s) { return fmt::format("{:.2f} GB/s", bytes_per_s / 1e9); }
+
+std::string Joined(const std::vector<std::string>& parts, const std::string& none) {
+  if (parts.empty()) return none;
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::string CacheLine(const CacheInfo& c) {
+  const std::string kind = c.type == "Data" ? "d" : c.type == "Instruction" ? "i" : "";
+  return fmt::format("L{}{} {}{}", c.level, kind, Binary(c.size_bytes),
+                     c.shared_cpus.empty() ? "" : " (CPUs " + c.shared_cpus + ")");
+}
+
+std::string GpuLine(const GpuInfo& g) {
+  std::string s = g.name.empty() ? g.vendor : g.name;
+  if (s.empty()) s = "GPU";
+  if (!g.vendor_id.empty()) s += " [" + g.vendor_id + ":" + g.device_id + "]";
+  if (!g.driver.empty()) s += " (" + g.driver + ")";
+  if (g.memory_bytes) s += " " + Binary(g.memory_bytes);
+  return s;
+}
+
+void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
+  const std::string id = block["id"];
+  const auto bw = CachedBandwidth(id);
+  if (ctx.json) {
+    json out = block;
+    AddCachedBandwidth(out);
+    out["memory_bandwidth"] = bw ? BandwidthJson(*bw) : json(nullptr);
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::vector<std::string> caches, gpus, zones;
+  for (const auto& c : d.cpu.caches) caches.push_back(CacheLine(c));
+  for (const auto& g : d.gpus) gpus.push_back(GpuLine(g));
+  for (const auto& z : d.thermal_zones) zones.push_back(z.type);
+  std::string frequency = "not exposed (no cpufreq; typical in VMs)";
+  if (d.frequency) {
+    frequency = fmt::format("governor {}{}, {}-{} MHz", d.frequency->governor,
+                            d.frequency->driver.empty() ? "" : " (" + d.frequency->driver + ")",
+                            d.frequency->min_khz / 1000, d.frequency->max_khz / 1000);
+  }
+  std::string power = d.power.source;
+  if (!d.power.profile.empty()) power += ", profile " + d.power.profile;
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"id", id},
+      {"os", fmt::format("{}, kernel {}, {}", d.os.pretty_name, d.os.kernel, d.os.arch)},
+      {"cpu",
+       fmt::format("{} ({}), {} cores, {} threads{}", d.cpu.model.empty() ? "?" : d.cpu.model,
+                   d.cpu.vendor.empty() ? "?" : d.cpu.vendor, d.cpu.physical_cores,
+                   d.cpu.logical_cores, d.cpu.smt ? ", SMT" : "")},
+      {"caches", Joined(caches, "not exposed")},
+      {"frequency", frequency},
+      {"memory", fmt::format("{} ({} bytes), swap {}", Binary(d.memory_bytes), d.memory_bytes,
+                             Binary(d.swap_bytes))},
+      {"gpus", Joined(gpus, "none")},
+      {"power", power},
+      {"thermal zones", Joined(zones, "none")},
+      {"virtualized", !d.virtualized   ? "unknown"
+                      : *d.virtualized ? "yes (hypervisor flag)"
+                                       : "no"},
+      {"board", d.board.empty() ? "unknown" : d.board},
+      {"bandwidth", bw ? fmt::format("{} (stream triad, {} threads, measured {})",
+                                     GbPerS(bw->bytes_per_s), bw->threads, bw->measured_at)
+                       : "not measured; run `pipette device probe`"},
+  };
+  for (const auto& [k, v] : rows) std::cout << fmt::format("{:<14}{}\n", k, v);
+}
+
+void Probe(const ProbeArgs& args, const CLI::App& cmd, CliContext& ctx) {
+  if (cmd.count("--threads") && args.threads < 1) {
+    ReportError(ctx, MakeError(fmt::format("--threads must be at least 1, not {}", args.threads)));
+    return;
+  }
+  constexpr int64_t kMaxSizeMib = int64_t{1} << 30;  // 1 PiB: keeps the byte count in range
+  if (cmd.count("--size-mib") && (args.size_mib < 1 || args.size_mib > kMaxSizeMib)) {
+    ReportError(ctx, MakeError(fmt::format("--size-mib must be between 1 and {}, not {}",
+                                           kMaxSizeMib, args.size_mib)));
+    return;
+  }
+  BandwidthOptions options;
+  options.threads = args.threads;
+  options.runs = args.runs;
+  options.total_bytes = static_cast<uint64_t>(args.size_mib) << 20;
+  auto plan = PlanBandwidth(options);
+  if (!plan) {
+    ReportError(ctx, plan.error().Wrap("device probe"));
+    return;
+  }
+  std::cerr << fmt::format("measuring memory bandwidth: {} threads, 3 arrays of {}, {} {}...",
+                           plan->threads, Binary(plan->array_bytes), options.runs,
+                           options.runs == 1 ? "run" : "runs")
+            << std::endl;
+  auto result = MeasureBandwidth(options);
+  if (!result) {
+    ReportError(ctx, result.error().Wrap("device probe"), kExitFailure);
+    return;
+  }
+  const std::string id = DeviceFingerprint("")["id"];
+  const Status stored = StoreBandwidth(id, *result);
+  const std::string path = BandwidthCachePath(id);
+  if (ctx.json) {
+    json out = BandwidthJson(*result);
+    out["device_id"] = id;
+    out["cache_path"] = stored.ok() ? json(path) : json(nullptr);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::vector<std::string> runs;
+    for (double r : result->run_bytes_per_s) runs.push_back(fmt::format("{:.2f}", r / 1e9));
+    std::vector<std::string> cpus;
+    for (int c : result->cpus) cpus.push_back(std::to_string(c));
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"bandwidth",
+         fmt::format("{} (best of {} runs of {} sweeps: {} GB/s)", GbPerS(result->bytes_per_s),
+                     result->runs, result->sweeps, Joined(runs, ""))},
+        {"method", result->method + ": a[i] = b[i] + s*c[i], 24 bytes counted per element"},
+        {"threads", fmt::format("{}{}", result->threads,
+                                cpus.empty() ? " (not pinned)" : " on CPUs " + Joined(cpus, ""))},
+        {"working set", fmt::format("3 x {}", Binary(result->array_bytes))},
+        {"device", id},
+        {"cached in", stored.ok() ? path : "(not cached)"},
+    };
+    for (const auto& [k, v] : rows) std::cout << fmt::format("{:<13}{}\n", k, v);
+  }
+  if (!stored.ok()) ReportError(ctx, stored.error().Wrap("device probe"), kExitFailure);
+}
+
+}  // namespace
+
+void AddDeviceCommand(CLI::App& app, CliContext& ctx) {
+  CLI::App* device = app.add_subcommand(
+      "device", "This machine's fingerprint (--json: the record's device block); probe: bandwidth");
+  device->require_subcommand(0, 1);
+  auto args = std::make_shared<ProbeArgs>();
+  CLI::App* probe = device->add_subcommand(
+      "probe", "Measure memory bandwidth (STREAM-like triad) and cache it for this device");
+  probe->add_option("--threads", args->threads, "worker threads (default: one per physical core)");
+  probe->add_option("--runs", args->runs, "timed runs; the best is kept (1 to 1000)")
+      ->capture_default_str();
+  probe->add_option("--size-mib", args->size_mib,
+                    "working set of the three arrays, MiB (default and minimum: 256 MiB or 12x "
+                    "the last-level cache, whichever is larger)");
+  probe->callback([args, probe, &ctx] { Probe(*args, *probe, ctx); });
+  device->callback([probe, &ctx] {
+    if (probe->parsed()) return;
+    const DeviceInfo info = ReadDeviceInfo();
+    PrintDevice(info, DeviceJson(info, ""), ctx);
+  });
+}
+
+}  // namespace pipette::cli
