@@ -59,8 +59,8 @@ std::optional<BenchmarkType> ParseTypeName(std::string_view name);
 
 // The metric a benchmark type is ranked and listed by, whose 95% CI drives adaptive repetitions
 // (DESIGN.md 4.2 step 5; names from 4.3): prefill -> "prefill_throughput", decode ->
-// "decode_throughput", e2e -> "end_to_end_latency", memory -> "max_host_usage"; "" for types
-// without one.
+// "decode_throughput", e2e and soak -> "end_to_end_latency", memory -> "max_host_usage",
+// kl_divergence -> "kl_divergence"; "" for types without one (eval).
 std::string_view HeadlineMetric(BenchmarkType type);
 
 // One benchmark definition. Fields that do not apply to `type` are 0 or empty.

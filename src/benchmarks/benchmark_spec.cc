@@ -95,6 +95,8 @@ std::string_view HeadlineMetric(BenchmarkType type) {
     case BenchmarkType::kDecode: return "decode_throughput";
     case BenchmarkType::kEndToEnd: return "end_to_end_latency";
     case BenchmarkType::kMemory: return "max_host_usage";
+    case BenchmarkType::kSoak: return "end_to_end_latency";
+    case BenchmarkType::kKlDivergence: return "kl_divergence";
     default: return "";
   }
 }

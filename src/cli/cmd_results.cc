@@ -101,12 +101,17 @@ json RowJson(const ResultRow& r) {
           {"ci_reached", r.ci_reached}};
 }
 
+// A result whose CI missed the harness target. A soak runs for its time, not to a CI target.
+bool Noisy(const ResultRow& r) {
+  return r.status == "ok" && !r.ci_reached && r.benchmark_type != "soak";
+}
+
 // "+-1.2%": half the 95% CI of the median relative to it, with "!" when the harness did not
 // reach its CI target (a noisy measurement).
 std::string CiText(const ResultRow& r) {
   if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high || *r.headline == 0) return "";
   const double half = (*r.headline_ci95_high - *r.headline_ci95_low) / 2 / *r.headline;
-  return fmt::format("+-{:.1f}%{}", 100.0 * half, r.ci_reached ? "" : " !");
+  return fmt::format("+-{:.1f}%{}", 100.0 * half, Noisy(r) ? " !" : "");
 }
 
 int List(const ResultsArgs& a, CliContext& ctx) {
@@ -137,7 +142,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant,
                      r.threads > 0 ? std::to_string(r.threads) : "-",
                      r.headline ? FormatValue(*r.headline, r.headline_unit) : "-", CiText(r)});
-    noisy = noisy || (r.status == "ok" && !r.ci_reached);
+    noisy = noisy || Noisy(r);
   }
   PrintTable(table, std::cout);
   if (noisy) {

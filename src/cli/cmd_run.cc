@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "base/sha256.h"
 #include "cli/run_output.h"
 #include "pipette/benchmark.h"
@@ -68,6 +70,11 @@ int Run(RunArgs& a, CliContext& ctx) {
     hooks.progress = [tty](const std::string& line) {
       std::cerr << (tty ? "\r\033[K" : "") << "pipette: " << line << (tty ? "" : "\n") << std::flush;
     };
+  }
+  if (a.spec.readiness.cooldown_s > 0) {
+    SteadyClock clock;
+    if (hooks.progress) hooks.progress(fmt::format("cooling down for {:g} s", a.spec.readiness.cooldown_s));
+    CoolDown(a.spec.readiness, clock);
   }
   auto record = RunCell(a.spec, hooks);
   if (tty && !a.quiet) std::cerr << "\r\033[K";
@@ -142,6 +149,9 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   run->add_flag("--no-readiness-load", g.waive_load, "waive the CPU-load criterion (recorded)");
   run->add_flag("--no-readiness-throttle", g.waive_throttle,
                 "waive the throttling criterion (recorded)");
+  run->add_option("--cooldown", g.cooldown_s,
+                  "seconds to rest before the cell starts (between cells of a script; recorded)")
+      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
   run->add_option("--sys-root", g.sys_root,
                   "read thermal zones and throttling from this sysfs root (test fixtures)")
       ->capture_default_str();

@@ -186,6 +186,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
         {"commit", build_info::kGitCommit},
         {"compiler", build_info::kCompiler},
         {"build_type", build_info::kBuildType},
+        {"cxx_flags", build_info::kCxxFlags},
         {"warmup_runs", spec.policy.warmup_runs},
         {"min_reps", spec.policy.min_reps},
         {"max_reps", spec.policy.max_reps},

@@ -276,8 +276,10 @@ Result<std::vector<ResultRow>> ResultStore::List(const ResultFilter& filter) {
       "SELECT result_id, config_id, status, benchmark_id, benchmark_type, model_file, "
       "model_sha256, quant, runtime, device_id, label, started_at, threads, headline, "
       "headline_metric, headline_unit, "
-      "json_extract(record, '$.metrics.' || headline_metric || '.ci95_low'), "
-      "json_extract(record, '$.metrics.' || headline_metric || '.ci95_high'), "
+      "CASE WHEN headline_metric <> '' THEN "
+      "json_extract(record, '$.metrics.' || headline_metric || '.ci95_low') END, "
+      "CASE WHEN headline_metric <> '' THEN "
+      "json_extract(record, '$.metrics.' || headline_metric || '.ci95_high') END, "
       "coalesce(json_extract(record, '$.harness.ci_reached'), 0) FROM results",
       filter, [&rows](const Stmt& st) {
         ResultRow r;

@@ -139,6 +139,20 @@ TEST_F(StoreTest, PutGetRoundTrip) {
   EXPECT_TRUE(store->CheckIntegrity().ok());
 }
 
+// Regression: a result whose type has no headline metric (eval) made every `results list` fail
+// with "JSON path error" (the path '$.metrics..ci95_low').
+TEST_F(StoreTest, ListCopesWithTypesWithoutHeadline) {
+  auto store = OpenOrDie();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Put(MakeRecord(NewUuidV7(), 1, "eval")).ok());
+  ASSERT_TRUE(store->Put(MakeRecord(NewUuidV7(), 2, "prefill")).ok());
+  auto rows = store->List({});
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_TRUE((*rows)[0].headline_ci95_low.has_value());  // prefill, newest first
+  EXPECT_FALSE((*rows)[1].headline_ci95_low.has_value());
+}
+
 TEST_F(StoreTest, SamplesAreQueryable) {
   auto store = OpenOrDie();
   const json record = MakeRecord(NewUuidV7(), 1);
