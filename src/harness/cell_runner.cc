@@ -138,11 +138,7 @@ Result<Runtime> CellRun::StartRuntime() {
 }
 
 Status CellRun::BuildInput(Runtime& rt) {
-  Tokenizer tokenize = [&rt](const std::string& text) -> Result<std::vector<int32_t>> {
-    auto r = rt.driver->Call({{"cmd", "tokenize"}, {"text", text}, {"add_special", true}}, "input");
-    if (!r) return r.error();
-    return (*r)["tokens"].get<std::vector<int32_t>>();
-  };
+  Tokenizer tokenize = [&rt](const std::string& text) { return rt.driver->Tokenize(text); };
   json input;
   if (b_.type == BenchmarkType::kEndToEnd) {
     auto p = BuildTextPrompt(tokenize, b_.prefill_tokens);

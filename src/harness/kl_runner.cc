@@ -98,11 +98,7 @@ Result<TokenPrompt> KlRun::Evaluate(const std::string& model, const std::string&
     load_ms_ = loaded->load_ms;
   }
   LlamaCppDriver& d = *loaded->driver;
-  Tokenizer tokenize = [&d](const std::string& text) -> Result<std::vector<int32_t>> {
-    auto r = d.Call({{"cmd", "tokenize"}, {"text", text}, {"add_special", true}}, "input");
-    if (!r) return r.error();
-    return (*r)["tokens"].get<std::vector<int32_t>>();
-  };
+  Tokenizer tokenize = [&d](const std::string& text) { return d.Tokenize(text); };
   auto prompt = BuildTokenPrompt(tokenize, spec_.benchmark.prefill_tokens);
   if (!prompt) return prompt.error();
   auto r = d.Call({{"cmd", "logprobs"}, {"tokens", prompt->tokens}, {"path", out}}, "logprobs");

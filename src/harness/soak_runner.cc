@@ -51,11 +51,7 @@ json RunSoak(const CellSpec& spec, const CellHooks& hooks, json record) {
   }
   RecordRuntime(loaded->load_reply, record);
   LlamaCppDriver& d = *loaded->driver;
-  Tokenizer tokenize = [&d](const std::string& text) -> Result<std::vector<int32_t>> {
-    auto r = d.Call({{"cmd", "tokenize"}, {"text", text}, {"add_special", true}}, "input");
-    if (!r) return r.error();
-    return (*r)["tokens"].get<std::vector<int32_t>>();
-  };
+  Tokenizer tokenize = [&d](const std::string& text) { return d.Tokenize(text); };
   auto prompt = BuildTextPrompt(tokenize, b.prefill_tokens);
   if (!prompt) return Failed(std::move(record), prompt.error());
   record["input"] = {{"prompt_tokens", prompt->tokens.size()}, {"prompt_sha256", prompt->sha256},

@@ -95,6 +95,12 @@ Result<nlohmann::json> LlamaCppDriver::Call(const nlohmann::json& request,
   return reply;
 }
 
+Result<std::vector<int32_t>> LlamaCppDriver::Tokenize(const std::string& text) {
+  auto r = Call({{"cmd", "tokenize"}, {"text", text}, {"add_special", true}}, "input");
+  if (!r) return r.error();
+  return (*r)["tokens"].get<std::vector<int32_t>>();
+}
+
 ExitInfo LlamaCppDriver::Quit(int grace_ms) {
   if (!quit_) {
     quit_ = true;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,9 @@ class LlamaCppDriver {
   // becomes its error (stage from the reply, else `stage`); a dead driver becomes an error naming
   // how it ended, during `stage`.
   Result<nlohmann::json> Call(const nlohmann::json& request, const std::string& stage);
+
+  // The model's tokenization of `text`, BOS included when the model adds one (stage "input").
+  Result<std::vector<int32_t>> Tokenize(const std::string& text);
 
   pid_t Pid() const { return child_.Pid(); }
   void Kill(int sig) { child_.Kill(sig); }
