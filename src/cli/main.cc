@@ -4,6 +4,7 @@
 
 #include "cli/cli_context.h"
 #include "cli/cmd_benchmarks.h"
+#include "cli/cmd_compare.h"
 #include "cli/cmd_device.h"
 #include "cli/cmd_models.h"
 #include "cli/cmd_results.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   AddBenchmarksCommand(app, ctx);
   AddResultsCommand(app, ctx);
   AddDeviceCommand(app, ctx);
+  AddCompareCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -328,8 +328,12 @@ void CellRun::AddRoofline(const std::map<std::string, std::vector<double>>& seri
     return;
   }
   std::vector<double> ratios;
-  for (double tps : it->second) {
-    if (auto r = DecodeRooflineEfficiency(tps, bytes, bandwidth)) ratios.push_back(*r);
+  json& samples = record_["samples"];
+  for (size_t i = 0; i < it->second.size(); ++i) {
+    if (auto r = DecodeRooflineEfficiency(it->second[i], bytes, bandwidth)) {
+      ratios.push_back(*r);
+      if (i < samples.size()) samples[i]["decode_roofline_efficiency"] = *r;
+    }
   }
   if (!ratios.empty()) metrics["decode_roofline_efficiency"] = ToJson(Summarize(ratios), "ratio");
 }

@@ -303,3 +303,33 @@ TEST(Roofline, DecodeEfficiencyIsBetweenZeroAndTheLimit) {
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+// Issue 4 (first part): `compare` on raw samples; a result compared with itself shows no
+// significant difference anywhere.
+TEST(CompareCli, ResultAgainstItselfHasNoSignificantDifference) {
+  const std::string store = testing_models::WorkDir() + "/compare.db";
+  auto run = testing_models::RunPipette(
+      {"--store", store, "--json", "run", "-q", "--model", testing_models::TinySynthetic(),
+       "--benchmark", "decode_throughput_32_32", "--threads", "1", "--max-reps", "6",
+       "--no-readiness-load"});
+  ASSERT_EQ(run.exit.code, 0) << run.err;
+  const std::string id = json::parse(run.out)["result_id"];
+  auto cmp = testing_models::RunPipette({"--store", store, "--json", "compare", id, id});
+  ASSERT_EQ(cmp.exit.code, 0) << cmp.err;
+  const json out = json::parse(cmp.out);
+  ASSERT_FALSE(out["metrics"].empty());
+  for (const json& m : out["metrics"]) {
+    EXPECT_DOUBLE_EQ(m["ratio"].get<double>(), 1.0) << m.dump();
+    EXPECT_NE(m["verdict"].get<std::string>().find("no"), std::string::npos) << m.dump();
+  }
+  auto table = testing_models::RunPipette({"--store", store, "compare", id, id});
+  EXPECT_NE(table.out.find("| decode_throughput (tokens/s)"), std::string::npos) << table.out;
+  auto missing = testing_models::RunPipette({"--store", store, "compare", id, "ffffffff"});
+  EXPECT_EQ(missing.exit.code, 2);
+}
+
+}  // namespace
+}  // namespace pipette
