@@ -5,6 +5,7 @@
 #include "cli/cli_context.h"
 #include "cli/cmd_benchmarks.h"
 #include "cli/cmd_compare.h"
+#include "cli/cmd_diff.h"
 #include "cli/cmd_device.h"
 #include "cli/cmd_models.h"
 #include "cli/cmd_results.h"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   AddResultsCommand(app, ctx);
   AddDeviceCommand(app, ctx);
   AddCompareCommand(app, ctx);
+  AddDiffCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -333,3 +333,39 @@ TEST(CompareCli, ResultAgainstItselfHasNoSignificantDifference) {
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+std::string RunForDiff(const std::string& store, const std::string& model, const std::string& threads) {
+  auto r = testing_models::RunPipette({"--store", store, "--json", "run", "-q", "--model", model,
+                                       "--benchmark", "prefill_throughput_16", "--threads",
+                                       threads, "--min-reps", "3", "--max-reps", "3",
+                                       "--no-readiness-load"});
+  EXPECT_EQ(r.exit.code, 0) << r.err;
+  return r.exit.code == 0 ? json::parse(r.out)["result_id"].get<std::string>() : "";
+}
+
+// Issue 4 (first part): `diff` names the first differing layer.
+TEST(DiffCli, NamesParametersForThreadsAndInputsForAnotherModel) {
+  const std::string store = testing_models::WorkDir() + "/diff.db";
+  const std::string one = RunForDiff(store, testing_models::TinySynthetic(), "1");
+  const std::string two = RunForDiff(store, testing_models::TinySynthetic(), "2");
+  SynthOptions o;
+  o.preset = "tiny";
+  o.n_ctx = 512;
+  o.seed = 2;
+  o.out_path = testing_models::WorkDir() + "/tiny-seed2.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  const std::string other = RunForDiff(store, o.out_path, "1");
+  auto threads = testing_models::RunPipette({"--store", store, "diff", one, two});
+  EXPECT_EQ(threads.out.rfind("first difference: parameters (threads: 1 -> 2)", 0), 0u)
+      << threads.out;
+  auto model = testing_models::RunPipette({"--store", store, "--json", "diff", one, other});
+  const json m = json::parse(model.out);
+  EXPECT_EQ(m["first_difference"], "inputs");
+  EXPECT_TRUE(m["layers"]["parameters"].empty());
+}
+
+}  // namespace
+}  // namespace pipette
