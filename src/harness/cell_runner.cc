@@ -368,18 +368,18 @@ json CellRun::Finish(const std::vector<Rep>& reps, const Error* failure, bool ci
   record_["logs"]["runtime_stderr_tail"] = runtime_stderr_tail_;
   if (!spec_.log_path.empty()) record_["logs"]["runtime_log_path"] = log_path_;
   else std::filesystem::remove(log_path_);  // its tail is kept in the record
-  json metrics = json::object();
   if (failure) {
-    record_["status"] = "failed";
-    record_["failure"] = {{"stage", failure->stage.empty() ? "run" : failure->stage},
-                          {"message", failure->message}};
-  } else {
-    record_["status"] = "ok";
-    for (const auto& [name, values] : series) metrics[name] = ToJson(Summarize(values), MetricUnit(name));
-    if (!itl.empty()) metrics["inter_token_latency"] = ToJson(Summarize(itl, true), "ms");
-    if (load_ms_ > 0) metrics["load_time"] = ToJson(Summarize(std::vector<double>{load_ms_}), "ms");
-    AddRoofline(series, metrics);
+    MarkFailed(record_, *failure, "run");  // the samples before the failure are kept
+    return record_;
   }
+  json metrics = json::object();
+  for (const auto& [name, values] : series) {
+    metrics[name] = ToJson(Summarize(values), MetricUnit(name));
+  }
+  if (!itl.empty()) metrics["inter_token_latency"] = ToJson(Summarize(itl, true), "ms");
+  if (load_ms_ > 0) metrics["load_time"] = ToJson(Summarize(std::vector<double>{load_ms_}), "ms");
+  AddRoofline(series, metrics);
+  record_["status"] = "ok";
   record_["metrics"] = metrics;
   record_["config_id"] = ConfigId(record_);
   return record_;

@@ -129,13 +129,7 @@ Result<KlAccumulator> KlRun::Compare(const std::string& ref_file, const std::str
 }
 
 json KlRun::Fail(const Error& e) {
-  record_["status"] = "failed";
-  record_["failure"] = {{"stage", e.stage.empty() ? "kl_divergence" : e.stage},
-                        {"message", e.message}};
-  record_["metrics"] = json::object();
-  record_["samples"] = json::array();
-  record_["finished_at"] = NowRfc3339();
-  record_["config_id"] = ConfigId(record_);
+  MarkFailed(record_, e, "kl_divergence");
   return record_;
 }
 

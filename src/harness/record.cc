@@ -210,6 +210,16 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   return record;
 }
 
+void MarkFailed(json& record, const Error& error, const std::string& default_stage) {
+  record["status"] = "failed";
+  record["failure"] = {{"stage", error.stage.empty() ? default_stage : error.stage},
+                       {"message", error.message}};
+  record["metrics"] = json::object();
+  if (!record.contains("samples")) record["samples"] = json::array();
+  record["finished_at"] = NowRfc3339();
+  record["config_id"] = ConfigId(record);
+}
+
 void AddWarning(json& record, const std::string& warning) {
   json& warnings = record["logs"]["warnings"];
   if (!warnings.is_array()) warnings = json::array();

@@ -18,6 +18,11 @@ std::string MetricUnit(const std::string& metric);
 // returns the record's skeleton (status "running"). Errors: bad input, nothing was run.
 Result<nlohmann::json> ResolveCell(const CellSpec& spec, const CellHooks& hooks);
 
+// Turns `record` into a failed result (DESIGN.md 4.2 step 7): status "failed", failure{stage,
+// message} (stage from `error`, else `default_stage`), no metrics, samples kept (empty if none),
+// finished_at and config_id set.
+void MarkFailed(nlohmann::json& record, const Error& error, const std::string& default_stage);
+
 // Appends `warning` to record.logs.warnings unless it is already there.
 void AddWarning(nlohmann::json& record, const std::string& warning);
 

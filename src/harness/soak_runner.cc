@@ -26,11 +26,7 @@ double SecondsSince(SteadyTime::time_point t0) {
 }
 
 json Failed(json record, const Error& e) {
-  record["status"] = "failed";
-  record["failure"] = {{"stage", e.stage.empty() ? "soak" : e.stage}, {"message", e.message}};
-  record["metrics"] = json::object();
-  record["finished_at"] = NowRfc3339();
-  record["config_id"] = ConfigId(record);
+  MarkFailed(record, e, "soak");
   return record;
 }
 
