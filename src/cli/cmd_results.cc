@@ -2,6 +2,8 @@
 #include "cli/cmd_results.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdio>
@@ -106,12 +108,15 @@ bool Noisy(const ResultRow& r) {
   return r.status == "ok" && !r.ci_reached && r.benchmark_type != "soak";
 }
 
-// "+-1.2%": half the 95% CI of the median relative to it, with "!" when the harness did not
+// "+-1.20%": the 95% CI of the median relative to it, with "!" when the harness did not
 // reach its CI target (a noisy measurement).
 std::string CiText(const ResultRow& r) {
   if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high || *r.headline == 0) return "";
-  const double half = (*r.headline_ci95_high - *r.headline_ci95_low) / 2 / *r.headline;
-  return fmt::format("+-{:.1f}%{}", 100.0 * half, Noisy(r) ? " !" : "");
+  // The interval of a median is not symmetric: show its wider side, the one the harness's
+  // +-target check (CiWithinTarget) judges, so that "+-1.7% !" cannot happen.
+  const double m = *r.headline;
+  const double wider = std::max(*r.headline_ci95_high - m, m - *r.headline_ci95_low) / m;
+  return fmt::format("+-{:.2f}%{}", 100.0 * wider, Noisy(r) ? " !" : "");
 }
 
 int List(const ResultsArgs& a, CliContext& ctx) {
