@@ -87,4 +87,10 @@ Result<nlohmann::json> RunCell(const CellSpec& spec, const CellHooks& hooks = {}
 // device.id, benchmark.id, benchmark.methodology} taken from `record`.
 std::string ConfigId(const nlohmann::json& record);
 
+// The config_id RunCell's record will carry, known before anything runs: resolves the cell as
+// RunCell's first step does (model header, SHA-256 through hooks.hash_file, default settings,
+// device fingerprint). Suites use it to skip cells already stored ok. Errors: the bad input
+// RunCell would report before running.
+Result<std::string> PlannedConfigId(const CellSpec& spec, const CellHooks& hooks = {});
+
 }  // namespace pipette

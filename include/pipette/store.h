@@ -133,6 +133,11 @@ class ResultStore {
   std::unique_ptr<Impl> impl_;
 };
 
+// SHA-256 (lowercase hex) of the file at `path`, from the store's cache when the file's size and
+// modification time match what was cached, else read in full and cached. A failure to use the
+// cache is not an error (the file is hashed); errors: the file cannot be read (names the path).
+Result<std::string> CachedSha256(ResultStore& store, const std::string& path);
+
 // Writes one record per line, compact JSON ("jsonl"). Errors: a record that is not an object,
 // or a failed stream write.
 Status ExportJsonl(const std::vector<nlohmann::json>& records, std::ostream& out);

@@ -1,6 +1,5 @@
 #include "cli/cmd_run.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -9,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "base/sha256.h"
 #include "cli/run_output.h"
 #include "pipette/benchmark.h"
 #include "pipette/cell.h"
@@ -25,20 +23,6 @@ struct RunArgs {
   std::string benchmarks_dir;
   bool quiet = false;
 };
-
-// SHA-256 of a model file through the store's cache (path, size, mtime).
-Result<std::string> CachedHash(ResultStore& store, const std::string& path) {
-  struct stat st{};
-  const std::string abs = std::filesystem::absolute(path).string();
-  if (stat(abs.c_str(), &st) != 0) return Sha256OfFile(path);
-  const int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  const auto size = static_cast<uint64_t>(st.st_size);
-  auto cached = store.CachedFileHash(abs, size, mtime_ns);
-  if (cached.ok() && cached->has_value()) return **cached;
-  auto sha = Sha256OfFile(path);
-  if (sha.ok()) store.PutFileHash(abs, size, mtime_ns, *sha);  // a cache miss next time is fine
-  return sha;
-}
 
 Result<BenchmarkSpec> FindBenchmark(const RunArgs& a) {
   BenchmarkCatalog catalog = BenchmarkCatalog::BuiltIn();
@@ -64,7 +48,7 @@ int Run(RunArgs& a, CliContext& ctx) {
 
   InstallInterruptHandler();
   CellHooks hooks;
-  hooks.hash_file = [&](const std::string& path) { return CachedHash(**store, path); };
+  hooks.hash_file = [&](const std::string& path) { return CachedSha256(**store, path); };
   const bool tty = isatty(STDERR_FILENO);
   if (!a.quiet) {
     hooks.progress = [tty](const std::string& line) {

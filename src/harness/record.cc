@@ -159,6 +159,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   RuntimeSettings s = spec.settings;
   if (s.threads == 0) s.threads = ReadCpuTopology().physical;
   if (s.n_ctx == 0) s.n_ctx = need;
+  if (s.n_gpu_layers < 0) s.n_gpu_layers = build_info::kLlamaGpuOffload ? 999 : 0;
 
   json model = ToJson(*info);
   model["path"] = std::filesystem::absolute(spec.model_path).string();
@@ -273,6 +274,12 @@ std::string ConfigId(const json& record) {
       {"benchmark.id", record["benchmark"]["id"]},
       {"benchmark.methodology", record["benchmark"]["methodology"]}};
   return Sha256Hex(key.dump());  // nlohmann::json orders object keys: canonical, no spaces
+}
+
+Result<std::string> PlannedConfigId(const CellSpec& spec, const CellHooks& hooks) {
+  auto record = ResolveCell(spec, hooks);
+  if (!record) return record.error();
+  return ConfigId(*record);
 }
 
 }  // namespace pipette

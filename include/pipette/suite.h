@@ -1,0 +1,147 @@
+// Suites (DESIGN.md 6): a TOML matrix of models x runtimes x settings x benchmarks, expanded into
+// cells that run one after another, resumable by config_id. The file format is documented in
+// docs/suites.md; examples are in examples/suites/.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/cell.h"
+#include "pipette/status.h"
+
+namespace pipette {
+
+// One [[runtimes]] entry. `settings` maps a runtime setting name (threads, n_gpu_layers, mmap,
+// flash_attn, n_batch, n_ubatch, type_k, type_v, n_ctx) to its values: a setting given as a list
+// is a dimension of the matrix; a scalar is one value. Each list holds at least one value.
+struct SuiteRuntime {
+  std::string name;  // "llamacpp", the only runtime of this build
+  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> settings;  // name order
+};
+
+// [baseline] of mode "one-factor": the configuration every step varies one dimension of.
+struct SuiteBaseline {
+  std::string model;    // a path listed in [[models]] (resolved like them); empty: the first
+  std::string runtime;  // a [[runtimes]] name; empty: the first
+  nlohmann::json settings = nlohmann::json::object();  // setting -> one value; missing settings
+                                                       // take the first value of their list
+};
+
+enum class SuiteMode { kMatrix, kOneFactor };
+
+// A parsed suite file. Paths are absolute (relative ones are taken from the suite file's folder).
+struct Suite {
+  std::string path;  // the suite file
+  std::string name;
+  SuiteMode mode = SuiteMode::kMatrix;
+  std::vector<std::string> benchmarks;  // ids: built-in, smoke shapes, or from benchmarks_dir
+  std::string benchmarks_dir;           // user benchmark definitions (*.toml); empty: the default
+  std::vector<std::string> models;      // GGUF files, in file order
+  std::vector<SuiteRuntime> runtimes;
+  SuiteBaseline baseline;
+  HarnessPolicy policy;       // [harness]: warmup_runs, min_reps, max_reps, ci_target,
+                              // request_timeout_s
+  ReadinessPolicy readiness;  // [readiness]: max_cpu_celsius, max_busy_fraction, poll_interval_s,
+                              // deadline_s, cooldown_s, waive = ["thermal", "load", "throttle"]
+  std::string label;          // device label recorded with every result
+  bool stop_on_failure = false;
+};
+
+// Reads and validates a suite file. Errors name the file and the key, e.g. "suite.toml: models[2]
+// (/m/x.gguf): no such file; fix the path", "suite.toml: runtimes[1].settings.threads: expected
+// an integer or a list of integers, not a string", "suite.toml: unknown key 'modes'". Model files
+// must exist and be readable; whether each benchmark fits each model is checked per cell.
+Result<Suite> ParseSuiteFile(const std::string& path);
+
+// Same, from TOML text; relative model paths are taken from `base_dir`, and errors start with
+// `source_name`.
+Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_dir,
+                             const std::string& source_name);
+
+// One cell of a suite: one benchmark on one configuration.
+struct SuiteCell {
+  int index = 0;  // 1-based position in run order
+  std::string model_path;
+  std::string runtime;
+  RuntimeSettings settings;
+  nlohmann::json settings_json = nlohmann::json::object();  // the suite's values for this cell
+  std::string benchmark_id;
+  // mode "one-factor": "baseline", or the one varied dimension and its value ("threads=4",
+  // "model=stories260K-Q4_0.gguf"); mode "matrix": empty.
+  std::string factor;
+};
+
+// Expands `suite` into cells, ordered so that each model's cells run together (consecutive
+// loads of one file come from the page cache): models in file order, then runtime settings
+// (by setting name, alphabetically: the first name varies slowest; each list in its order), then
+// benchmarks in file order.
+//   matrix:      the full cross product models x runtimes x settings x benchmarks.
+//   one-factor:  the baseline configuration, then for each dimension (the models, then each
+//                setting given as a list, by name) every value other than the baseline's
+//                with all other dimensions at the baseline; each configuration x benchmarks.
+//                A configuration is never listed twice.
+// Errors: a setting value of the wrong type or out of range, a baseline naming a model or runtime
+// the suite does not list, a baseline setting that is not a setting.
+Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite);
+
+// What happened to one cell in a suite run.
+struct SuiteCellOutcome {
+  SuiteCell cell;
+  std::string config_id;   // empty when the cell could not be resolved (see status "invalid")
+  // "ok", "failed" (stored as a failed result), "skipped" (an ok result with this config_id was
+  // already stored: resume), "invalid" (bad input found before running, e.g. a shape longer than
+  // the model's training context; nothing stored), "not run" (after an interrupt or a failure
+  // with stop_on_failure).
+  std::string status;
+  std::string result_id;   // stored result (ok/failed), or the stored ok result that was reused
+  std::string reason;      // failed: "<stage>: <message>"; invalid: the error
+  std::string log_path;    // the runtime's raw log of this cell (ok/failed)
+  double seconds = 0;      // wall time of the cell in this run (0 for skipped)
+  std::optional<double> headline;  // median of the headline metric (ok, skipped)
+  std::string headline_metric, headline_unit;
+};
+
+// Progress events of RunSuite, for a progress bar or plain lines.
+struct SuiteHooks {
+  // A cell is about to start (not called for skipped/invalid cells).
+  std::function<void(const SuiteCell&)> cell_started;
+  // Within a cell: the harness's progress lines ("rep 3: 1234.5 tokens/s").
+  std::function<void(const std::string&)> cell_progress;
+  // A cell ended in any way, `done` cells of `total` are now settled.
+  std::function<void(const SuiteCellOutcome&, int done, int total)> cell_finished;
+};
+
+struct SuiteRunOptions {
+  std::string store_path;  // results store (DefaultStorePath() when empty)
+  std::string logs_dir;    // each cell's runtime log: <logs_dir>/<index>-<config_id[0:12]>.log
+  std::string driver_path; // empty: DefaultDriverPath()
+  bool stop_on_failure = false;  // or Suite::stop_on_failure
+};
+
+struct SuiteRun {
+  std::vector<SuiteCellOutcome> outcomes;  // one per cell, in run order
+  bool interrupted = false;  // SIGINT/SIGTERM/SIGHUP arrived; the current cell was stored as
+                             // failed ("interrupted") and the rest were not run
+  int Count(const std::string& status) const;
+};
+
+// Runs the cells in order. For each: resolves it (model header, cached SHA-256, settings, device)
+// to its config_id; skips it when the store already holds an ok result with that config_id;
+// otherwise runs it (RunCell) with its own runtime log and stores the record. A failed cell does
+// not stop the suite unless stop_on_failure. Installs the interrupt handler: after an interrupt
+// it stores the current cell (as "interrupted") and returns. Errors: the store cannot be opened,
+// the logs folder cannot be created, or a record cannot be stored (the message says where the
+// record was written instead: nothing is lost).
+Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cells,
+                          const SuiteRunOptions& options, const SuiteHooks& hooks = {});
+
+// The plan without running: each cell's config_id and whether it would be skipped (status
+// "skipped" with the stored result_id), is invalid, or would run (status "to run").
+Result<std::vector<SuiteCellOutcome>> PlanSuite(const Suite& suite,
+                                                const std::vector<SuiteCell>& cells,
+                                                const SuiteRunOptions& options);
+
+}  // namespace pipette

@@ -1,0 +1,149 @@
+// Suite expansion (see suite.h: ExpandSuite): matrix and one-factor modes, run order.
+#include <filesystem>
+#include <set>
+
+#include "pipette/suite.h"
+#include "suite/settings.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+
+// One configuration: a model, a runtime, one value per setting.
+struct Config {
+  size_t model = 0;    // index into Suite::models
+  size_t runtime = 0;  // index into Suite::runtimes
+  std::vector<size_t> choice;  // per setting of the runtime: index into its values
+  std::string factor;
+};
+
+// Every combination of setting values, the first setting varying slowest.
+std::vector<std::vector<size_t>> CrossProduct(const SuiteRuntime& rt) {
+  std::vector<std::vector<size_t>> out = {{}};
+  for (const auto& [name, values] : rt.settings) {
+    std::vector<std::vector<size_t>> next;
+    for (const auto& prefix : out) {
+      for (size_t v = 0; v < values.size(); ++v) {
+        auto c = prefix;
+        c.push_back(v);
+        next.push_back(std::move(c));
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string FileName(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+// The one-factor plan: the baseline, then one dimension at a time. The baseline's setting values
+// are added to their lists when the lists lack them.
+Result<std::vector<Config>> OneFactor(const Suite& suite, SuiteRuntime& rt, size_t runtime) {
+  const SuiteBaseline& b = suite.baseline;
+  size_t model = 0;
+  if (!b.model.empty()) {
+    auto it = std::find(suite.models.begin(), suite.models.end(), b.model);
+    if (it == suite.models.end()) {
+      return MakeError(suite.path + ": baseline.model: " + b.model +
+                       " is not one of the [[models]]; list it there too");
+    }
+    model = static_cast<size_t>(it - suite.models.begin());
+  }
+  std::vector<size_t> base(rt.settings.size(), 0);
+  for (const auto& [name, value] : b.settings.items()) {
+    size_t i = 0;
+    while (i < rt.settings.size() && rt.settings[i].first != name) ++i;
+    if (i == rt.settings.size()) {
+      rt.settings.emplace_back(name, std::vector<json>{value});
+      base.push_back(0);
+      continue;
+    }
+    auto& values = rt.settings[i].second;
+    auto it = std::find(values.begin(), values.end(), value);
+    if (it == values.end()) {
+      values.insert(values.begin(), value);
+      base[i] = 0;
+    } else {
+      base[i] = static_cast<size_t>(it - values.begin());
+    }
+  }
+  std::vector<Config> configs = {{model, runtime, base, "baseline"}};
+  for (size_t m = 0; m < suite.models.size(); ++m) {
+    if (m != model) configs.push_back({m, runtime, base, "model=" + FileName(suite.models[m])});
+  }
+  for (size_t i = 0; i < rt.settings.size(); ++i) {
+    for (size_t v = 0; v < rt.settings[i].second.size(); ++v) {
+      if (v == base[i]) continue;
+      auto choice = base;
+      choice[i] = v;
+      configs.push_back({model, runtime, choice,
+                         rt.settings[i].first + "=" + rt.settings[i].second[v].dump()});
+    }
+  }
+  return configs;
+}
+
+}  // namespace
+
+Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
+  std::vector<SuiteRuntime> runtimes = suite.runtimes;
+  if (runtimes.empty()) runtimes.push_back({"llamacpp", {}});
+  std::vector<Config> configs;
+  if (suite.mode == SuiteMode::kMatrix) {
+    for (size_t m = 0; m < suite.models.size(); ++m) {
+      for (size_t r = 0; r < runtimes.size(); ++r) {
+        for (auto& choice : CrossProduct(runtimes[r])) configs.push_back({m, r, choice, ""});
+      }
+    }
+  } else {
+    size_t runtime = 0;
+    if (!suite.baseline.runtime.empty()) {
+      while (runtime < runtimes.size() && runtimes[runtime].name != suite.baseline.runtime) {
+        ++runtime;
+      }
+      if (runtime == runtimes.size()) {
+        return MakeError(suite.path + ": baseline.runtime: '" + suite.baseline.runtime +
+                         "' is not one of the [[runtimes]]");
+      }
+    }
+    auto plan = OneFactor(suite, runtimes[runtime], runtime);
+    if (!plan) return plan.error();
+    configs = std::move(*plan);
+    // Run order: each model's configurations together (a stable sort keeps the baseline first).
+    std::stable_sort(configs.begin(), configs.end(),
+                     [](const Config& a, const Config& b) { return a.model < b.model; });
+  }
+
+  std::vector<SuiteCell> cells;
+  std::set<std::string> seen;
+  for (const Config& c : configs) {
+    const SuiteRuntime& rt = runtimes[c.runtime];
+    SuiteCell base;
+    base.model_path = suite.models[c.model];
+    base.runtime = rt.name;
+    for (size_t i = 0; i < rt.settings.size(); ++i) {
+      const auto& [name, values] = rt.settings[i];
+      const json& value = values[c.choice[i]];
+      if (auto s = ApplySetting(base.settings, name, value); !s) {
+        return MakeError(suite.path + ": " + rt.name + " setting " + name + ": " +
+                         s.error().message);
+      }
+      base.settings_json[name] = value;
+    }
+    base.factor = c.factor;
+    const std::string key = base.model_path + "\n" + rt.name + "\n" + base.settings_json.dump();
+    if (!seen.insert(key).second) continue;
+    for (const std::string& id : suite.benchmarks) {
+      SuiteCell cell = base;
+      cell.benchmark_id = id;
+      cell.index = static_cast<int>(cells.size()) + 1;
+      cells.push_back(std::move(cell));
+    }
+  }
+  return cells;
+}
+
+}  // namespace pipette

@@ -1,0 +1,202 @@
+// Running a suite's cells in order, resumable by config_id (see suite.h: RunSuite, PlanSuite).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "pipette/store.h"
+#include "pipette/suite.h"
+#include "platform/interrupt.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Builds the cell's spec; errors for a benchmark id the catalog does not know.
+Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& catalog,
+                      const SuiteRunOptions& options) {
+  auto bench = catalog.Find(cell.benchmark_id);
+  if (!bench) return bench.error();
+  CellSpec spec;
+  spec.model_path = cell.model_path;
+  spec.benchmark = *bench;
+  spec.settings = cell.settings;
+  spec.policy = suite.policy;
+  spec.readiness = suite.readiness;
+  spec.label = suite.label;
+  spec.driver_path = options.driver_path;
+  return spec;
+}
+
+Result<BenchmarkCatalog> Catalog(const Suite& suite) {
+  BenchmarkCatalog catalog = BenchmarkCatalog::BuiltIn();
+  const std::string dir =
+      suite.benchmarks_dir.empty() ? DefaultUserBenchmarkDir() : suite.benchmarks_dir;
+  std::error_code ec;
+  if (!suite.benchmarks_dir.empty() || fs::is_directory(dir, ec)) {
+    if (auto s = catalog.AddDirectory(dir); !s) return s.error().Wrap(suite.path);
+  }
+  for (size_t i = 0; i < suite.benchmarks.size(); ++i) {
+    if (auto b = catalog.Find(suite.benchmarks[i]); !b) {
+      return b.error().Wrap(suite.path + ": benchmarks[" + std::to_string(i + 1) + "]");
+    }
+  }
+  return catalog;
+}
+
+void Headline(const json& record, SuiteCellOutcome& out) {
+  const std::string metric = HeadlineMetric(record["benchmark"].value("type", ""));
+  const json& m = record.value("metrics", json::object());
+  if (metric.empty() || !m.contains(metric)) return;
+  out.headline_metric = metric;
+  out.headline_unit = m[metric].value("unit", "");
+  if (m[metric].contains("median") && m[metric]["median"].is_number()) {
+    out.headline = m[metric]["median"].get<double>();
+  }
+}
+
+// Resolves `cell` to its config_id and looks for a stored ok result with it. Sets status
+// "skipped" (found), "invalid" (bad input) or leaves it empty (to run).
+void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& catalog,
+             const SuiteRunOptions& options, ResultStore& store, SuiteCellOutcome& out,
+             CellSpec* spec_out) {
+  out.cell = cell;
+  auto spec = Spec(suite, cell, catalog, options);
+  if (!spec) {
+    out.status = "invalid";
+    out.reason = spec.error().message;
+    return;
+  }
+  CellHooks hooks;
+  hooks.hash_file = [&](const std::string& path) { return CachedSha256(store, path); };
+  auto id = PlannedConfigId(*spec, hooks);
+  if (!id) {
+    out.status = "invalid";
+    out.reason = id.error().message;
+    return;
+  }
+  out.config_id = *id;
+  auto ok = store.OkResultIds(*id);
+  if (ok && !ok->empty()) {
+    out.status = "skipped";
+    out.result_id = ok->back();
+    if (auto r = store.Get(out.result_id); r && r->has_value()) Headline(**r, out);
+  }
+  if (spec_out) *spec_out = std::move(*spec);
+}
+
+}  // namespace
+
+int SuiteRun::Count(const std::string& status) const {
+  int n = 0;
+  for (const auto& o : outcomes) n += o.status == status;
+  return n;
+}
+
+Result<std::vector<SuiteCellOutcome>> PlanSuite(const Suite& suite,
+                                                const std::vector<SuiteCell>& cells,
+                                                const SuiteRunOptions& options) {
+  const std::string path = options.store_path.empty() ? DefaultStorePath() : options.store_path;
+  auto store = ResultStore::Open(path);
+  if (!store) return store.error();
+  auto catalog = Catalog(suite);
+  if (!catalog) return catalog.error();
+  std::vector<SuiteCellOutcome> plan;
+  for (const SuiteCell& cell : cells) {
+    SuiteCellOutcome o;
+    Resolve(suite, cell, *catalog, options, **store, o, nullptr);
+    if (o.status.empty()) o.status = "to run";
+    plan.push_back(std::move(o));
+  }
+  return plan;
+}
+
+Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cells,
+                          const SuiteRunOptions& options, const SuiteHooks& hooks) {
+  const std::string path = options.store_path.empty() ? DefaultStorePath() : options.store_path;
+  auto store = ResultStore::Open(path);
+  if (!store) return store.error();
+  auto catalog = Catalog(suite);
+  if (!catalog) return catalog.error();
+  std::error_code ec;
+  fs::create_directories(options.logs_dir, ec);
+  if (ec || !fs::is_directory(options.logs_dir)) {
+    return MakeError(options.logs_dir + ": cannot create the suite's log folder (" +
+                     ec.message() + "); choose another with --logs");
+  }
+  InstallInterruptHandler();
+  const bool stop_on_failure = options.stop_on_failure || suite.stop_on_failure;
+  const int total = static_cast<int>(cells.size());
+  SuiteRun run;
+  bool stop = false;
+  for (const SuiteCell& cell : cells) {
+    SuiteCellOutcome out;
+    out.cell = cell;
+    stop = stop || Interrupted();
+    if (stop) {
+      out.status = "not run";
+      run.outcomes.push_back(std::move(out));
+      continue;
+    }
+    CellSpec spec;
+    Resolve(suite, cell, *catalog, options, **store, out, &spec);
+    if (!out.status.empty()) {  // skipped or invalid
+      run.outcomes.push_back(out);
+      if (hooks.cell_finished) hooks.cell_finished(out, static_cast<int>(run.outcomes.size()), total);
+      continue;
+    }
+    out.log_path = (fs::path(options.logs_dir) /
+                    fmt::format("{:03d}-{}.log", cell.index, out.config_id.substr(0, 12)))
+                       .string();
+    spec.log_path = out.log_path;
+    if (hooks.cell_started) hooks.cell_started(cell);
+    CellHooks cell_hooks;
+    cell_hooks.hash_file = [&](const std::string& p) { return CachedSha256(**store, p); };
+    cell_hooks.progress = hooks.cell_progress;
+    if (spec.readiness.cooldown_s > 0 && !run.outcomes.empty()) {
+      SteadyClock clock;
+      CoolDown(spec.readiness, clock);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto record = RunCell(spec, cell_hooks);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!record) {
+      out.status = "invalid";
+      out.reason = record.error().message;
+    } else {
+      if (auto s = (*store)->Put(*record); !s) {
+        // Nothing lost: the record goes next to the log before the suite gives up.
+        const std::string saved = out.log_path + ".result.json";
+        std::ofstream(saved) << record->dump(2) << "\n";
+        return s.error().Wrap("storing the result of cell " + std::to_string(cell.index) +
+                              " (written to " + saved + ")");
+      }
+      out.result_id = (*record)["result_id"];
+      if ((*record)["config_id"] != out.config_id) {
+        // The runtime resolved a setting differently than planned: resume will not find this
+        // cell by the planned id. Keep the stored one, so the outcome and the store agree.
+        out.config_id = (*record)["config_id"];
+      }
+      if ((*record)["status"] == "ok") {
+        out.status = "ok";
+        Headline(*record, out);
+      } else {
+        out.status = "failed";
+        const json& f = (*record)["failure"];
+        out.reason = f.value("stage", "") + ": " + f.value("message", "");
+        stop = stop_on_failure;
+      }
+    }
+    stop = stop || Interrupted();
+    run.outcomes.push_back(out);
+    if (hooks.cell_finished) hooks.cell_finished(out, static_cast<int>(run.outcomes.size()), total);
+  }
+  run.interrupted = Interrupted();
+  return run;
+}
+
+}  // namespace pipette

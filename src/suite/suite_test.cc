@@ -1,0 +1,206 @@
+// Suite files and their expansion (matrix and one-factor), without running cells.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "pipette/suite.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A folder with three (empty) model files; the parser only checks that they exist.
+class SuiteFile : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/pipette-suite-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    for (const char* m : {"a-F32.gguf", "a-Q8_0.gguf", "a-Q4_0.gguf"}) {
+      std::ofstream(dir_ + "/" + m) << "x";
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result<Suite> Parse(const std::string& text) { return ParseSuiteToml(text, dir_, "s.toml"); }
+
+  std::vector<SuiteCell> Expand(const std::string& text) {
+    auto suite = Parse(text);
+    EXPECT_TRUE(suite.ok()) << suite.error().message;
+    if (!suite.ok()) return {};
+    auto cells = ExpandSuite(*suite);
+    EXPECT_TRUE(cells.ok()) << cells.error().message;
+    return cells.ok() ? *cells : std::vector<SuiteCell>{};
+  }
+
+  std::string dir_;
+};
+
+constexpr char kModels[] = R"(
+[[models]]
+path = "a-F32.gguf"
+[[models]]
+path = "a-Q8_0.gguf"
+[[models]]
+path = "a-Q4_0.gguf"
+)";
+
+TEST_F(SuiteFile, MatrixIsTheFullCrossProductGroupedByModel) {
+  const auto cells = Expand(std::string(R"(
+name = "sweep"
+benchmarks = ["prefill_throughput_256", "decode_throughput_256_100"]
+[[runtimes]]
+name = "llamacpp"
+settings = { threads = [1, 2], mmap = false, flash_attn = ["on", "off"] }
+)") + kModels);
+  ASSERT_EQ(cells.size(), 3u * 2 * 2 * 2);
+  // Models vary slowest, then settings by name (flash_attn, mmap, threads), then benchmarks.
+  EXPECT_EQ(fs::path(cells[0].model_path).filename(), "a-F32.gguf");
+  EXPECT_EQ(fs::path(cells[7].model_path).filename(), "a-F32.gguf");
+  EXPECT_EQ(fs::path(cells[8].model_path).filename(), "a-Q8_0.gguf");
+  EXPECT_EQ(cells[0].benchmark_id, "prefill_throughput_256");
+  EXPECT_EQ(cells[1].benchmark_id, "decode_throughput_256_100");
+  EXPECT_EQ(cells[0].settings.threads, 1);
+  EXPECT_EQ(cells[0].settings.flash_attn, "on");
+  EXPECT_EQ(cells[2].settings.threads, 2);
+  EXPECT_EQ(cells[2].settings.flash_attn, "on");
+  EXPECT_EQ(cells[4].settings.flash_attn, "off");
+  EXPECT_EQ(cells[4].settings.threads, 1);
+  EXPECT_FALSE(cells[4].settings.mmap);
+  EXPECT_EQ(cells[6].settings_json, (nlohmann::json{{"threads", 2}, {"mmap", false},
+                                                    {"flash_attn", "off"}}));
+  for (size_t i = 0; i < cells.size(); ++i) EXPECT_EQ(cells[i].index, static_cast<int>(i) + 1);
+  EXPECT_EQ(cells[0].factor, "");
+}
+
+TEST_F(SuiteFile, OneFactorVariesOneDimensionAtATimeAroundTheBaseline) {
+  const auto cells = Expand(std::string(R"(
+name = "one"
+mode = "one-factor"
+benchmarks = ["decode_throughput_256_100"]
+[[runtimes]]
+name = "llamacpp"
+settings = { threads = [1, 2, 4], flash_attn = ["auto", "on"] }
+[baseline]
+model = "a-Q8_0.gguf"
+settings = { threads = 2 }
+)") + kModels);
+  // baseline + 2 other models + 2 other thread counts + 1 other flash_attn = 6 configurations.
+  ASSERT_EQ(cells.size(), 6u);
+  std::map<std::string, const SuiteCell*> by_factor;
+  for (const auto& c : cells) by_factor[c.factor] = &c;
+  ASSERT_EQ(by_factor.size(), 6u);
+  const SuiteCell& base = *by_factor.at("baseline");
+  EXPECT_EQ(fs::path(base.model_path).filename(), "a-Q8_0.gguf");
+  EXPECT_EQ(base.settings.threads, 2);
+  EXPECT_EQ(base.settings.flash_attn, "auto");
+  const SuiteCell& f32 = *by_factor.at("model=a-F32.gguf");
+  EXPECT_EQ(f32.settings.threads, 2);
+  EXPECT_EQ(f32.settings.flash_attn, "auto");
+  const SuiteCell& t4 = *by_factor.at("threads=4");
+  EXPECT_EQ(fs::path(t4.model_path).filename(), "a-Q8_0.gguf");
+  EXPECT_EQ(t4.settings.flash_attn, "auto");
+  EXPECT_EQ(by_factor.at("threads=1")->settings.threads, 1);
+  EXPECT_EQ(by_factor.at("flash_attn=\"on\"")->settings.threads, 2);
+  EXPECT_FALSE(by_factor.count("threads=2"));
+  // Each model's cells run together: F32 (one cell), then the four Q8_0 ones, then Q4_0.
+  EXPECT_EQ(fs::path(cells[0].model_path).filename(), "a-F32.gguf");
+  EXPECT_EQ(cells[1].factor, "baseline");
+  EXPECT_EQ(fs::path(cells[5].model_path).filename(), "a-Q4_0.gguf");
+}
+
+TEST_F(SuiteFile, OneFactorWithoutBaselineTakesTheFirstOfEachList) {
+  const auto cells = Expand(std::string(R"(
+name = "one"
+mode = "one-factor"
+benchmarks = ["prefill_throughput_100", "prefill_throughput_256"]
+[[runtimes]]
+name = "llamacpp"
+settings = { threads = [1, 2] }
+)") + kModels);
+  // (baseline F32 t=1, Q8_0, Q4_0, t=2) x 2 benchmarks.
+  ASSERT_EQ(cells.size(), 8u);
+  EXPECT_EQ(cells[0].factor, "baseline");
+  EXPECT_EQ(cells[0].settings.threads, 1);
+  EXPECT_EQ(cells[2].factor, "threads=2");
+}
+
+TEST_F(SuiteFile, MatrixWithoutRuntimesUsesDefaultSettings) {
+  const auto cells = Expand(std::string(R"(
+name = "plain"
+benchmarks = ["max_memory_usage_256"]
+harness = { min_reps = 3, max_reps = 4, warmup_runs = 0 }
+readiness = { waive = ["load"], cooldown_s = 1.5 }
+label = "lab-7"
+)") + kModels);
+  ASSERT_EQ(cells.size(), 3u);
+  EXPECT_EQ(cells[0].runtime, "llamacpp");
+  EXPECT_EQ(cells[0].settings.threads, 0);  // the harness's default: physical cores
+  auto suite = Parse(std::string("name = \"p\"\nbenchmarks = [\"max_memory_usage_256\"]\n"
+                                 "label = \"lab-7\"\n[harness]\nmin_reps = 3\nmax_reps = 4\n"
+                                 "[readiness]\nwaive = [\"load\"]\ncooldown_s = 1.5\n") +
+                     kModels);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  EXPECT_EQ(suite->policy.min_reps, 3);
+  EXPECT_EQ(suite->policy.max_reps, 4);
+  EXPECT_TRUE(suite->readiness.waive_load);
+  EXPECT_FALSE(suite->readiness.waive_thermal);
+  EXPECT_DOUBLE_EQ(suite->readiness.cooldown_s, 1.5);
+  EXPECT_EQ(suite->label, "lab-7");
+}
+
+TEST_F(SuiteFile, BadInputNamesTheFileAndTheKey) {
+  const std::string models = kModels;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"name = \"x\"\nbenchmarks = [\"b\"]\nmodes = 1\n" + models, "s.toml: modes: unknown key"},
+      {"benchmarks = [\"b\"]\n" + models, "s.toml: name: missing"},
+      {"name = \"x\"\n" + models, "s.toml: benchmarks: missing or empty"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n", "s.toml: models: missing"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[models]]\npath = \"nope.gguf\"\n",
+       "s.toml: models[1]: " + dir_ + "/nope.gguf: no such file"},
+      {"name = \"x\"\nmode = \"grid\"\nbenchmarks = [\"b\"]\n" + models,
+       "s.toml: mode: 'grid' is not a mode"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"mlc\"\n" + models,
+       "s.toml: runtimes[1].name: runtime 'mlc' is not in this build"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\n"
+       "settings = { threads = \"two\" }\n" + models,
+       "s.toml: runtimes[1].settings.threads: expected an integer"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\n"
+       "settings = { thread = 2 }\n" + models,
+       "s.toml: runtimes[1].settings.thread: unknown setting"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\n"
+       "settings = { threads = [] }\n" + models,
+       "s.toml: runtimes[1].settings.threads: an empty list"},
+      {"name = \"x\"\nbenchmarks = [\"b\", \"b\"]\n" + models, "s.toml: benchmarks[2]: b is listed twice"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[harness]\nmin_reps = 9\nmax_reps = 3\n" + models,
+       "s.toml: harness.min_reps: 9 is above max_reps 3"},
+      {"name = \"x\"\nbenchmarks = [\"b\"\n", "s.toml: not valid TOML at line"},
+  };
+  for (const auto& [text, message] : cases) {
+    auto suite = Parse(text);
+    ASSERT_FALSE(suite.ok()) << text;
+    EXPECT_EQ(suite.error().message.rfind(message, 0), 0u)
+        << "got: " << suite.error().message << "\nwant prefix: " << message;
+    EXPECT_EQ(suite.error().message.find('\n'), std::string::npos) << suite.error().message;
+  }
+}
+
+TEST_F(SuiteFile, BaselineModelMustBeListed) {
+  auto suite = Parse(std::string("name = \"x\"\nmode = \"one-factor\"\nbenchmarks = [\"b\"]\n"
+                                 "[baseline]\nmodel = \"other.gguf\"\n") + kModels);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  auto cells = ExpandSuite(*suite);
+  ASSERT_FALSE(cells.ok());
+  EXPECT_NE(cells.error().message.find("baseline.model"), std::string::npos);
+}
+
+TEST_F(SuiteFile, MissingSuiteFileIsOneLine) {
+  auto suite = ParseSuiteFile(dir_ + "/absent.toml");
+  ASSERT_FALSE(suite.ok());
+  EXPECT_NE(suite.error().message.find("no such suite file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette

@@ -1,0 +1,347 @@
+// Suite files (docs/suites.md): TOML -> Suite, with one-line errors naming the file and the key.
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "pipette/suite.h"
+#include "suite/settings.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Errors found while reading one file; the first one is reported.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  Error Fail(const std::string& key, const std::string& what) const {
+    return MakeError(source_ + ": " + key + ": " + what);
+  }
+
+  // Rejects keys this format does not define (a typo must not be ignored silently).
+  Status OnlyKeys(const toml::table& t, const std::string& where,
+                  std::initializer_list<std::string_view> known) const {
+    for (const auto& [k, v] : t) {
+      bool ok = false;
+      for (auto n : known) ok = ok || k.str() == n;
+      if (!ok) {
+        std::string list;
+        for (auto n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+        return Fail(where.empty() ? std::string(k.str()) : where + "." + std::string(k.str()),
+                    "unknown key; expected one of " + list);
+      }
+    }
+    return {};
+  }
+
+  Result<std::string> String(const toml::table& t, std::string_view key, const std::string& where,
+                             bool required) const {
+    const toml::node* n = t.get(key);
+    const std::string name = where.empty() ? std::string(key) : where + "." + std::string(key);
+    if (n == nullptr) {
+      if (required) return Fail(name, "missing; add it");
+      return std::string();
+    }
+    if (!n->is_string()) return Fail(name, "expected a string");
+    return n->as_string()->get();
+  }
+
+ private:
+  std::string source_;
+};
+
+// A TOML value as JSON (scalars only; settings hold scalars).
+std::optional<json> Scalar(const toml::node& n) {
+  if (n.is_integer()) return json(n.as_integer()->get());
+  if (n.is_floating_point()) return json(n.as_floating_point()->get());
+  if (n.is_boolean()) return json(n.as_boolean()->get());
+  if (n.is_string()) return json(n.as_string()->get());
+  return std::nullopt;
+}
+
+std::string Absolute(const std::string& path, const std::string& base_dir) {
+  fs::path p(path);
+  if (p.is_relative()) p = fs::path(base_dir) / p;
+  return p.lexically_normal().string();
+}
+
+Result<std::vector<json>> SettingValues(const toml::node& n, const std::string& name,
+                                        const Reader& r) {
+  std::vector<json> values;
+  if (const toml::array* a = n.as_array()) {
+    if (a->empty()) return r.Fail(name, "an empty list; give at least one value");
+    for (const toml::node& e : *a) {
+      auto v = Scalar(e);
+      if (!v) return r.Fail(name, "list items must be numbers, booleans or strings");
+      values.push_back(*v);
+    }
+  } else {
+    auto v = Scalar(n);
+    if (!v) return r.Fail(name, "expected a value or a list of values");
+    values.push_back(*v);
+  }
+  std::set<std::string> seen;
+  for (const json& v : values) {
+    if (!seen.insert(v.dump()).second) return r.Fail(name, "lists " + v.dump() + " twice");
+    RuntimeSettings probe;
+    if (auto s = ApplySetting(probe, name.substr(name.rfind('.') + 1), v); !s) {
+      return r.Fail(name, s.error().message);
+    }
+  }
+  return values;
+}
+
+Status ReadHarness(const toml::table& t, HarnessPolicy& p, const Reader& r) {
+  if (auto s = r.OnlyKeys(t, "harness", {"warmup_runs", "min_reps", "max_reps", "ci_target",
+                                         "request_timeout_s"});
+      !s) {
+    return s;
+  }
+  const auto integer = [&](std::string_view key, int& out, int lo, int hi) -> Status {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return {};
+    const std::string name = "harness." + std::string(key);
+    if (!n->is_integer()) return r.Fail(name, "expected an integer");
+    const int64_t v = n->as_integer()->get();
+    if (v < lo || v > hi) {
+      return r.Fail(name, std::to_string(v) + " is out of range " + std::to_string(lo) + ".." +
+                              std::to_string(hi));
+    }
+    out = static_cast<int>(v);
+    return {};
+  };
+  if (auto s = integer("warmup_runs", p.warmup_runs, 0, 100); !s) return s;
+  if (auto s = integer("min_reps", p.min_reps, 1, 10000); !s) return s;
+  if (auto s = integer("max_reps", p.max_reps, 1, 10000); !s) return s;
+  if (auto s = integer("request_timeout_s", p.request_timeout_s, 1, 7 * 24 * 3600); !s) return s;
+  if (const toml::node* n = t.get("ci_target")) {
+    auto v = n->value<double>();
+    if (!v || !(*v >= 0.0001 && *v <= 1)) {
+      return r.Fail("harness.ci_target", "expected a number between 0.0001 and 1");
+    }
+    p.ci_target = *v;
+  }
+  if (p.min_reps > p.max_reps) {
+    return r.Fail("harness.min_reps", std::to_string(p.min_reps) + " is above max_reps " +
+                                          std::to_string(p.max_reps));
+  }
+  return {};
+}
+
+Status ReadReadiness(const toml::table& t, ReadinessPolicy& g, const Reader& r) {
+  if (auto s = r.OnlyKeys(t, "readiness", {"max_cpu_celsius", "max_busy_fraction",
+                                           "poll_interval_s", "deadline_s", "cooldown_s",
+                                           "waive"});
+      !s) {
+    return s;
+  }
+  const auto number = [&](std::string_view key, double& out, double lo, double hi) -> Status {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return {};
+    auto v = n->value<double>();
+    if (!v || !(*v >= lo && *v <= hi)) {
+      return r.Fail("readiness." + std::string(key),
+                    "expected a number between " + json(lo).dump() + " and " + json(hi).dump());
+    }
+    out = *v;
+    return {};
+  };
+  if (auto s = number("max_cpu_celsius", g.max_cpu_celsius, 0, 150); !s) return s;
+  if (auto s = number("max_busy_fraction", g.max_busy_fraction, 0, 1); !s) return s;
+  if (auto s = number("poll_interval_s", g.poll_interval_s, 0.01, 3600); !s) return s;
+  if (auto s = number("deadline_s", g.deadline_s, 0, 86400); !s) return s;
+  if (auto s = number("cooldown_s", g.cooldown_s, 0, 86400); !s) return s;
+  if (const toml::node* n = t.get("waive")) {
+    const toml::array* a = n->as_array();
+    if (a == nullptr) return r.Fail("readiness.waive", "expected a list, e.g. [\"load\"]");
+    for (const toml::node& e : *a) {
+      const auto v = e.value<std::string>();
+      if (v == "thermal") {
+        g.waive_thermal = true;
+      } else if (v == "load") {
+        g.waive_load = true;
+      } else if (v == "throttle") {
+        g.waive_throttle = true;
+      } else {
+        return r.Fail("readiness.waive", "expected \"thermal\", \"load\" or \"throttle\"");
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_dir,
+                             const std::string& source_name) {
+  const Reader r(source_name);
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream where;
+    where << e.source().begin;
+    return MakeError(source_name + ": not valid TOML at " + where.str() + ": " +
+                     std::string(e.description()));
+  }
+  if (auto s = r.OnlyKeys(root, "", {"name", "mode", "benchmarks", "benchmarks_dir", "models",
+                                     "runtimes", "baseline", "harness", "readiness", "label",
+                                     "stop_on_failure"});
+      !s) {
+    return s.error();
+  }
+  Suite suite;
+  suite.path = source_name;
+  auto name = r.String(root, "name", "", true);
+  if (!name) return name.error();
+  suite.name = *name;
+  if (suite.name.empty()) return r.Fail("name", "is empty; name the suite");
+  auto mode = r.String(root, "mode", "", false);
+  if (!mode) return mode.error();
+  if (mode->empty() || *mode == "matrix") {
+    suite.mode = SuiteMode::kMatrix;
+  } else if (*mode == "one-factor") {
+    suite.mode = SuiteMode::kOneFactor;
+  } else {
+    return r.Fail("mode", "'" + *mode + "' is not a mode; use \"matrix\" or \"one-factor\"");
+  }
+  auto label = r.String(root, "label", "", false);
+  if (!label) return label.error();
+  suite.label = *label;
+  auto dir = r.String(root, "benchmarks_dir", "", false);
+  if (!dir) return dir.error();
+  if (!dir->empty()) suite.benchmarks_dir = Absolute(*dir, base_dir);
+  if (const toml::node* n = root.get("stop_on_failure")) {
+    if (!n->is_boolean()) return r.Fail("stop_on_failure", "expected true or false");
+    suite.stop_on_failure = n->as_boolean()->get();
+  }
+
+  const toml::array* benchmarks = root.get_as<toml::array>("benchmarks");
+  if (benchmarks == nullptr || benchmarks->empty()) {
+    return r.Fail("benchmarks", "missing or empty; list benchmark ids, e.g. "
+                                "[\"decode_throughput_256_100\"] (`pipette benchmarks list`)");
+  }
+  std::set<std::string> seen_benchmarks;
+  for (size_t i = 0; i < benchmarks->size(); ++i) {
+    const auto id = (*benchmarks)[i].value<std::string>();
+    const std::string key = "benchmarks[" + std::to_string(i + 1) + "]";
+    if (!id || id->empty()) return r.Fail(key, "expected a benchmark id (a string)");
+    if (!seen_benchmarks.insert(*id).second) return r.Fail(key, *id + " is listed twice");
+    suite.benchmarks.push_back(*id);
+  }
+
+  const toml::array* models = root.get_as<toml::array>("models");
+  if (models == nullptr || models->empty()) {
+    return r.Fail("models", "missing; add [[models]] tables with a path to a GGUF file");
+  }
+  std::set<std::string> seen_models;
+  for (size_t i = 0; i < models->size(); ++i) {
+    const std::string key = "models[" + std::to_string(i + 1) + "]";
+    const toml::table* m = (*models)[i].as_table();
+    if (m == nullptr) return r.Fail(key, "expected a table ([[models]] with path = \"...\")");
+    if (auto s = r.OnlyKeys(*m, key, {"path"}); !s) return s.error();
+    auto path = r.String(*m, "path", key, true);
+    if (!path) return path.error();
+    const std::string abs = Absolute(*path, base_dir);
+    std::error_code ec;
+    if (!fs::is_regular_file(abs, ec)) {
+      return r.Fail(key, abs + ": no such file; fix the path (relative paths start at the "
+                               "suite file's folder)");
+    }
+    if (!seen_models.insert(abs).second) return r.Fail(key, abs + " is listed twice");
+    suite.models.push_back(abs);
+  }
+
+  const toml::array* runtimes = root.get_as<toml::array>("runtimes");
+  if (runtimes == nullptr) {
+    suite.runtimes.push_back({"llamacpp", {}});
+  } else {
+    std::set<std::string> seen_runtimes;
+    for (size_t i = 0; i < runtimes->size(); ++i) {
+      const std::string key = "runtimes[" + std::to_string(i + 1) + "]";
+      const toml::table* t = (*runtimes)[i].as_table();
+      if (t == nullptr) return r.Fail(key, "expected a table ([[runtimes]])");
+      if (auto s = r.OnlyKeys(*t, key, {"name", "settings"}); !s) return s.error();
+      auto rname = r.String(*t, "name", key, true);
+      if (!rname) return rname.error();
+      if (*rname != "llamacpp") {
+        return r.Fail(key + ".name", "runtime '" + *rname +
+                                         "' is not in this build; the runtimes are: llamacpp");
+      }
+      if (!seen_runtimes.insert(*rname).second) {
+        return r.Fail(key + ".name", *rname + " is listed twice; put every value of a setting "
+                                              "in one list instead");
+      }
+      SuiteRuntime rt{*rname, {}};
+      if (const toml::node* n = t->get("settings")) {
+        const toml::table* st = n->as_table();
+        if (st == nullptr) return r.Fail(key + ".settings", "expected a table");
+        for (const auto& [k, v] : *st) {
+          const std::string name = key + ".settings." + std::string(k.str());
+          auto values = SettingValues(v, name, r);
+          if (!values) return values.error();
+          rt.settings.emplace_back(std::string(k.str()), std::move(*values));
+        }
+      }
+      suite.runtimes.push_back(std::move(rt));
+    }
+  }
+
+  if (const toml::node* n = root.get("baseline")) {
+    const toml::table* b = n->as_table();
+    if (b == nullptr) return r.Fail("baseline", "expected a table");
+    if (auto s = r.OnlyKeys(*b, "baseline", {"model", "runtime", "settings"}); !s) return s.error();
+    auto model = r.String(*b, "model", "baseline", false);
+    if (!model) return model.error();
+    if (!model->empty()) suite.baseline.model = Absolute(*model, base_dir);
+    auto runtime = r.String(*b, "runtime", "baseline", false);
+    if (!runtime) return runtime.error();
+    suite.baseline.runtime = *runtime;
+    if (const toml::node* sn = b->get("settings")) {
+      const toml::table* st = sn->as_table();
+      if (st == nullptr) return r.Fail("baseline.settings", "expected a table");
+      for (const auto& [k, v] : *st) {
+        const std::string name = "baseline.settings." + std::string(k.str());
+        auto value = Scalar(v);
+        if (!value) return r.Fail(name, "expected one value (not a list or table)");
+        RuntimeSettings probe;
+        if (auto s = ApplySetting(probe, std::string(k.str()), *value); !s) {
+          return r.Fail(name, s.error().message);
+        }
+        suite.baseline.settings[std::string(k.str())] = *value;
+      }
+    }
+  }
+
+  if (const toml::node* n = root.get("harness")) {
+    if (!n->is_table()) return r.Fail("harness", "expected a table");
+    if (auto s = ReadHarness(*n->as_table(), suite.policy, r); !s) return s.error();
+  }
+  if (const toml::node* n = root.get("readiness")) {
+    if (!n->is_table()) return r.Fail("readiness", "expected a table");
+    if (auto s = ReadReadiness(*n->as_table(), suite.readiness, r); !s) return s.error();
+  }
+  return suite;
+}
+
+Result<Suite> ParseSuiteFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return MakeError(path + ": no such suite file; give the path to a suite TOML file "
+                            "(see docs/suites.md)");
+  }
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof()) return MakeError(path + ": cannot read the suite file");
+  const std::string base = fs::absolute(path).parent_path().string();
+  return ParseSuiteToml(text.str(), base, path);
+}
+
+}  // namespace pipette
