@@ -1,0 +1,163 @@
+// `pipette suite run FILE [--dry-run]` (DESIGN.md 6; format in docs/suites.md).
+#include "cli/cmd_suite.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli/suite_progress.h"
+#include "pipette/store.h"
+#include "pipette/suite.h"
+
+namespace pipette::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct SuiteArgs {
+  std::string file;
+  std::string logs_dir;
+  bool dry_run = false;
+  bool stop_on_failure = false;
+  bool no_readiness_load = false;
+  bool no_readiness_thermal = false;
+  bool quiet = false;
+};
+
+// <store folder>/suites/<name>/logs, the name made safe for a path.
+std::string DefaultLogsDir(const std::string& store_path, const std::string& name) {
+  std::string safe;
+  for (char c : name) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
+  if (safe.empty() || safe == "." || safe == "..") safe = "suite";
+  return (fs::absolute(store_path).parent_path() / "suites" / safe / "logs").string();
+}
+
+json OutcomeJson(const SuiteCellOutcome& o) {
+  json j = {{"index", o.cell.index},
+            {"model", o.cell.model_path},
+            {"runtime", o.cell.runtime},
+            {"settings", o.cell.settings_json},
+            {"benchmark", o.cell.benchmark_id},
+            {"status", o.status},
+            {"config_id", o.config_id.empty() ? json(nullptr) : json(o.config_id)},
+            {"result_id", o.result_id.empty() ? json(nullptr) : json(o.result_id)}};
+  if (!o.cell.factor.empty()) j["factor"] = o.cell.factor;
+  if (!o.reason.empty()) j["reason"] = o.reason;
+  if (!o.log_path.empty()) j["log"] = o.log_path;
+  if (o.seconds > 0) j["seconds"] = o.seconds;
+  if (o.headline) {
+    j["headline"] = {{"metric", o.headline_metric}, {"unit", o.headline_unit},
+                     {"median", *o.headline}};
+  }
+  return j;
+}
+
+int DryRun(const Suite& suite, const std::vector<SuiteCell>& cells, const SuiteRunOptions& options,
+           CliContext& ctx) {
+  auto plan = PlanSuite(suite, cells, options);
+  if (!plan) return ReportError(ctx, plan.error());
+  if (ctx.json) {
+    json out = {{"suite", suite.name}, {"file", suite.path}, {"dry_run", true},
+                {"cells", json::array()}};
+    for (const auto& o : *plan) out["cells"].push_back(OutcomeJson(o));
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  std::map<std::string, int> counts;
+  for (const auto& o : *plan) {
+    ++counts[o.status];
+    std::cout << CellLine(o, static_cast<int>(plan->size())) << "\n";
+  }
+  std::cout << fmt::format("{}: {} cells; {} to run, {} already stored ok, {} invalid (dry run: "
+                           "nothing measured)\n",
+                           suite.name, plan->size(), counts["to run"], counts["skipped"],
+                           counts["invalid"]);
+  return kExitOk;
+}
+
+int RunIt(const SuiteArgs& a, CliContext& ctx) {
+  auto suite = ParseSuiteFile(a.file);
+  if (!suite) return ReportError(ctx, suite.error());
+  if (a.no_readiness_load) suite->readiness.waive_load = true;
+  if (a.no_readiness_thermal) suite->readiness.waive_thermal = true;
+  auto cells = ExpandSuite(*suite);
+  if (!cells) return ReportError(ctx, cells.error());
+  SuiteRunOptions options;
+  options.store_path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+  options.logs_dir = a.logs_dir.empty() ? DefaultLogsDir(options.store_path, suite->name)
+                                        : fs::absolute(a.logs_dir).string();
+  options.stop_on_failure = a.stop_on_failure;
+  if (a.dry_run) return DryRun(*suite, *cells, options, ctx);
+
+  // The plan first: bad input (a benchmark the catalog lacks, an unreadable store) stops the
+  // suite before anything runs, and the estimate of the time left counts only cells to run.
+  auto plan = PlanSuite(*suite, *cells, options);
+  if (!plan) return ReportError(ctx, plan.error());
+  SuiteProgress progress(*plan, !a.quiet && isatty(STDERR_FILENO), a.quiet, std::cerr);
+  progress.Start(*suite, options);
+  SuiteHooks hooks;
+  hooks.cell_started = [&](const SuiteCell& c) { progress.CellStarted(c); };
+  hooks.cell_progress = [&](const std::string& line) { progress.CellProgress(line); };
+  hooks.cell_finished = [&](const SuiteCellOutcome& o, int done, int) {
+    progress.CellFinished(o, done);
+  };
+  auto run = RunSuite(*suite, *cells, options, hooks);
+  progress.Clear();
+  if (!run) return ReportError(ctx, run.error(), kExitFailure);
+  if (ctx.json) {
+    json out = {{"suite", suite->name},     {"file", suite->path},
+                {"store", options.store_path}, {"logs", options.logs_dir},
+                {"interrupted", run->interrupted}, {"cells", json::array()}};
+    for (const auto& o : run->outcomes) out["cells"].push_back(OutcomeJson(o));
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    PrintSummary(*suite, *run, options, std::cout);
+  }
+  if (run->interrupted) {
+    return ReportError(ctx,
+                       MakeError(fmt::format("interrupted; the current cell is stored as failed "
+                                             "(interrupted); rerun `pipette suite run {}` to "
+                                             "resume",
+                                             a.file)),
+                       130);
+  }
+  const int bad = run->Count("failed") + run->Count("invalid");
+  if (bad > 0) {
+    return ReportError(ctx, MakeError(fmt::format("{} of {} cells did not measure (listed above)",
+                                                  bad, run->outcomes.size())),
+                       kExitFailure);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddSuiteCommand(CLI::App& app, CliContext& ctx) {
+  CLI::App* suite = app.add_subcommand("suite", "Run a matrix of configurations x benchmarks");
+  suite->require_subcommand(1);
+  auto args = std::make_shared<SuiteArgs>();
+  CLI::App* run = suite->add_subcommand(
+      "run", "Run a suite file's cells (resumes: cells stored ok for the same config are skipped)");
+  run->add_option("file", args->file, "suite TOML file (docs/suites.md)")->required();
+  run->add_flag("--dry-run", args->dry_run,
+                "list the cells, their config ids and which would be skipped; measure nothing");
+  run->add_option("--logs", args->logs_dir,
+                  "folder for each cell's runtime log (default: next to the store, "
+                  "suites/<name>/logs)");
+  run->add_flag("--stop-on-failure", args->stop_on_failure,
+                "stop at the first failed cell (default: go on and list failures at the end)");
+  run->add_flag("--no-readiness-load", args->no_readiness_load,
+                "waive the readiness gate's CPU-load criterion (recorded)");
+  run->add_flag("--no-readiness-thermal", args->no_readiness_thermal,
+                "waive the readiness gate's thermal criterion (recorded)");
+  run->add_flag("-q,--quiet", args->quiet, "no progress output, only the summary");
+  run->callback([args, &ctx] { RunIt(*args, ctx); });
+}
+
+}  // namespace pipette::cli

@@ -1,0 +1,160 @@
+// Suite progress and summary (see suite_progress.h).
+#include "cli/suite_progress.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace pipette::cli {
+namespace {
+
+std::string Describe(const SuiteCell& c) {
+  std::string settings;
+  for (const auto& [k, v] : c.settings_json.items()) {
+    settings += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return fmt::format("{} {}{}", std::filesystem::path(c.model_path).filename().string(),
+                     c.benchmark_id, settings);
+}
+
+std::string Value(double v) {
+  return std::abs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.4g}", v);
+}
+
+}  // namespace
+
+std::string Duration(double seconds) {
+  const auto s = static_cast<long>(std::llround(std::max(0.0, seconds)));
+  if (s >= 3600) return fmt::format("{}h{:02d}m", s / 3600, (s % 3600) / 60);
+  if (s >= 60) return fmt::format("{}m{:02d}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+std::string CellLine(const SuiteCellOutcome& o, int total) {
+  const int width = static_cast<int>(std::to_string(total).size());
+  std::string line = fmt::format("[{:>{}}/{}] {:<8} {}", o.cell.index, width, total, o.status,
+                                 Describe(o.cell));
+  if (!o.cell.factor.empty()) line += " (" + o.cell.factor + ")";
+  if (o.headline) line += fmt::format(": {} {}", Value(*o.headline), o.headline_unit);
+  if (o.status == "skipped" && !o.result_id.empty()) {
+    line += " (stored ok as " + o.result_id.substr(0, 8) + ")";
+  }
+  if (o.seconds > 0) line += " (" + Duration(o.seconds) + ")";
+  if (!o.reason.empty()) line += ": " + o.reason;
+  return line;
+}
+
+SuiteProgress::SuiteProgress(const std::vector<SuiteCellOutcome>& plan, bool bar, bool quiet,
+                             std::ostream& out)
+    : total_(static_cast<int>(plan.size())), bar_(bar && !quiet), quiet_(quiet), out_(out) {
+  for (const auto& o : plan) {
+    if (o.status == "to run") pending_[o.cell.index] = o.cell.benchmark_id;
+  }
+}
+
+void SuiteProgress::Start(const Suite& suite, const SuiteRunOptions& options) {
+  if (quiet_) return;
+  out_ << fmt::format("suite {}: {} cells, {} to run, {} already stored ok; logs in {}\n",
+                      suite.name, total_, pending_.size(),
+                      total_ - static_cast<int>(pending_.size()), options.logs_dir)
+       << std::flush;
+}
+
+void SuiteProgress::CellStarted(const SuiteCell& cell) {
+  current_ = fmt::format("[{}] {}", cell.index, Describe(cell));
+  current_benchmark_ = cell.benchmark_id;
+  detail_.clear();
+  cell_t0_ = std::chrono::steady_clock::now();
+  Draw();
+}
+
+void SuiteProgress::CellProgress(const std::string& line) {
+  detail_ = line;
+  Draw();
+}
+
+std::optional<double> SuiteProgress::EstimateLeft() const {
+  if (measured_ == 0) return std::nullopt;
+  const double mean = seconds_ / measured_;
+  double left = 0;
+  for (const auto& [index, benchmark] : pending_) {
+    const auto it = seconds_by_benchmark_.find(benchmark);
+    left += it != seconds_by_benchmark_.end() ? it->second.first / it->second.second : mean;
+  }
+  if (!current_.empty()) {  // the running cell is pending too; count only what remains of it
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                         cell_t0_).count();
+    const auto it = seconds_by_benchmark_.find(current_benchmark_);
+    const double expected = it != seconds_by_benchmark_.end() ? it->second.first / it->second.second
+                                                              : mean;
+    left -= std::min(elapsed, expected);
+  }
+  return std::max(0.0, left);
+}
+
+void SuiteProgress::CellFinished(const SuiteCellOutcome& o, int done) {
+  done_ = done;
+  pending_.erase(o.cell.index);
+  if (o.status == "ok") ++ok_;
+  if (o.status == "failed" || o.status == "invalid") ++failed_;
+  if (o.status == "skipped") ++skipped_;
+  if (o.seconds > 0) {
+    ++measured_;
+    seconds_ += o.seconds;
+    auto& [sum, count] = seconds_by_benchmark_[o.cell.benchmark_id];
+    sum += o.seconds;
+    ++count;
+  }
+  current_.clear();
+  detail_.clear();
+  if (quiet_) return;
+  std::string line = CellLine(o, total_);
+  if (!bar_) {
+    if (auto left = EstimateLeft(); left && !pending_.empty()) line += "; " + Duration(*left) + " left";
+    out_ << line << "\n" << std::flush;
+    return;
+  }
+  out_ << "\r\033[K" << line << "\n";
+  Draw();
+}
+
+void SuiteProgress::Draw() {
+  if (!bar_) return;
+  constexpr int kWidth = 24;
+  const int filled = total_ > 0 ? done_ * kWidth / total_ : kWidth;
+  const auto left = EstimateLeft();
+  std::string status = fmt::format("[{}{}] {}/{}  ok {}  failed {}  skipped {}  {}",
+                                   std::string(filled, '#'), std::string(kWidth - filled, '.'),
+                                   done_, total_, ok_, failed_, skipped_,
+                                   left ? Duration(*left) + " left" : "time left: after 1 cell");
+  if (!current_.empty()) status += "  " + current_ + (detail_.empty() ? "" : ": " + detail_);
+  if (status.size() > 200) status.resize(200);
+  out_ << "\r\033[K" << status << std::flush;
+}
+
+void SuiteProgress::Clear() {
+  if (bar_) out_ << "\r\033[K" << std::flush;
+}
+
+void PrintSummary(const Suite& suite, const SuiteRun& run, const SuiteRunOptions& options,
+                  std::ostream& out) {
+  const int total = static_cast<int>(run.outcomes.size());
+  const int ok = run.Count("ok"), skipped = run.Count("skipped");
+  out << fmt::format("suite {}: {} cells: {} ok ({} measured now, {} stored before), {} failed, "
+                     "{} invalid, {} not run{}\n",
+                     suite.name, total, ok + skipped, ok, skipped, run.Count("failed"),
+                     run.Count("invalid"), run.Count("not run"),
+                     run.interrupted ? " (interrupted)" : "");
+  for (const char* status : {"failed", "invalid"}) {
+    if (run.Count(status) == 0) continue;
+    out << status << ":\n";
+    for (const auto& o : run.outcomes) {
+      if (o.status != status) continue;
+      out << "  " << CellLine(o, total) << "\n";
+      if (!o.log_path.empty()) out << "      log: " << o.log_path << "\n";
+    }
+  }
+  out << "results in " << options.store_path << " (`pipette results list`, `pipette report`)\n";
+}
+
+}  // namespace pipette::cli
