@@ -10,6 +10,7 @@
 #include "cli/cmd_models.h"
 #include "cli/cmd_results.h"
 #include "cli/cmd_run.h"
+#include "cli/cmd_select.h"
 #include "pipette/build_info.h"
 #include "pipette/store.h"
 
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   AddDeviceCommand(app, ctx);
   AddCompareCommand(app, ctx);
   AddDiffCommand(app, ctx);
+  AddSelectCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
