@@ -10,6 +10,7 @@
 #include "cli/cmd_models.h"
 #include "cli/cmd_results.h"
 #include "cli/cmd_run.h"
+#include "cli/cmd_select.h"
 #include "cli/cmd_suite.h"
 #include "pipette/build_info.h"
 #include "pipette/store.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   AddCompareCommand(app, ctx);
   AddDiffCommand(app, ctx);
   AddSuiteCommand(app, ctx);
+  AddSelectCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
