@@ -244,7 +244,7 @@ Result<Rep> CellRun::MeasureMemory() {
 Status CellRun::AwaitReadiness(const Runtime& rt) {
   std::vector<int> own = {static_cast<int>(getpid())};
   if (rt.driver) own.push_back(rt.driver->Pid());
-  auto wait = WaitUntilReady(spec_.readiness, clock_, own);
+  auto wait = WaitUntilReady(spec_.readiness, clock_, own, [] { return Interrupted(); });
   if (Interrupted()) return MakeError("interrupted by the user", "readiness");
   if (!wait) return wait.error();
   json& r = record_["harness"]["readiness"];

@@ -14,6 +14,7 @@
 // Time comes from an injected Clock, so tests run the waits on a fake clock without sleeping.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -117,9 +118,11 @@ ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& cloc
 // the call is ready; the message names the last observation and what helps, e.g. "device not
 // ready after 300 s (101 polls): hottest CPU zone thermal_zone0 (x86_pkg_temp) 85.0 C > 70 C;
 // other processes busy 0.02 <= 0.30; no throttling; let it cool, or raise --readiness-deadline,
-// or waive with --no-readiness-thermal".
+// or waive with --no-readiness-thermal". `stop`, when given, is asked between polls: true ends the
+// wait at once with Error "interrupted by the user" (stage "readiness"), e.g. after Ctrl-C.
 Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,
-                                     const std::vector<int>& own_pids);
+                                     const std::vector<int>& own_pids,
+                                     const std::function<bool()>& stop = {});
 
 // Sleeps policy.cooldown_s on `clock` (between cells). Does nothing when it is <= 0.
 void CoolDown(const ReadinessPolicy& policy, Clock& clock);

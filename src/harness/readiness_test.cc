@@ -294,6 +294,22 @@ TEST(ReadinessGate, HotNvmeAloneDoesNotGate) {
   EXPECT_EQ(wait->last.hottest_type, "acpitz");
 }
 
+// Ctrl-C while the device is hot ends the wait at once, not at the deadline.
+TEST(ReadinessGate, StopEndsTheWaitBeforeTheDeadline) {
+  FakeSys sys;
+  FakeProc proc;
+  sys.Zone(0, "x86_pkg_temp", "85000");
+  FakeClock clock;
+  clock.on_sleep = [&](double, double slept) { proc.Advance(slept, 0.1); };
+  int asked = 0;
+  const double start = clock.NowSeconds();
+  const auto wait = WaitUntilReady(PolicyFor(sys, proc), clock, {}, [&] { return ++asked >= 4; });
+  ASSERT_FALSE(wait.ok());
+  EXPECT_EQ(wait.error().message, "interrupted by the user");
+  EXPECT_EQ(wait.error().stage, "readiness");
+  EXPECT_LT(clock.NowSeconds() - start, 10.0);  // two polls 3 s apart, not the 300 s deadline
+}
+
 TEST(ReadinessGate, NoThermalZonesIsReadyAndRecordedUnavailable) {
   FakeSys sys;
   FakeProc proc;
