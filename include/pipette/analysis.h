@@ -17,7 +17,9 @@ namespace pipette {
 // device. config_id (DESIGN.md 5) is this plus the benchmark; the key below leaves the benchmark
 // out, so that one configuration gathers all its benchmarks.
 // SHA-256 (lowercase hex) of the canonical JSON of {model.sha256, model.quant, runtime.name,
-// runtime.version, runtime.commit, runtime.settings, device.id}.
+// runtime.version, runtime.commit, runtime.settings, device.id}, where runtime.settings leaves
+// out n_ctx when it is the benchmark's own shape (the harness's default without --ctx-size: P + D,
+// P + 1 for memory, P for prefill and kl_divergence), since that follows from the benchmark.
 std::string ConfigurationKey(const nlohmann::json& record);
 
 // One configuration and its ok results.
@@ -35,7 +37,7 @@ struct Configuration {
   std::string runtime;            // runtime.name
   std::string runtime_version;    // runtime.version
   std::string device_id;          // device.id
-  nlohmann::json settings;        // runtime.settings as recorded
+  nlohmann::json settings;        // runtime.settings as recorded, less a shape-default n_ctx
   // The newest ok record of each benchmark id, ordered by benchmark id.
   std::vector<nlohmann::json> results;
 
@@ -93,7 +95,8 @@ std::optional<MemoryVsSize> MemoryAgainstSize(const Configuration& config);
 
 // Hard limits of `pipette select`; an absent limit is not applied. Each is checked against every
 // result of the configuration that has the metric (the worst case over shapes), unless
-// `benchmarks` narrows the results looked at.
+// `benchmarks` narrows the results looked at. A configuration with no result that has the metric
+// of a given limit cannot be checked and is excluded, saying so. A value equal to its limit passes.
 struct Limits {
   std::optional<double> max_ttft_ms;             // ttft median
   std::optional<double> max_latency_ms;          // end_to_end_latency median
@@ -114,9 +117,13 @@ struct Candidate {
   std::optional<double> decode_throughput;  // tokens/s, geometric mean over the benchmarks in
                                             // common (see SelectResult::speed_benchmarks)
   std::optional<double> peak_memory_bytes;  // largest max_host_usage median
-  std::optional<double> quality;            // quality score (see Limits::max_quality_drop)
-  // One line per violated limit, e.g. "max_host_usage 12.1 MiB (max_memory_usage_256) > limit
-  // 11.0 MiB"; empty when the configuration passed every limit.
+  std::optional<double> quality;            // quality score (see Limits::max_quality_drop);
+                                            // 100 for the reference model of a kl_divergence
+                                            // result in the set (it agrees with itself)
+  // One line per violated limit, e.g. "max_host_usage 12.10 MiB (max_memory_usage_256) > limit
+  // 11.00 MiB", "decode_throughput 80.50 tokens/s (decode_throughput_256_100) < limit 100
+  // tokens/s", "quality drop 2.50 pp (top1 agreement 97.50% vs best 100.00%) > limit 1 pp", or
+  // "ttft not measured: cannot check limit 30.00 ms"; empty when it passed every limit.
   std::vector<std::string> excluded_because;
   bool on_front = false;  // passed, and no other passing candidate dominates it
   // Names of passing candidates that dominate this one (better or equal in every objective both
@@ -128,7 +135,8 @@ struct SelectResult {
   // Passing candidates first: Pareto front ordered by decode throughput (highest first), then the
   // dominated ones likewise; then the excluded ones in GroupConfigurations order.
   std::vector<Candidate> candidates;
-  // The decode benchmark ids present in every candidate, over which speed is compared.
+  // The decode benchmark ids present in every passing candidate (every candidate when none
+  // passed), over which speed is compared.
   std::vector<std::string> speed_benchmarks;
 };
 

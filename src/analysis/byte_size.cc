@@ -1,0 +1,46 @@
+#include "analysis/byte_size.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace pipette::analysis {
+
+Result<double> ParseByteSize(std::string_view text) {
+  const Error bad = MakeError(fmt::format("'{}' is not a size: give bytes or a number with a "
+                                          "unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. 12MiB",
+                                          text));
+  std::string s;
+  for (char c : text) {
+    if (!std::isspace(static_cast<unsigned char>(c))) {
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  size_t digits = 0;
+  while (digits < s.size() && (std::isdigit(static_cast<unsigned char>(s[digits])) || s[digits] == '.')) {
+    ++digits;
+  }
+  if (digits == 0) return bad;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + digits, value);
+  if (ec != std::errc() || end != s.data() + digits || !std::isfinite(value)) return bad;
+  const std::string unit = s.substr(digits);
+  struct Unit {
+    const char* name;
+    double factor;
+  };
+  static constexpr Unit kUnits[] = {
+      {"", 1},           {"b", 1},
+      {"kb", 1e3},       {"mb", 1e6},       {"gb", 1e9},       {"tb", 1e12},
+      {"kib", 1024.0},   {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
+      {"k", 1024.0},     {"m", 1048576.0},  {"g", 1073741824.0}, {"t", 1099511627776.0}};
+  for (const Unit& u : kUnits) {
+    if (unit == u.name) return value * u.factor;
+  }
+  return bad;
+}
+
+}  // namespace pipette::analysis

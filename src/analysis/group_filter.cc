@@ -1,0 +1,140 @@
+#include "analysis/group_filter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <set>
+
+#include "analysis/record_fields.h"
+
+namespace pipette::analysis {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kKeys[] = {"quant",  "model", "benchmark", "runtime",
+                                 "device", "label", "threads"};
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+bool Newer(const json& a, const json& b) {
+  const std::string sa = StringAt(a, "/started_at"), sb = StringAt(b, "/started_at");
+  if (sa != sb) return sa > sb;
+  return StringAt(a, "/result_id") > StringAt(b, "/result_id");
+}
+
+std::map<std::string, const json*> NewestByBenchmark(const std::vector<json>& records) {
+  std::map<std::string, const json*> out;
+  for (const json& r : records) {
+    if (StringAt(r, "/status") != "ok") continue;
+    const std::string id = BenchmarkIdOf(r);
+    if (id.empty()) continue;
+    const json*& slot = out[id];
+    if (slot == nullptr || Newer(r, *slot)) slot = &r;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<GroupFilter> ParseGroupFilter(std::string_view text) {
+  GroupFilter f;
+  f.text = std::string(text);
+  std::string known;
+  for (const char* k : kKeys) known += std::string(known.empty() ? "" : ", ") + k;
+  if (Trim(text).empty()) {
+    return MakeError("empty group filter: give key=value[,key=value], keys " + known);
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string term = Trim(text.substr(start, end - start));
+    start = end + 1;
+    const size_t eq = term.find('=');
+    if (eq == std::string::npos) {
+      return MakeError("group filter '" + f.text + "': '" + term +
+                       "' is not key=value (keys " + known + ")");
+    }
+    const std::string key = Lower(Trim(term.substr(0, eq)));
+    const std::string value = Trim(term.substr(eq + 1));
+    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) ==
+        std::end(kKeys)) {
+      return MakeError("group filter '" + f.text + "': unknown key '" + key + "' (keys " + known +
+                       ")");
+    }
+    if (value.empty()) {
+      return MakeError("group filter '" + f.text + "': " + key + " has no value");
+    }
+    if (key == "threads") {
+      int n = 0;
+      const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || p != value.data() + value.size() || n <= 0) {
+        return MakeError("group filter '" + f.text + "': threads=" + value +
+                         " is not a positive integer");
+      }
+    }
+    if (!f.terms.emplace(key, value).second) {
+      return MakeError("group filter '" + f.text + "': " + key + " is given twice");
+    }
+    if (end == text.size()) break;
+  }
+  return f;
+}
+
+bool Matches(const GroupFilter& filter, const json& record) {
+  if (StringAt(record, "/status") != "ok") return false;
+  for (const auto& [key, value] : filter.terms) {
+    if (key == "quant") {
+      if (Lower(StringAt(record, "/model/quant")) != Lower(value)) return false;
+    } else if (key == "model") {
+      const bool sha = Lower(StringAt(record, "/model/sha256")).starts_with(Lower(value));
+      const bool file = StringAt(record, "/model/file_name").find(value) != std::string::npos;
+      if (!sha && !file) return false;
+    } else if (key == "benchmark") {
+      if (BenchmarkIdOf(record) != value) return false;
+    } else if (key == "runtime") {
+      if (StringAt(record, "/runtime/name") != value) return false;
+    } else if (key == "device") {
+      if (!StringAt(record, "/device/id").starts_with(value)) return false;
+    } else if (key == "label") {
+      if (StringAt(record, "/device/label") != value) return false;
+    } else if (key == "threads") {
+      const json::json_pointer p("/runtime/settings/threads");
+      if (!record.contains(p) || !record.at(p).is_number_integer() ||
+          std::to_string(record.at(p).get<long long>()) != value) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+GroupPairs PairByBenchmark(const std::vector<json>& a, const std::vector<json>& b) {
+  const auto na = NewestByBenchmark(a), nb = NewestByBenchmark(b);
+  GroupPairs out;
+  for (const auto& [id, ra] : na) {
+    auto it = nb.find(id);
+    if (it == nb.end()) {
+      out.only_a.push_back(id);
+    } else {
+      out.pairs.push_back({id, ra, it->second});
+    }
+  }
+  for (const auto& [id, rb] : nb) {
+    if (!na.contains(id)) out.only_b.push_back(id);
+  }
+  return out;
+}
+
+}  // namespace pipette::analysis

@@ -1,0 +1,48 @@
+// The groups of `pipette compare --a FILTER --b FILTER` (DESIGN.md 6): which results each side
+// holds, and how the two sides are paired.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/status.h"
+
+namespace pipette::analysis {
+
+// "key=value[,key=value...]": every pair must match (ok results only). Keys and what they match,
+// as `pipette results list` filters: quant (model.quant, case-insensitive), model (model.sha256
+// prefix, case-insensitive, or part of model.file_name), benchmark (benchmark.id), runtime
+// (runtime.name), device (device.id prefix), label (device.label), threads
+// (runtime.settings.threads).
+struct GroupFilter {
+  std::map<std::string, std::string> terms;
+  std::string text;  // as given, for messages
+};
+
+// Errors name the bad part: an empty filter, a term without '=', an unknown key (listing the known
+// ones), a key given twice, an empty value, threads that is not a positive integer.
+Result<GroupFilter> ParseGroupFilter(std::string_view text);
+
+// True when `record` is ok and matches every term.
+bool Matches(const GroupFilter& filter, const nlohmann::json& record);
+
+// The two sides paired by benchmark id: the newest ok result of each benchmark id on each side.
+struct GroupPairs {
+  struct Pair {
+    std::string benchmark_id;
+    const nlohmann::json* a = nullptr;
+    const nlohmann::json* b = nullptr;
+  };
+  std::vector<Pair> pairs;          // ordered by benchmark id
+  std::vector<std::string> only_a;  // benchmark ids measured in A only, ordered
+  std::vector<std::string> only_b;  // and in B only
+};
+// Pointers are into `a` and `b`, which must outlive the result.
+GroupPairs PairByBenchmark(const std::vector<nlohmann::json>& a,
+                           const std::vector<nlohmann::json>& b);
+
+}  // namespace pipette::analysis

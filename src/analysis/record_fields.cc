@@ -1,0 +1,125 @@
+#include "analysis/record_fields.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "pipette/benchmark.h"
+
+namespace pipette::analysis {
+
+using nlohmann::json;
+
+std::string StringAt(const json& record, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!record.is_object() || !record.contains(p)) return {};
+  const json& v = record.at(p);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+std::string BenchmarkIdOf(const json& record) { return StringAt(record, "/benchmark/id"); }
+
+namespace {
+
+std::optional<BenchmarkSpec> ParsedId(const json& record) {
+  auto spec = ParseBenchmarkId(BenchmarkIdOf(record));
+  if (!spec.ok()) return std::nullopt;
+  return *spec;
+}
+
+int IntAt(const json& record, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!record.is_object() || !record.contains(p) || !record.at(p).is_number()) return -1;
+  return record.at(p).get<int>();
+}
+
+}  // namespace
+
+std::string BenchmarkTypeOf(const json& record) {
+  if (auto type = ParseTypeName(StringAt(record, "/benchmark/type"))) {
+    return std::string(TypeName(*type));
+  }
+  if (auto spec = ParsedId(record)) return std::string(TypeName(spec->type));
+  return {};
+}
+
+int PrefillTokensOf(const json& record) {
+  if (int p = IntAt(record, "/benchmark/prefill_tokens"); p >= 0) return p;
+  auto spec = ParsedId(record);
+  return spec ? spec->prefill_tokens : 0;
+}
+
+int DecodeTokensOf(const json& record) {
+  if (int d = IntAt(record, "/benchmark/decode_tokens"); d >= 0) return d;
+  auto spec = ParsedId(record);
+  return spec ? spec->decode_tokens : 0;
+}
+
+int ShapeContextOf(const json& record) {
+  const std::string type = BenchmarkTypeOf(record);
+  const int p = PrefillTokensOf(record), d = DecodeTokensOf(record);
+  if (type == "memory") return p + 1;
+  if (type == "prefill" || type == "kl_divergence") return p;
+  if (type.empty() || type == "eval") return 0;
+  return p + d;
+}
+
+std::optional<double> MetricValue(const json& record, const std::string& metric,
+                                  const char* field) {
+  if (!record.is_object() || !record.contains("metrics") || !record["metrics"].is_object()) {
+    return std::nullopt;
+  }
+  const json& metrics = record["metrics"];
+  auto m = metrics.find(metric);
+  if (m == metrics.end() || !m->is_object()) return std::nullopt;
+  auto v = m->find(field);
+  if (v == m->end() || !v->is_number()) return std::nullopt;
+  const double x = v->get<double>();
+  if (!std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+std::string MetricUnitOf(const json& record, const std::string& metric) {
+  const json::json_pointer p("/metrics/" + metric + "/unit");
+  if (!record.is_object() || !record.contains(p) || !record.at(p).is_string()) return {};
+  return record.at(p).get<std::string>();
+}
+
+std::string HeadlineMetricOf(const json& record) {
+  auto type = ParseTypeName(BenchmarkTypeOf(record));
+  return type ? std::string(HeadlineMetric(*type)) : std::string();
+}
+
+json ConfigurationSettings(const json& record) {
+  const json::json_pointer p("/runtime/settings");
+  json settings = record.is_object() && record.contains(p) && record.at(p).is_object()
+                      ? record.at(p)
+                      : json::object();
+  const int shape = ShapeContextOf(record);
+  if (settings.contains("n_ctx") && settings["n_ctx"].is_number() && shape > 0 &&
+      settings["n_ctx"].get<int>() == shape) {
+    settings.erase("n_ctx");
+  }
+  return settings;
+}
+
+std::string FormatBytes(double bytes) {
+  if (!std::isfinite(bytes)) return "-";
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (std::abs(bytes) < 1024) return fmt::format("{:.0f} B", bytes);
+  double v = bytes / 1024;
+  size_t u = 0;
+  while (std::abs(v) >= 1024 && u + 1 < std::size(kUnits)) {
+    v /= 1024;
+    ++u;
+  }
+  return fmt::format("{:.2f} {}", v, kUnits[u]);
+}
+
+std::string FormatNumber(double value, int precision) {
+  if (!std::isfinite(value)) return "-";
+  if (std::abs(value) >= std::pow(10.0, precision)) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.{}g}", value, precision);
+}
+
+}  // namespace pipette::analysis

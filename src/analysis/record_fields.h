@@ -1,0 +1,52 @@
+// Reading the fields of a `pipette.result/1` record (DESIGN.md 5) that the analysis needs,
+// tolerating absent or mistyped fields (an analysis reads records written by other versions).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pipette::analysis {
+
+// A string field at a JSON pointer, "" when absent or not a string.
+std::string StringAt(const nlohmann::json& record, const char* pointer);
+
+// benchmark.id.
+std::string BenchmarkIdOf(const nlohmann::json& record);
+
+// The benchmark's type name ("prefill", "decode", "e2e", "memory", "kl_divergence", ...):
+// benchmark.type, else what benchmark.id parses to; "" when neither says.
+std::string BenchmarkTypeOf(const nlohmann::json& record);
+
+// P and D of the benchmark (benchmark.prefill_tokens / decode_tokens, else from the id); 0 when
+// unknown or not applicable.
+int PrefillTokensOf(const nlohmann::json& record);
+int DecodeTokensOf(const nlohmann::json& record);
+
+// The context a cell of this benchmark gets when --ctx-size is not given (the harness's default):
+// P + D; P + 1 for memory; P (ctx) for prefill and kl_divergence. 0 when unknown.
+int ShapeContextOf(const nlohmann::json& record);
+
+// metrics.<metric>.<field> (default "median") when it is a finite number.
+std::optional<double> MetricValue(const nlohmann::json& record, const std::string& metric,
+                                  const char* field = "median");
+
+// metrics.<metric>.unit, "" when absent.
+std::string MetricUnitOf(const nlohmann::json& record, const std::string& metric);
+
+// The headline metric of the record's benchmark type (HeadlineMetric), "" for none.
+std::string HeadlineMetricOf(const nlohmann::json& record);
+
+// runtime.settings without the fields that follow from the benchmark's shape rather than from a
+// choice: n_ctx when it equals ShapeContextOf (the default). An object (empty when absent).
+nlohmann::json ConfigurationSettings(const nlohmann::json& record);
+
+// Bytes in binary units for messages: "512 B", "12.1 MiB", "1.50 GiB" (3 significant digits).
+std::string FormatBytes(double bytes);
+
+// A number with up to `precision` significant digits, without trailing zeros ("11", "0.8",
+// "97.5").
+std::string FormatNumber(double value, int precision = 4);
+
+}  // namespace pipette::analysis

@@ -1,0 +1,46 @@
+// The pieces Select is made of (internal to pipette_analysis; declared here for its tests).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/analysis.h"
+
+namespace pipette::analysis {
+
+// True when `a` dominates `b`: at least as good in every objective both measured, strictly better
+// in one. Objectives are oriented larger-is-better; NaN (unmeasured) on either side is skipped.
+bool Dominates(const std::vector<double>& a, const std::vector<double>& b);
+
+// The results of `config` that limits and objectives look at: all, or those whose benchmark id is
+// in `benchmarks` when that is not empty.
+std::vector<const nlohmann::json*> ResultsLookedAt(const Configuration& config,
+                                                   const std::vector<std::string>& benchmarks);
+
+// The largest (or smallest) median of `metric` over `results`, with the benchmark that gave it.
+struct Extreme {
+  double value = 0;
+  std::string benchmark_id;
+};
+std::optional<Extreme> Largest(const std::vector<const nlohmann::json*>& results,
+                               const std::string& metric);
+std::optional<Extreme> Smallest(const std::vector<const nlohmann::json*>& results,
+                                const std::string& metric);
+
+// Quality score of `config` (Limits::max_quality_drop): 100 x the lowest top1_agreement median of
+// its kl_divergence results; 100 for a configuration without one whose model file is the
+// reference (input.reference_model.sha256) of a kl_divergence result in `all` (it agrees with
+// itself); nullopt otherwise.
+std::optional<double> QualityScore(const Configuration& config,
+                                   const std::vector<const nlohmann::json*>& results,
+                                   const std::vector<Configuration>& all);
+
+// One line per limit `config` violates or cannot be checked against (see Candidate).
+std::vector<std::string> LimitViolations(const std::vector<const nlohmann::json*>& results,
+                                         const Limits& limits, std::optional<double> quality,
+                                         std::optional<double> best_quality);
+
+}  // namespace pipette::analysis
