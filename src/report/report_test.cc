@@ -7,6 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/report.h"
 #include "report/chart.h"
 
 namespace pipette::report {
@@ -343,6 +348,216 @@ TEST(ScatterMarkup, ParetoFrontHighlighted) {
   EXPECT_NEAR(std::stod(m[1].str()), cx[0], 0.05);
   EXPECT_NEAR(std::stod(m[3].str()), cx[1], 0.05);
   EXPECT_NE(svg.find("bad&lt;one&gt;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette::report
+
+// ---- the report (pipette/report.h) ----------------------------------------------------------------
+
+namespace pipette::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// A minimal ok record of `pipette.result/1` for benchmark `id` with one metric.
+json Record(const std::string& file, const std::string& quant, const std::string& id,
+            const std::string& metric, const std::string& unit, double median, double low,
+            double high, double size_bytes, bool synthetic) {
+  static int counter = 0;
+  ++counter;
+  std::string type;
+  int p = 0, d = 0;
+  if (id.rfind("prefill_throughput_", 0) == 0) {
+    type = "prefill";
+    p = std::stoi(id.substr(19));
+  } else if (id.rfind("decode_throughput_", 0) == 0) {
+    type = "decode";
+    const std::string rest = id.substr(18);
+    p = std::stoi(rest.substr(0, rest.find('_')));
+    d = std::stoi(rest.substr(rest.find('_') + 1));
+  } else if (id.rfind("max_memory_usage_", 0) == 0) {
+    type = "memory";
+    p = std::stoi(id.substr(17));
+  } else {
+    type = "kl_divergence";
+    p = std::stoi(id.substr(14));
+  }
+  json r = {
+      {"schema", "pipette.result/1"},
+      {"result_id", fmt::format("0190a000-0000-7000-8000-{:012d}", counter)},
+      {"config_id", "c"},
+      {"status", "ok"},
+      {"benchmark", {{"id", id}, {"type", type}, {"prefill_tokens", p}, {"decode_tokens", d},
+                     {"methodology", "pipette-method/1"}}},
+      {"model", {{"file_name", file}, {"sha256", std::string(64, quant == "Q8_0" ? 'a' : 'b')},
+                 {"quant", quant}, {"size_bytes", size_bytes}, {"synthetic", synthetic}}},
+      {"runtime", {{"name", "llamacpp"}, {"version", "llama.cpp@80fb11a"},
+                   {"commit", "80fb11ac73e66d89eae2c6a91d8a77428fa733ed"},
+                   {"settings", {{"threads", 1}}}}},
+      {"device", {{"id", std::string(64, 'd')}, {"label", "bench-box"},
+                  {"cpu", {{"model", "AMD EPYC"}, {"logical_cores", 2}}},
+                  {"memory_bytes", 16.0 * 1024 * kMiB}}},
+      {"harness", {{"version", "0.1.0"}, {"commit", "1234567890abcdef"}, {"reps", 5},
+                   {"ci_reached", true}}},
+      {"metrics", {{metric, {{"unit", unit}, {"n", 5}, {"median", median}, {"ci95_low", low},
+                             {"ci95_high", high}}}}},
+      {"started_at", fmt::format("2026-11-29T10:{:02d}:00Z", counter % 60)},
+      {"finished_at", fmt::format("2026-11-29T10:{:02d}:30Z", counter % 60)},
+      {"logs", {{"warnings", synthetic ? json::array({"synthetic model: its performance stands "
+                                                      "for its shape, not for any quality"})
+                                       : json::array()}}}};
+  return r;
+}
+
+// Two quantizations of one model, every chart's data.
+std::vector<json> FullSet(const std::string& stem, bool synthetic) {
+  std::vector<json> out;
+  const struct {
+    std::string quant;
+    double size, prefill[3], decode[3], memory, top1;
+  } q[] = {{"Q8_0", 30 * kMiB, {1000, 1500, 1800}, {100, 90, 80}, 50 * kMiB, 0.99},
+           {"Q4_0", 20 * kMiB, {1100, 1600, 2000}, {120, 110, 95}, 40 * kMiB, 0.95}};
+  const int ps[] = {16, 32, 64};
+  for (const auto& c : q) {
+    const std::string file = stem + "-" + c.quant + ".gguf";
+    for (int i = 0; i < 3; ++i) {
+      out.push_back(Record(file, c.quant, fmt::format("prefill_throughput_{}", ps[i]),
+                           "prefill_throughput", "tokens/s", c.prefill[i], c.prefill[i] * 0.98,
+                           c.prefill[i] * 1.02, c.size, synthetic));
+      out.push_back(Record(file, c.quant, fmt::format("decode_throughput_{}_16", ps[i]),
+                           "decode_throughput", "tokens/s", c.decode[i], c.decode[i] * 0.97,
+                           c.decode[i] * 1.03, c.size, synthetic));
+    }
+    out.push_back(Record(file, c.quant, "max_memory_usage_32", "max_host_usage", "bytes", c.memory,
+                         c.memory * 0.99, c.memory * 1.01, c.size, synthetic));
+    json kl = Record(file, c.quant, "kl_divergence_64", "kl_divergence", "nats", 0.01, 0.005, 0.02,
+                     c.size, synthetic);
+    kl["metrics"]["top1_agreement"] = {{"unit", "ratio"}, {"n", 1}, {"median", c.top1},
+                                       {"ci95_low", c.top1}, {"ci95_high", c.top1}};
+    out.push_back(kl);
+  }
+  return out;
+}
+
+// The <svg ...>...</svg> whose id is `id`, or "".
+std::string SvgById(const std::string& html, const std::string& id) {
+  const size_t at = html.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const size_t start = html.rfind("<svg", at);
+  const size_t end = html.find("</svg>", at);
+  return html.substr(start, end + 6 - start);
+}
+
+TEST(HtmlReport, EveryChartOfAFullSet) {
+  ReportOptions o;
+  o.title = "quant sweep";
+  o.source = "store test.db";
+  o.generated_at = "2026-11-29T12:00:00Z";
+  const std::vector<json> records = FullSet("m&<x>", true);
+  const std::string html = RenderHtml(records, o);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(Count(html, "<svg "), 7u);  // decode, prefill, 2 x bars, memory, retention, quality
+  // Decode throughput vs context: 2 configurations x 3 context lengths, each with a CI bar.
+  const std::string decode = SvgById(html, "decode-scaling-chart");
+  EXPECT_EQ(Count(decode, "<circle class=\"point\""), 6u);
+  EXPECT_EQ(Count(decode, "class=\"ci\""), 6u);
+  EXPECT_EQ(Count(decode, "<polyline class=\"line\""), 2u);
+  EXPECT_EQ(Attr(decode, "circle class=\"point\"", "data-y"),
+            (std::vector<double>{120, 110, 95, 100, 90, 80}));  // Q4_0 sorts first
+  EXPECT_EQ(Count(SvgById(html, "prefill-scaling-chart"), "<circle class=\"point\""), 6u);
+  EXPECT_EQ(Count(SvgById(html, "decode-bars"), "<rect class=\"bar\""), 6u);
+  EXPECT_EQ(Count(SvgById(html, "prefill-bars"), "<rect class=\"bar\""), 6u);
+  // Memory: file size and peak per configuration.
+  const std::string memory = SvgById(html, "memory-chart");
+  EXPECT_EQ(Attr(memory, "rect class=\"bar\"", "data-value"),
+            (std::vector<double>{20 * kMiB, 40 * kMiB, 30 * kMiB, 50 * kMiB}));
+  // Retention: 110/120, 95/120 and 90/100, 80/100.
+  const std::string retention = SvgById(html, "retention-chart");
+  const std::vector<double> r = Attr(retention, "circle class=\"point\"", "data-y");
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_DOUBLE_EQ(r[0], 1);
+  EXPECT_NEAR(r[2], 95.0 / 120, 1e-12);
+  EXPECT_NEAR(r[5], 0.8, 1e-12);
+  // Quality vs speed: Q4_0 faster, Q8_0 agrees more: both on the front.
+  const std::string quality = SvgById(html, "quality-chart");
+  EXPECT_EQ(Count(quality, "<circle class=\"point front\""), 2u);
+  EXPECT_EQ(Count(quality, "<polyline class=\"front\""), 1u);
+  EXPECT_EQ(Attr(quality, "circle class=\"point front\"", "data-y"), (std::vector<double>{95, 99}));
+  // Escaped everywhere, never raw.
+  EXPECT_NE(html.find("m&amp;&lt;x&gt;-Q8_0.gguf"), std::string::npos);
+  EXPECT_EQ(html.find("m&<x>"), std::string::npos);
+  // Summary, notice, provenance.
+  EXPECT_NE(html.find("2 configurations"), std::string::npos);
+  EXPECT_NE(html.find("class=\"notice\""), std::string::npos);
+  EXPECT_NE(html.find("not for any model&#39;s quality"), std::string::npos);
+  EXPECT_NE(html.find("dddddddddddd (bench-box)"), std::string::npos);
+  EXPECT_NE(html.find("<td>aaaaaaaaaaaa</td>"), std::string::npos);  // sha256 prefix
+  EXPECT_NE(html.find("80fb11ac73e6"), std::string::npos);
+  EXPECT_NE(html.find("0.1.0 (1234567890ab)"), std::string::npos);
+  EXPECT_NE(html.find("(8 of 8)"), std::string::npos);  // the synthetic warning on every result
+  EXPECT_NE(html.find("99.00%"), std::string::npos);   // top1 agreement in the results table
+  EXPECT_EQ(html.find("not shown"), std::string::npos);
+  // Self-contained: no scripts, nothing fetched.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(Count(html, "http://"), Count(html, "http://www.w3.org/2000/svg"));
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  // Deterministic.
+  EXPECT_TRUE(html == RenderHtml(records, o));
+}
+
+TEST(HtmlReport, SectionsWithoutDataAreNotes) {
+  std::vector<json> records = {
+      Record("real-Q8_0.gguf", "Q8_0", "decode_throughput_32_16", "decode_throughput", "tokens/s",
+             50, 49, 51, 1e6, false),
+      Record("real-Q4_0.gguf", "Q4_0", "decode_throughput_32_16", "decode_throughput", "tokens/s",
+             60, 59, 61, 0.6e6, false)};
+  json failed = Record("real-Q4_0.gguf", "Q4_0", "prefill_throughput_64", "prefill_throughput",
+                       "tokens/s", 1, 1, 1, 0.6e6, false);
+  failed["status"] = "failed";
+  failed.erase("metrics");
+  failed["failure"] = {{"stage", "load"}, {"message", "model <file> is truncated"}};
+  records.push_back(failed);
+  const std::string html = RenderHtml(records, {});
+  EXPECT_EQ(Count(html, "<svg "), 1u);  // the decode bars only
+  EXPECT_EQ(Count(SvgById(html, "decode-bars"), "<rect class=\"bar\""), 2u);
+  EXPECT_NE(html.find("<b>Decode throughput vs context length</b>: not shown, every "
+                      "configuration was measured at one context length only"),
+            std::string::npos);
+  EXPECT_NE(html.find("<b>Prefill throughput vs context length</b>: not shown, no "
+                      "prefill_throughput results"),
+            std::string::npos);
+  EXPECT_NE(html.find("<b>Peak memory vs model file size</b>: not shown"), std::string::npos);
+  EXPECT_NE(html.find("<b>Context-scaling retention</b>: not shown"), std::string::npos);
+  EXPECT_NE(html.find("<b>Quality vs speed</b>: not shown, no quality metrics"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"notice\""), std::string::npos);  // no synthetic model
+  EXPECT_NE(html.find("1 failed"), std::string::npos);
+  EXPECT_NE(html.find("<td>load</td><td>model &lt;file&gt; is truncated</td>"), std::string::npos);
+}
+
+TEST(MarkdownReport, SameContentAsTables) {
+  std::vector<json> records = FullSet("m|x", true);
+  const std::string md = RenderMarkdown(records, {"sweep", "store s.db", "", ""});
+  EXPECT_EQ(md.rfind("# sweep\n", 0), 0u);
+  EXPECT_EQ(md.find("<svg"), std::string::npos);
+  for (const char* h : {"## Summary", "## Decode throughput vs context length",
+                        "## Prefill throughput vs context length", "## Throughput per quantization",
+                        "## Peak memory vs model file size", "## Context-scaling retention",
+                        "## Quality vs speed", "## Results", "## Provenance"}) {
+    EXPECT_NE(md.find(std::string(h) + "\n"), std::string::npos) << h;
+  }
+  EXPECT_NE(md.find("| configuration | P | D | decode_throughput (tokens/s) | 95% CI | retention |\n"
+                    "|---|---:|---:|---:|---:|---:|\n"),
+            std::string::npos);
+  EXPECT_NE(md.find("| Q8_0 | 64 | 16 | 80.0 | 77.6 .. 82.4 | 0.800 |"), std::string::npos);
+  EXPECT_NE(md.find("| Q8_0 | 30 MiB | 50 MiB | 49.5 MiB .. 50.5 MiB | 1.67 | 20 MiB | max_memory_usage_32 |"),
+            std::string::npos);
+  EXPECT_NE(md.find("m\\|x-Q8_0.gguf"), std::string::npos);  // a pipe in a name is escaped
+  EXPECT_NE(md.find("> **Synthetic models"), std::string::npos);
 }
 
 }  // namespace
