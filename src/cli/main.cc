@@ -8,6 +8,7 @@
 #include "cli/cmd_diff.h"
 #include "cli/cmd_device.h"
 #include "cli/cmd_models.h"
+#include "cli/cmd_report.h"
 #include "cli/cmd_results.h"
 #include "cli/cmd_run.h"
 #include "pipette/build_info.h"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   AddDeviceCommand(app, ctx);
   AddCompareCommand(app, ctx);
   AddDiffCommand(app, ctx);
+  AddReportCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
