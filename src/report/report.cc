@@ -400,17 +400,34 @@ Section MemorySection(const std::vector<Configuration>& configs) {
   return s;
 }
 
+// a dominates b: at least as good in every objective both have (NaN: not measured), better in one.
+bool Dominates(const std::vector<double>& a, const std::vector<double>& b) {
+  bool better = false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (std::isnan(a[k]) || std::isnan(b[k])) continue;
+    if (a[k] < b[k]) return false;
+    better = better || a[k] > b[k];
+  }
+  return better;
+}
+
 Section QualitySection(const std::vector<Configuration>& configs) {
   Section s;
   s.id = "quality";
   s.title = "Quality vs speed";
   const SelectResult sel = Select(configs, Limits{});
   bool any_quality = false;
-  std::vector<report::ScatterPoint> points;
+  // The configurations that have both axes; the front is taken among them, on (speed, memory,
+  // quality) as Select does, so that the chart shows its own front (a configuration without a
+  // quality score cannot be drawn, and must not hide a drawn one).
+  std::vector<const Candidate*> drawn;
+  std::vector<std::vector<double>> objectives;
   for (const Candidate& c : sel.candidates) {
     any_quality = any_quality || c.quality.has_value();
     if (c.quality && c.decode_throughput) {
-      points.push_back({c.config->name, *c.decode_throughput, *c.quality, c.on_front});
+      drawn.push_back(&c);
+      objectives.push_back({*c.decode_throughput,
+                            c.peak_memory_bytes ? -*c.peak_memory_bytes : std::nan(""), *c.quality});
     }
   }
   if (!any_quality) {
@@ -418,31 +435,46 @@ Section QualitySection(const std::vector<Configuration>& configs) {
                 "reference model; `pipette run --reference`).";
     return s;
   }
-  if (points.empty()) {
+  if (drawn.empty()) {
     s.omitted = "no configuration has both a quality score (kl_divergence) and decode_throughput "
                 "results in common with the others.";
     return s;
+  }
+  const std::vector<size_t> front = ParetoFront(objectives);
+  std::vector<report::ScatterPoint> points;
+  std::map<const Candidate*, std::pair<bool, std::string>> verdict;  // on front, dominated by
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const bool on = std::find(front.begin(), front.end(), i) != front.end();
+    std::string by;
+    for (size_t j = 0; j < drawn.size(); ++j) {
+      if (j != i && Dominates(objectives[j], objectives[i])) {
+        by += (by.empty() ? "" : ", ") + drawn[j]->config->name;
+      }
+    }
+    verdict[drawn[i]] = {on, by};
+    points.push_back({drawn[i]->config->name, *drawn[i]->decode_throughput, *drawn[i]->quality, on});
   }
   std::string over;
   for (const std::string& b : sel.speed_benchmarks) over += (over.empty() ? "" : ", ") + b;
   s.paragraphs.push_back(fmt::format(
       "Each configuration's decode throughput (geometric mean over {}) against its quality score "
-      "(top1_agreement x 100: how often it predicts the same next token as the reference). The "
-      "Pareto front of speed, memory and quality is highlighted: no other configuration is at "
-      "least as good in all three and better in one.",
+      "(top1_agreement x 100: how often it predicts the same next token as the reference; the "
+      "reference itself scores 100). Highlighted: the Pareto front of speed, peak memory and "
+      "quality among the configurations drawn (no other is at least as good in all three and "
+      "better in one).",
       over.empty() ? "the decode benchmarks all of them ran" : over));
   Table t{{"configuration", "decode (tokens/s)", "quality (top1 %)", "peak memory",
            "Pareto front", "dominated by"},
           {false, true, true, true, false, false},
           {}};
   for (const Candidate& c : sel.candidates) {
-    std::string dominated;
-    for (const std::string& d : c.dominated_by) dominated += (dominated.empty() ? "" : ", ") + d;
+    const auto v = verdict.find(&c);
     t.rows.push_back(
         {c.config->name, c.decode_throughput ? FormatBare(*c.decode_throughput, "tokens/s") : "-",
          c.quality ? fmt::format("{:.2f}", *c.quality) : "-",
          c.peak_memory_bytes ? report::FormatBytes(*c.peak_memory_bytes) : "-",
-         c.on_front ? "yes" : "no", dominated.empty() ? "-" : dominated});
+         v == verdict.end() ? "not drawn" : v->second.first ? "yes" : "no",
+         v == verdict.end() || v->second.second.empty() ? "-" : v->second.second});
   }
   report::ChartSpec spec = Spec("quality-chart", s.title, "decode throughput (tokens/s)",
                                 "quality: top1 agreement (%)");

@@ -539,6 +539,23 @@ TEST(HtmlReport, SectionsWithoutDataAreNotes) {
   EXPECT_NE(html.find("<td>load</td><td>model &lt;file&gt; is truncated</td>"), std::string::npos);
 }
 
+TEST(HtmlReport, QualityFrontIsAmongTheDrawnConfigurations) {
+  // A third configuration, faster and smaller but without a quality score, is not drawn and does
+  // not push the drawn ones off their front.
+  std::vector<json> records = FullSet("m", false);
+  for (const char* id : {"decode_throughput_16_16", "decode_throughput_32_16", "decode_throughput_64_16"}) {
+    records.push_back(Record("fast-Q2_K.gguf", "Q2_K", id, "decode_throughput", "tokens/s", 500, 490,
+                             510, 5 * kMiB, false));
+  }
+  records.push_back(Record("fast-Q2_K.gguf", "Q2_K", "max_memory_usage_32", "max_host_usage",
+                           "bytes", 10 * kMiB, 10 * kMiB, 10 * kMiB, 5 * kMiB, false));
+  const std::string html = RenderHtml(records, {});
+  const std::string quality = SvgById(html, "quality-chart");
+  EXPECT_EQ(Count(quality, "<circle class=\"point"), 2u);
+  EXPECT_EQ(Count(quality, "<circle class=\"point front\""), 2u);
+  EXPECT_NE(html.find("<td>not drawn</td>"), std::string::npos);
+}
+
 TEST(MarkdownReport, SameContentAsTables) {
   std::vector<json> records = FullSet("m|x", true);
   const std::string md = RenderMarkdown(records, {"sweep", "store s.db", "", ""});
