@@ -587,8 +587,8 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
 
   if (configs.empty()) {
     Section none;
-    none.id = "results";
-    none.title = "Results";
+    none.id = "charts";
+    none.title = "Charts";
     none.omitted = "no ok results to chart.";
     doc.sections.push_back(std::move(none));
   } else {

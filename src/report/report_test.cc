@@ -539,6 +539,23 @@ TEST(HtmlReport, SectionsWithoutDataAreNotes) {
   EXPECT_NE(html.find("<td>load</td><td>model &lt;file&gt; is truncated</td>"), std::string::npos);
 }
 
+TEST(HtmlReport, OnlyFailedResults) {
+  json failed = Record("x-Q8_0.gguf", "Q8_0", "decode_throughput_32_16", "decode_throughput",
+                       "tokens/s", 1, 1, 1, 1e6, false);
+  failed["status"] = "failed";
+  failed.erase("metrics");
+  failed["failure"] = {{"stage", "decode"}, {"message", "driver crashed"}};
+  const std::string html = RenderHtml({failed}, {});
+  EXPECT_EQ(Count(html, "<svg "), 0u);
+  EXPECT_NE(html.find("<b>Charts</b>: not shown, no ok results to chart."), std::string::npos);
+  EXPECT_EQ(Count(html, "id=\"results\""), 1u);
+  EXPECT_NE(html.find("<td>decode</td><td>driver crashed</td>"), std::string::npos);
+  EXPECT_NE(html.find("0 configurations"), std::string::npos);
+  const std::string md = RenderMarkdown({failed}, {});
+  EXPECT_NE(md.find("| x-Q8_0.gguf | Q8_0 | decode_throughput_32_16 | decode | driver crashed |"),
+            std::string::npos);
+}
+
 TEST(HtmlReport, QualityFrontIsAmongTheDrawnConfigurations) {
   // A third configuration, faster and smaller but without a quality score, is not drawn and does
   // not push the drawn ones off their front.
