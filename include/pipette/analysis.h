@@ -59,7 +59,7 @@ struct ScalingPoint {
   std::optional<double> ci95_low;    // tokens/s
   std::optional<double> ci95_high;   // tokens/s
   // Context-scaling retention (DESIGN.md 6): median / median at the smallest P of the same curve
-  // (same D); 1 at the smallest P. Decode only; 1 for prefill points.
+  // (same D); 1 at the smallest P, NaN when that median is 0. Decode only; 1 for prefill points.
   double retention = 1;
 };
 
@@ -79,14 +79,15 @@ struct SpeedRatio {
   std::string unit;
   double base = 0, other = 0, ratio = 0;
 };
-// One entry per benchmark id both configurations have, ordered by benchmark id.
+// One entry per benchmark id both configurations have with a headline median, ordered by benchmark
+// id; ratio is NaN when base is 0.
 std::vector<SpeedRatio> SpeedRatios(const Configuration& base, const Configuration& other);
 
 // Peak memory against the size of the weights file.
 struct MemoryVsSize {
   uint64_t file_bytes = 0;   // model.size_bytes
   double peak_bytes = 0;     // largest max_host_usage median over the configuration's results
-  double ratio = 0;          // peak_bytes / file_bytes
+  double ratio = 0;          // peak_bytes / file_bytes; NaN when file_bytes is 0
   double overhead_bytes = 0; // peak_bytes - file_bytes (KV cache, compute buffers, runtime)
   std::string benchmark_id;  // the result that gave peak_bytes
 };

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <iostream>
+#include <set>
 
-#include "pipette/mann_whitney.h"
-#include "pipette/stats.h"
+#include "analysis/group_filter.h"
+#include "cli/compare_metrics.h"
+#include "pipette/analysis.h"
 #include "pipette/store.h"
 
 namespace pipette::cli {
@@ -15,40 +16,10 @@ namespace {
 using nlohmann::json;
 
 struct CompareArgs {
-  std::string a, b;
-  double alpha = 0.05;  // significance level of the two-sided test
-  double noise = 0.02;  // ratios within 1 +- noise are never called a difference
+  std::string a, b;              // result ids (or unique prefixes)
+  std::string group_a, group_b;  // --a / --b filters
+  CompareOptions options;
 };
-
-// Raw per-repetition samples of `metric` (per-token values for inter_token_latency).
-std::vector<double> Samples(const json& record, const std::string& metric) {
-  std::vector<double> out;
-  for (const json& s : record.value("samples", json::array())) {
-    if (!s.contains(metric)) continue;
-    const json& v = s[metric];
-    if (v.is_number()) out.push_back(v.get<double>());
-    if (v.is_array()) {
-      for (const json& x : v) {
-        if (x.is_number()) out.push_back(x.get<double>());
-      }
-    }
-  }
-  return out;
-}
-
-bool HigherIsBetter(const std::string& metric) {
-  return metric.ends_with("_throughput") || metric == "top1_agreement" ||
-         metric == "decode_roofline_efficiency";
-}
-
-std::string Verdict(const std::string& metric, const std::string& unit, double ratio, double p,
-                    const CompareArgs& a) {
-  if (!(p < a.alpha) || std::abs(ratio - 1) <= a.noise) return "no significant difference";
-  const bool better = HigherIsBetter(metric) ? ratio > 1 : ratio < 1;
-  const bool speed = metric.ends_with("_throughput") || unit == "ms";
-  if (speed) return better ? "faster" : "slower";
-  return better ? "better" : "worse";
-}
 
 Result<json> Load(ResultStore& store, const std::string& id) {
   auto r = store.Get(id);
@@ -62,78 +33,179 @@ Result<json> Load(ResultStore& store, const std::string& id) {
   return **r;
 }
 
-int Compare(const CompareArgs& a, CliContext& ctx) {
-  const std::string path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
-  auto store = ResultStore::Open(path);
-  if (!store) return ReportError(ctx, store.error(), kExitFailure);
-  auto ra = Load(**store, a.a);
+std::string Describe(const json& r) {
+  const json none = json::object();
+  const json& settings =
+      r.contains("runtime") && r["runtime"].is_object() ? r["runtime"].value("settings", none) : none;
+  return fmt::format("{} {} {} threads={}", r.value("benchmark", none).value("id", ""),
+                     r.value("model", none).value("file_name", ""),
+                     r.value("model", none).value("quant", ""),
+                     settings.is_object() ? settings.value("threads", 0) : 0);
+}
+
+int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
+  auto ra = Load(store, a.a);
   if (!ra) return ReportError(ctx, ra.error());
-  auto rb = Load(**store, a.b);
+  auto rb = Load(store, a.b);
   if (!rb) return ReportError(ctx, rb.error());
-  json rows = json::array();
-  for (const auto& [metric, ma] : (*ra)["metrics"].items()) {
-    if (!(*rb)["metrics"].contains(metric)) continue;
-    const json& mb = (*rb)["metrics"][metric];
-    const std::vector<double> sa = Samples(*ra, metric), sb = Samples(*rb, metric);
-    const double med_a = ma.value("median", 0.0), med_b = mb.value("median", 0.0);
-    const double ratio = med_a != 0 ? med_b / med_a : 0;
-    json row = {{"metric", metric}, {"unit", ma.value("unit", "")}, {"a_median", med_a},
-                {"b_median", med_b}, {"ratio", ratio}, {"a_n", sa.size()}, {"b_n", sb.size()}};
-    if (sa.size() >= 2 && sb.size() >= 2) {
-      const MannWhitneyResult t = MannWhitneyU(sa, sb);
-      row["p_value"] = t.p_value;
-      row["verdict"] = Verdict(metric, row["unit"], ratio, t.p_value, a);
-    } else {
-      row["p_value"] = nullptr;
-      row["verdict"] = "not repeated (one value)";
-    }
-    rows.push_back(row);
-  }
+  const json rows = CompareMetrics(*ra, *rb, a.options);
   if (ctx.json) {
-    std::cout << json{{"a", (*ra)["result_id"]}, {"b", (*rb)["result_id"]}, {"alpha", a.alpha},
-                      {"noise", a.noise}, {"metrics", rows}}.dump(2)
+    std::cout << json{{"a", (*ra)["result_id"]}, {"b", (*rb)["result_id"]},
+                      {"alpha", a.options.alpha}, {"noise", a.options.noise}, {"metrics", rows}}
+                     .dump(2)
               << std::endl;
     return kExitOk;
   }
-  const auto describe = [](const json& r) {
-    return fmt::format("{} {} {} threads={}", r["benchmark"].value("id", ""),
-                       r["model"].value("file_name", ""), r["model"].value("quant", ""),
-                       r["runtime"]["settings"].value("threads", 0));
-  };
-  std::cout << "A  " << (*ra)["result_id"].get<std::string>() << "  " << describe(*ra) << "\n"
-            << "B  " << (*rb)["result_id"].get<std::string>() << "  " << describe(*rb) << "\n";
-  std::cout << fmt::format("| {:<36} | {:>14} | {:>14} | {:>7} | {:>9} | {:<26} |\n", "metric",
-                           "A median", "B median", "B/A", "p", "verdict");
-  std::cout << "|" << std::string(38, '-') << "|" << std::string(16, '-') << "|"
-            << std::string(16, '-') << "|" << std::string(9, '-') << "|" << std::string(11, '-')
-            << "|" << std::string(28, '-') << "|\n";
-  for (const json& r : rows) {
-    std::cout << fmt::format("| {:<36} | {:>14.6g} | {:>14.6g} | {:>7.3f} | {:>9} | {:<26} |\n",
-                             r["metric"].get<std::string>() + " (" + r["unit"].get<std::string>() + ")",
-                             r["a_median"].get<double>(), r["b_median"].get<double>(),
-                             r["ratio"].get<double>(),
-                             r["p_value"].is_number() ? fmt::format("{:.3g}", r["p_value"].get<double>()) : "-",
-                             r["verdict"].get<std::string>());
-  }
-  std::cout << fmt::format("two-sided Mann-Whitney U on the raw samples; a difference needs p < {} "
-                           "and B/A outside 1 +- {}\n", a.alpha, a.noise);
+  std::cout << "A  " << (*ra)["result_id"].get<std::string>() << "  " << Describe(*ra) << "\n"
+            << "B  " << (*rb)["result_id"].get<std::string>() << "  " << Describe(*rb) << "\n";
+  PrintCompareTable(rows, false, std::cout);
+  PrintCompareFootnote(a.options, std::cout);
   if ((*ra)["benchmark"]["id"] != (*rb)["benchmark"]["id"]) {
     std::cerr << "pipette: warning: A and B ran different benchmarks\n";
   }
   return kExitOk;
 }
 
+// The ok results a group filter selects, narrowed in the store where its filter can.
+Result<std::vector<json>> GroupRecords(ResultStore& store, const analysis::GroupFilter& group) {
+  ResultFilter f;
+  f.status = "ok";
+  const auto term = [&](const char* key) {
+    auto it = group.terms.find(key);
+    return it == group.terms.end() ? std::string() : it->second;
+  };
+  f.benchmark = term("benchmark");
+  f.model = term("model");
+  f.quant = term("quant");
+  f.runtime = term("runtime");
+  f.device = term("device");
+  f.label = term("label");
+  auto records = store.Records(f);
+  if (!records) return records.error();
+  std::vector<json> out;
+  for (json& r : *records) {
+    if (analysis::Matches(group, r)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// How many configurations (ConfigurationKey) the paired results of one side come from.
+size_t ConfigurationCount(const std::vector<const json*>& side) {
+  std::set<std::string> keys;
+  for (const json* r : side) keys.insert(ConfigurationKey(*r));
+  return keys.size();
+}
+
+int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
+  auto fa = analysis::ParseGroupFilter(a.group_a);
+  if (!fa) return ReportError(ctx, fa.error().Wrap("--a"));
+  auto fb = analysis::ParseGroupFilter(a.group_b);
+  if (!fb) return ReportError(ctx, fb.error().Wrap("--b"));
+  auto ga = GroupRecords(store, *fa);
+  if (!ga) return ReportError(ctx, ga.error(), kExitFailure);
+  auto gb = GroupRecords(store, *fb);
+  if (!gb) return ReportError(ctx, gb.error(), kExitFailure);
+  for (const auto& [flag, filter, group] :
+       {std::tuple{"--a", &a.group_a, &*ga}, std::tuple{"--b", &a.group_b, &*gb}}) {
+    if (group->empty()) {
+      return ReportError(ctx, MakeError(fmt::format("{} {} selects no ok result in {}; `pipette "
+                                                    "results list` shows what is stored",
+                                                    flag, *filter, store.path())));
+    }
+  }
+  const analysis::GroupPairs pairs = analysis::PairByBenchmark(*ga, *gb);
+  json out_pairs = json::array(), rows = json::array();
+  std::vector<const json*> side_a, side_b;
+  for (const auto& p : pairs.pairs) {
+    side_a.push_back(p.a);
+    side_b.push_back(p.b);
+    json metrics = CompareMetrics(*p.a, *p.b, a.options);
+    for (json& m : metrics) {
+      json row = m;
+      row["benchmark_id"] = p.benchmark_id;
+      rows.push_back(row);
+    }
+    out_pairs.push_back({{"benchmark_id", p.benchmark_id},
+                         {"a", (*p.a)["result_id"]},
+                         {"b", (*p.b)["result_id"]},
+                         {"metrics", metrics}});
+  }
+  const auto warn_mixed = [&](const char* flag, const std::string& filter,
+                              const std::vector<const json*>& side) {
+    const size_t configs = ConfigurationCount(side);
+    if (configs > 1) {
+      std::cerr << fmt::format(
+          "pipette: warning: {} {} holds {} configurations; each benchmark uses its newest "
+          "result (narrow the filter, e.g. with threads= or model=)\n",
+          flag, filter, configs);
+    }
+  };
+  warn_mixed("--a", a.group_a, side_a);
+  warn_mixed("--b", a.group_b, side_b);
+  if (ctx.json) {
+    std::cout << json{{"a", {{"filter", a.group_a}, {"results", ga->size()}}},
+                      {"b", {{"filter", a.group_b}, {"results", gb->size()}}},
+                      {"alpha", a.options.alpha},
+                      {"noise", a.options.noise},
+                      {"pairs", out_pairs},
+                      {"only_a", pairs.only_a},
+                      {"only_b", pairs.only_b}}
+                     .dump(2)
+              << std::endl;
+    return kExitOk;
+  }
+  std::cout << fmt::format("A  {}  ({} ok results)\nB  {}  ({} ok results)\n", a.group_a,
+                           ga->size(), a.group_b, gb->size());
+  if (pairs.pairs.empty()) {
+    std::cout << "no benchmark was measured in both groups\n";
+  } else {
+    std::cout << fmt::format("{} benchmarks in both, newest result of each:\n",
+                             pairs.pairs.size());
+    PrintCompareTable(rows, true, std::cout);
+    PrintCompareFootnote(a.options, std::cout);
+  }
+  const auto unpaired = [](const char* side, const std::vector<std::string>& ids) {
+    if (ids.empty()) return;
+    std::cout << "unpaired, only in " << side << ":";
+    for (const std::string& id : ids) std::cout << " " << id;
+    std::cout << "\n";
+  };
+  unpaired("A", pairs.only_a);
+  unpaired("B", pairs.only_b);
+  return kExitOk;
+}
+
+int Compare(const CompareArgs& a, CliContext& ctx) {
+  const bool by_id = !a.a.empty() || !a.b.empty();
+  const bool by_group = !a.group_a.empty() || !a.group_b.empty();
+  if (by_id == by_group || (by_id && (a.a.empty() || a.b.empty())) ||
+      (by_group && (a.group_a.empty() || a.group_b.empty()))) {
+    return ReportError(ctx, MakeError("compare takes two result ids (compare A B) or two groups "
+                                      "(compare --a quant=F32 --b quant=Q4_0), and not a mix"));
+  }
+  const std::string path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+  auto store = ResultStore::Open(path);
+  if (!store) return ReportError(ctx, store.error(), kExitFailure);
+  return by_id ? ComparePair(a, **store, ctx) : CompareGroups(a, **store, ctx);
+}
+
 }  // namespace
 
 void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<CompareArgs>();
-  CLI::App* cmd = app.add_subcommand("compare", "Compare two results metric by metric, with a "
-                                                 "Mann-Whitney U test on their raw samples");
-  cmd->add_option("a", args->a, "result id (or unique prefix) of the baseline")->required();
-  cmd->add_option("b", args->b, "result id (or unique prefix) compared with it")->required();
-  cmd->add_option("--alpha", args->alpha, "significance level")->capture_default_str()
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare two results, or two groups of results paired by benchmark, metric by "
+                 "metric, with a Mann-Whitney U test on their raw samples");
+  cmd->add_option("A", args->a, "result id (or unique prefix) of the baseline");
+  cmd->add_option("B", args->b, "result id (or unique prefix) compared with it");
+  cmd->add_option("--a", args->group_a,
+                  "baseline group: key=value[,key=value], keys quant, model, benchmark, runtime, "
+                  "device, label, threads (ok results only)");
+  cmd->add_option("--b", args->group_b, "group compared with it, same syntax");
+  cmd->add_option("--alpha", args->options.alpha, "significance level")->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
-  cmd->add_option("--noise", args->noise, "relative noise band: smaller changes are not reported")
+  cmd->add_option("--noise", args->options.noise,
+                  "relative noise band: smaller changes are not reported")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   cmd->callback([args, &ctx] { Compare(*args, ctx); });
 }

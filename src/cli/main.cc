@@ -11,6 +11,7 @@
 #include "cli/cmd_report.h"
 #include "cli/cmd_results.h"
 #include "cli/cmd_run.h"
+#include "cli/cmd_select.h"
 #include "pipette/build_info.h"
 #include "pipette/store.h"
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   AddDeviceCommand(app, ctx);
   AddCompareCommand(app, ctx);
   AddDiffCommand(app, ctx);
+  AddSelectCommand(app, ctx);
   AddReportCommand(app, ctx);
   try {
     app.parse(argc, argv);

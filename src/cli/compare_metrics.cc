@@ -1,0 +1,111 @@
+#include "cli/compare_metrics.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ostream>
+
+#include "pipette/mann_whitney.h"
+
+namespace pipette::cli {
+
+using nlohmann::json;
+
+namespace {
+
+// Raw per-repetition samples of `metric` (per-token values for inter_token_latency).
+std::vector<double> Samples(const json& record, const std::string& metric) {
+  std::vector<double> out;
+  for (const json& s : record.value("samples", json::array())) {
+    if (!s.is_object() || !s.contains(metric)) continue;
+    const json& v = s[metric];
+    if (v.is_number()) out.push_back(v.get<double>());
+    if (v.is_array()) {
+      for (const json& x : v) {
+        if (x.is_number()) out.push_back(x.get<double>());
+      }
+    }
+  }
+  return out;
+}
+
+bool HigherIsBetter(const std::string& metric) {
+  return metric.ends_with("_throughput") || metric == "top1_agreement" ||
+         metric == "decode_roofline_efficiency";
+}
+
+std::string Verdict(const std::string& metric, const std::string& unit, double ratio, double p,
+                    const CompareOptions& o) {
+  if (!(p < o.alpha) || std::abs(ratio - 1) <= o.noise) return "no significant difference";
+  const bool better = HigherIsBetter(metric) ? ratio > 1 : ratio < 1;
+  const bool speed = metric.ends_with("_throughput") || unit == "ms";
+  if (speed) return better ? "faster" : "slower";
+  return better ? "better" : "worse";
+}
+
+double Median(const json& m) {
+  return m.contains("median") && m["median"].is_number() ? m["median"].get<double>() : 0.0;
+}
+
+}  // namespace
+
+json CompareMetrics(const json& a, const json& b, const CompareOptions& options) {
+  json rows = json::array();
+  const json ma_all = a.value("metrics", json::object()), mb_all = b.value("metrics", json::object());
+  if (!ma_all.is_object() || !mb_all.is_object()) return rows;
+  for (const auto& [metric, ma] : ma_all.items()) {
+    if (!mb_all.contains(metric) || !ma.is_object() || !mb_all[metric].is_object()) continue;
+    const json& mb = mb_all[metric];
+    const std::vector<double> sa = Samples(a, metric), sb = Samples(b, metric);
+    const double med_a = Median(ma), med_b = Median(mb);
+    const double ratio = med_a != 0 ? med_b / med_a : 0;
+    json row = {{"metric", metric}, {"unit", ma.value("unit", "")}, {"a_median", med_a},
+                {"b_median", med_b}, {"ratio", ratio}, {"a_n", sa.size()}, {"b_n", sb.size()}};
+    if (sa.size() >= 2 && sb.size() >= 2) {
+      const MannWhitneyResult t = MannWhitneyU(sa, sb);
+      row["p_value"] = t.p_value;
+      row["verdict"] = Verdict(metric, row["unit"], ratio, t.p_value, options);
+    } else {
+      row["p_value"] = nullptr;
+      row["verdict"] = "not repeated (one value)";
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out) {
+  size_t bench_width = 9;
+  if (with_benchmark) {
+    for (const json& r : rows) bench_width = std::max(bench_width, r.value("benchmark_id", "").size());
+  }
+  const std::string bench_head =
+      with_benchmark ? fmt::format("| {:<{}} ", "benchmark", bench_width) : "";
+  std::string bench_rule;
+  if (with_benchmark) bench_rule = fmt::format("|{:-<{}}", "", bench_width + 2);
+  out << bench_head
+      << fmt::format("| {:<36} | {:>14} | {:>14} | {:>7} | {:>9} | {:<26} |\n", "metric",
+                     "A median", "B median", "B/A", "p", "verdict");
+  out << bench_rule << "|" << std::string(38, '-') << "|" << std::string(16, '-') << "|"
+      << std::string(16, '-') << "|" << std::string(9, '-') << "|" << std::string(11, '-') << "|"
+      << std::string(28, '-') << "|\n";
+  for (const json& r : rows) {
+    if (with_benchmark) {
+      out << fmt::format("| {:<{}} ", r.value("benchmark_id", ""), bench_width);
+    }
+    out << fmt::format(
+        "| {:<36} | {:>14.6g} | {:>14.6g} | {:>7.3f} | {:>9} | {:<26} |\n",
+        r["metric"].get<std::string>() + " (" + r["unit"].get<std::string>() + ")",
+        r["a_median"].get<double>(), r["b_median"].get<double>(), r["ratio"].get<double>(),
+        r["p_value"].is_number() ? fmt::format("{:.3g}", r["p_value"].get<double>()) : "-",
+        r["verdict"].get<std::string>());
+  }
+}
+
+void PrintCompareFootnote(const CompareOptions& options, std::ostream& out) {
+  out << fmt::format("two-sided Mann-Whitney U on the raw samples; a difference needs p < {} "
+                     "and B/A outside 1 +- {}\n",
+                     options.alpha, options.noise);
+}
+
+}  // namespace pipette::cli

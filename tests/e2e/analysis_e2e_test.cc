@@ -1,0 +1,220 @@
+// End-to-end: `pipette compare --a/--b` (groups) and `pipette select` on results that real cells
+// measured through the CLI, on the tiny synthetic model (always) and on stories260K (../shared).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "model_fixtures.h"
+#include "models/llama_tools.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+using testing_models::RunPipette;
+
+// Measures `benchmark` on `model` into `store` with the settings of these tests.
+void Measure(const std::string& store, const std::string& model, const std::string& benchmark) {
+  auto r = RunPipette({"--store", store, "--json", "run", "-q", "--model", model, "--benchmark",
+                       benchmark, "--max-reps", "5", "--threads", "1", "--no-readiness-load"});
+  ASSERT_EQ(r.exit.code, 0) << benchmark << " on " << model << ": " << r.err;
+  ASSERT_EQ(json::parse(r.out)["status"], "ok") << r.out;
+}
+
+const json* FindMetric(const json& metrics, const std::string& name) {
+  for (const json& m : metrics) {
+    if (m["metric"] == name) return &m;
+  }
+  return nullptr;
+}
+
+const json* FindCandidate(const json& select, const std::string& quant) {
+  for (const json& c : select["candidates"]) {
+    if (c["quant"] == quant) return &c;
+  }
+  return nullptr;
+}
+
+std::string Mib(double bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f MiB", bytes / (1024.0 * 1024.0));
+  return text;
+}
+
+// The checks of issue 4 on a store holding `decode` and `memory` results of two quantizations,
+// and `unpaired` measured for one of them only (for `qa` when `unpaired_in_a`, else for `qb`).
+void CheckCompareAndSelect(const std::string& store, const std::string& qa, const std::string& qb,
+                           const std::string& decode, const std::string& memory,
+                           const std::string& unpaired, bool unpaired_in_a) {
+  // (a) Group A against group B: ratio and p-value per metric of each paired benchmark.
+  auto cmp = RunPipette({"--store", store, "--json", "compare", "--a", "quant=" + qa, "--b",
+                         "quant=" + qb});
+  ASSERT_EQ(cmp.exit.code, 0) << cmp.err;
+  const json c = json::parse(cmp.out);
+  ASSERT_EQ(c["pairs"].size(), 2u) << c.dump(1);
+  EXPECT_EQ(c[unpaired_in_a ? "only_a" : "only_b"], json::array({unpaired}));
+  EXPECT_TRUE(c[unpaired_in_a ? "only_b" : "only_a"].empty());
+  const json* pair = nullptr;
+  for (const json& p : c["pairs"]) {
+    if (p["benchmark_id"] == decode) pair = &p;
+  }
+  ASSERT_NE(pair, nullptr) << c.dump(1);
+  const json* speed = FindMetric((*pair)["metrics"], "decode_throughput");
+  ASSERT_NE(speed, nullptr) << pair->dump(1);
+  const double ratio = (*speed)["ratio"], a = (*speed)["a_median"], b = (*speed)["b_median"];
+  EXPECT_GT(a, 0);
+  EXPECT_GT(b, 0);
+  EXPECT_NEAR(ratio, b / a, 1e-9);
+  ASSERT_TRUE((*speed)["p_value"].is_number()) << speed->dump();
+  EXPECT_GE((*speed)["p_value"].get<double>(), 0.0);
+  EXPECT_LE((*speed)["p_value"].get<double>(), 1.0);
+  EXPECT_EQ((*speed)["a_n"], 5);
+  std::printf("[ info ] %s/%s %s: %.2f / %.2f tokens/s, ratio %.3f, p %.3g (%s)\n", qb.c_str(),
+              qa.c_str(), decode.c_str(), b, a, ratio, (*speed)["p_value"].get<double>(),
+              (*speed)["verdict"].get<std::string>().c_str());
+  auto table = RunPipette({"--store", store, "compare", "--a", "quant=" + qa, "--b",
+                           "quant=" + qb});
+  EXPECT_NE(table.out.find("| " + decode), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(std::string("unpaired, only in ") + (unpaired_in_a ? "A: " : "B: ") +
+                           unpaired),
+            std::string::npos)
+      << table.out;
+
+  // (b) A group against itself: no significant difference anywhere.
+  auto same = RunPipette({"--store", store, "--json", "compare", "--a", "quant=" + qb, "--b",
+                          "quant=" + qb});
+  ASSERT_EQ(same.exit.code, 0) << same.err;
+  const json s = json::parse(same.out);
+  ASSERT_EQ(s["pairs"].size(), unpaired_in_a ? 2u : 3u);
+  for (const json& p : s["pairs"]) {
+    for (const json& m : p["metrics"]) {
+      EXPECT_DOUBLE_EQ(m["ratio"].get<double>(), 1.0) << m.dump();
+      EXPECT_TRUE(m["verdict"] == "no significant difference" ||
+                  m["verdict"] == "not repeated (one value)")
+          << m.dump();
+    }
+  }
+
+  // (c) A memory limit between the two peaks excludes the larger, naming metric and limit.
+  auto all = RunPipette({"--store", store, "--json", "select"});
+  ASSERT_EQ(all.exit.code, 0) << all.err;
+  const json j = json::parse(all.out);
+  ASSERT_EQ(j["candidates"].size(), 2u) << j.dump(1);
+  const json* ca = FindCandidate(j, qa);
+  const json* cb = FindCandidate(j, qb);
+  ASSERT_TRUE(ca && cb) << j.dump(1);
+  // One configuration gathers all its benchmarks.
+  EXPECT_EQ((*ca)["benchmarks"].size(), unpaired_in_a ? 3u : 2u);
+  EXPECT_EQ((*cb)["benchmarks"].size(), unpaired_in_a ? 2u : 3u);
+  const double pa = (*ca)["peak_memory_bytes"], pb = (*cb)["peak_memory_bytes"];
+  ASSERT_NE(pa, pb);
+  const double limit = std::floor((pa + pb) / 2);
+  const std::string larger = pa > pb ? qa : qb, smaller = pa > pb ? qb : qa;
+  auto sel = RunPipette({"--store", store, "--json", "select", "--max-memory",
+                         std::to_string(static_cast<long long>(limit))});
+  ASSERT_EQ(sel.exit.code, 0) << sel.err;
+  const json k = json::parse(sel.out);
+  EXPECT_EQ(k["passed"], 1);
+  ASSERT_EQ(k["candidates"].size(), 2u);
+  EXPECT_EQ(k["candidates"][0]["quant"], smaller);
+  EXPECT_EQ(k["candidates"][0]["rank"], 1);
+  EXPECT_TRUE(k["candidates"][0]["on_front"]);
+  const json& excluded = k["candidates"][1];
+  EXPECT_EQ(excluded["quant"], larger);
+  EXPECT_TRUE(excluded["rank"].is_null());
+  ASSERT_EQ(excluded["excluded_because"].size(), 1u) << excluded.dump(1);
+  const std::string reason = excluded["excluded_because"][0];
+  EXPECT_EQ(reason, "max_host_usage " + Mib(std::max(pa, pb)) + " (" + memory + ") > limit " +
+                        Mib(limit));
+  std::printf("[ info ] select --max-memory %.0f: %s excluded: %s\n", limit, larger.c_str(),
+              reason.c_str());
+  auto text = RunPipette({"--store", store, "select", "--max-memory",
+                          std::to_string(static_cast<long long>(limit))});
+  EXPECT_EQ(text.out.rfind("RANK", 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("excluded:\n  " + larger + ": " + reason), std::string::npos) << text.out;
+
+  // Nothing passes: said plainly, and not an error.
+  auto none = RunPipette({"--store", store, "select", "--max-memory", "1KiB"});
+  EXPECT_EQ(none.exit.code, 0) << none.err;
+  EXPECT_EQ(none.out.rfind("no configuration meets the limits\n", 0), 0u) << none.out;
+}
+
+TEST(AnalysisE2e, SyntheticGroupsCompareAndSelect) {
+  const std::string f16 = testing_models::TinySynthetic();
+  const std::string q4 = testing_models::WorkDir() + "/analysis-tiny-Q4_0.gguf";
+  ASSERT_TRUE(QuantizeModel(f16, "Q4_0", q4).ok());
+  const std::string store = testing_models::WorkDir() + "/analysis-synthetic.db";
+  for (const std::string& model : {f16, q4}) {
+    for (const char* b : {"decode_throughput_32_16", "max_memory_usage_32"}) {
+      ASSERT_NO_FATAL_FAILURE(Measure(store, model, b));
+    }
+  }
+  ASSERT_NO_FATAL_FAILURE(Measure(store, f16, "prefill_throughput_16"));
+  CheckCompareAndSelect(store, "F16", "Q4_0", "decode_throughput_32_16", "max_memory_usage_32",
+                        "prefill_throughput_16", true);
+  auto text = RunPipette({"--store", store, "select"});
+  EXPECT_NE(text.out.find("* synthetic model"), std::string::npos) << text.out;
+}
+
+TEST(AnalysisE2e, Stories260KGroupsCompareAndSelect) {
+  const std::string f32 = testing_models::Stories260K("F32");
+  const std::string q4 = testing_models::Stories260K("Q4_0");
+  if (f32.empty() || q4.empty()) GTEST_SKIP() << testing_models::SharedMissingReason();
+  const std::string store = testing_models::WorkDir() + "/analysis-stories.db";
+  for (const std::string& model : {f32, q4}) {
+    for (const char* b : {"decode_throughput_64_32", "max_memory_usage_64"}) {
+      ASSERT_NO_FATAL_FAILURE(Measure(store, model, b));
+    }
+  }
+  // The quality objective: Q4_0 against its F32 reference.
+  auto kl = RunPipette({"--store", store, "--json", "run", "-q", "--model", q4, "--reference", f32,
+                        "--benchmark", "kl_divergence_64", "--threads", "1",
+                        "--no-readiness-load"});
+  ASSERT_EQ(kl.exit.code, 0) << kl.err;
+  CheckCompareAndSelect(store, "F32", "Q4_0", "decode_throughput_64_32", "max_memory_usage_64",
+                        "kl_divergence_64", false);
+
+  auto q = RunPipette({"--store", store, "--json", "select", "--max-quality-drop", "0.5"});
+  ASSERT_EQ(q.exit.code, 0) << q.err;
+  const json j = json::parse(q.out);
+  const json* cf = FindCandidate(j, "F32");
+  const json* cq = FindCandidate(j, "Q4_0");
+  ASSERT_TRUE(cf && cq) << j.dump(1);
+  EXPECT_DOUBLE_EQ((*cf)["quality"].get<double>(), 100.0);  // the reference agrees with itself
+  const double quality = (*cq)["quality"];
+  std::printf("[ info ] stories260K Q4_0 top-1 agreement with F32: %.2f%%\n", quality);
+  EXPECT_GT(quality, 0);
+  if (quality < 99.5) {
+    ASSERT_EQ((*cq)["excluded_because"].size(), 1u);
+    EXPECT_EQ((*cq)["excluded_because"][0].get<std::string>().rfind("quality drop ", 0), 0u);
+  }
+}
+
+TEST(AnalysisE2e, ClearErrorsForEmptyStoresBadLimitsAndEmptyGroups) {
+  const std::string empty = testing_models::WorkDir() + "/analysis-empty.db";
+  auto nothing = RunPipette({"--store", empty, "select"});
+  EXPECT_EQ(nothing.exit.code, 1);
+  EXPECT_NE(nothing.err.find("nothing to select from"), std::string::npos) << nothing.err;
+  auto bad = RunPipette({"--store", empty, "select", "--max-memory", "12parsecs"});
+  EXPECT_EQ(bad.exit.code, 2);
+  EXPECT_EQ(bad.err,
+            "pipette: error: --max-memory: '12parsecs' is not a size: give bytes or a number with "
+            "a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. 12MiB\n");
+  auto group = RunPipette({"--store", empty, "compare", "--a", "quant=F32", "--b", "quant=Q4_0"});
+  EXPECT_EQ(group.exit.code, 2);
+  EXPECT_NE(group.err.find("--a quant=F32 selects no ok result"), std::string::npos) << group.err;
+  auto key = RunPipette({"--store", empty, "compare", "--a", "colour=red", "--b", "quant=F32"});
+  EXPECT_EQ(key.exit.code, 2);
+  EXPECT_NE(key.err.find("unknown key 'colour'"), std::string::npos) << key.err;
+  auto mixed = RunPipette({"--store", empty, "compare", "0190", "--b", "quant=F32"});
+  EXPECT_EQ(mixed.exit.code, 2);
+  EXPECT_NE(mixed.err.find("not a mix"), std::string::npos) << mixed.err;
+}
+
+}  // namespace
+}  // namespace pipette
