@@ -2,7 +2,8 @@
 # The main job on an embedded default, with nothing to download: builds pipette, makes a
 # synthetic model of a real architecture's shape (llama, shaped like stories15M, with llama.cpp's
 # SentencePiece vocabulary), quantizes it to Q8_0 and Q4_0, measures prefill, decode, end-to-end
-# latency and peak memory on each, and prints the table of results.
+# latency and peak memory on each, prints the table of results and writes them as a report
+# (out/quickstart/report.html: one self-contained HTML file with charts; open it in a browser).
 # A synthetic model's numbers stand for its shape, not for any quality.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,3 +33,6 @@ echo
 "$pipette" --store "$store" results list --label quickstart --limit $(( ${#models[@]} * ${#benchmarks[@]} ))
 echo
 echo "Results are in $store (pipette --store $store results show ID)."
+"$pipette" --store "$store" report --label quickstart --title "pipette quick start" \
+  -o "$out/report.html"
+echo "Report: $out/report.html"

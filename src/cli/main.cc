@@ -8,6 +8,7 @@
 #include "cli/cmd_diff.h"
 #include "cli/cmd_device.h"
 #include "cli/cmd_models.h"
+#include "cli/cmd_report.h"
 #include "cli/cmd_results.h"
 #include "cli/cmd_run.h"
 #include "cli/cmd_select.h"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   AddDiffCommand(app, ctx);
   AddSuiteCommand(app, ctx);
   AddSelectCommand(app, ctx);
+  AddReportCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,149 @@
+// `pipette report`: the stored results as an HTML or Markdown report, or as CSV / JSON lines.
+#include "cli/cmd_report.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/ids.h"
+#include "pipette/build_info.h"
+#include "pipette/report.h"
+#include "pipette/store.h"
+#include "platform/output_path.h"
+
+namespace pipette::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ReportArgs {
+  ResultFilter filter;
+  std::string format = "html";
+  std::string output;
+  std::string title = "pipette report";
+};
+
+std::string StorePath(const CliContext& ctx) {
+  return ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+}
+
+// "store PATH, --quant Q8_0 --since 2026-11-29": where the records came from.
+std::string Source(const ReportArgs& a, const std::string& store) {
+  std::string filters;
+  const auto add = [&](const char* flag, const std::string& value) {
+    if (!value.empty()) filters += std::string(filters.empty() ? "" : " ") + flag + " " + value;
+  };
+  add("--benchmark", a.filter.benchmark);
+  add("--model", a.filter.model);
+  add("--quant", a.filter.quant);
+  add("--device", a.filter.device);
+  add("--runtime", a.filter.runtime);
+  add("--label", a.filter.label);
+  add("--since", a.filter.since);
+  return "the store " + store + (filters.empty() ? "" : " (" + filters + ")");
+}
+
+Status Render(const ReportArgs& a, const std::vector<json>& records, const std::string& store,
+              std::ostream& out) {
+  if (a.format == "csv") return ExportCsv(records, out);
+  if (a.format == "jsonl") return ExportJsonl(records, out);
+  ReportOptions o;
+  o.title = a.title;
+  o.source = Source(a, store);
+  o.generated_at = NowRfc3339();
+  o.generator = std::string("pipette ") + build_info::kVersion + " (commit " +
+                std::string(build_info::kGitCommit).substr(0, 12) + ")";
+  out << (a.format == "md" ? RenderMarkdown(records, o) : RenderHtml(records, o));
+  if (!out) return MakeError("writing the report failed (disk full or closed pipe?)");
+  return Status::Ok();
+}
+
+// FILE through a temporary file renamed into place: a failed write leaves no half report behind
+// (and an existing FILE untouched).
+Status WriteFile(const ReportArgs& a, const std::vector<json>& records, const std::string& store) {
+  const std::string tmp = a.output + ".tmp-" + std::to_string(::getpid());
+  Status s;
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    if (!file) return MakeError(a.output + ": cannot write the report; check the directory");
+    s = Render(a, records, store, file);
+    file.close();
+    if (s.ok() && !file) s = MakeError("writing the report failed (disk full?)");
+  }
+  std::error_code ec;
+  if (s.ok()) fs::rename(tmp, a.output, ec);
+  if (!s.ok() || ec) {
+    fs::remove(tmp, ec);
+    return s.ok() ? MakeError(a.output + ": cannot write the report (" + ec.message() + ")")
+                  : s.error().Wrap(a.output);
+  }
+  return Status::Ok();
+}
+
+int Report(const ReportArgs& a, CliContext& ctx) {
+  const std::string store_path = StorePath(ctx);
+  const bool to_file = !a.output.empty() && a.output != "-";
+  if (to_file) {
+    if (Status s = CheckOutputPath(a.output, {store_path}); !s.ok()) return ReportError(ctx, s.error());
+  }
+  std::vector<json> records;
+  std::error_code ec;
+  const bool exists = fs::exists(store_path, ec);
+  if (exists) {
+    auto store = ResultStore::Open(store_path);
+    if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
+    auto found = (*store)->Records(a.filter);
+    if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
+    records = std::move(*found);
+  }
+  if (records.empty()) {
+    std::cout << "no results" << (exists ? " match" : "") << " in " << store_path
+              << ": nothing to report\n";
+    return kExitOk;
+  }
+  if (!to_file) {
+    if (Status s = Render(a, records, store_path, std::cout); !s.ok()) {
+      return ReportError(ctx, s.error(), kExitFailure);
+    }
+    return kExitOk;
+  }
+  if (Status s = WriteFile(a, records, store_path); !s.ok()) {
+    return ReportError(ctx, s.error(), kExitFailure);
+  }
+  std::cerr << "pipette: wrote the " << a.format << " report of " << records.size()
+            << " results to " << a.output << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Stored results as a report: HTML with charts, Markdown tables, CSV or JSON lines");
+  cmd->add_option("-o,--output", args->output, "write to FILE instead of stdout");
+  cmd->add_option("--format", args->format,
+                  "html (one self-contained file with SVG charts), md (Markdown tables), csv or "
+                  "jsonl (the records, as `results export`)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"html", "md", "csv", "jsonl"}));
+  cmd->add_option("--title", args->title, "the report's title")->capture_default_str();
+  ResultFilter& f = args->filter;
+  cmd->add_option("--benchmark", f.benchmark, "benchmark id, e.g. decode_throughput_256_100");
+  cmd->add_option("--model", f.model, "model: SHA-256 prefix or part of the file name");
+  cmd->add_option("--quant", f.quant, "quantization, e.g. Q4_K_M (any case)");
+  cmd->add_option("--device", f.device, "device id or its prefix");
+  cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
+  cmd->add_option("--label", f.label, "device label");
+  cmd->add_option("--since", f.since, "started at or after this RFC 3339 UTC time or date");
+  cmd->callback([args, &ctx] { Report(*args, ctx); });
+}
+
+}  // namespace pipette::cli

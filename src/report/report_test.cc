@@ -1,0 +1,598 @@
+// Charts (chart.h): scales, ticks, labels, escaping and the markup of known data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/report.h"
+#include "report/chart.h"
+
+namespace pipette::report {
+namespace {
+
+// Attribute `name` of every element matching `element_regex` (its opening tag), in order.
+std::vector<double> Attr(const std::string& svg, const std::string& element_regex,
+                         const std::string& name) {
+  std::vector<double> out;
+  const std::regex tag("<" + element_regex + "[^>]*>");
+  const std::regex attr(" " + name + "=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator(); ++it) {
+    const std::string t = it->str();
+    std::smatch m;
+    if (std::regex_search(t, m, attr)) out.push_back(std::stod(m[1].str()));
+  }
+  return out;
+}
+
+size_t Count(const std::string& s, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+std::vector<std::string> Labels(const Scale& s, int target = 6) {
+  std::vector<std::string> out;
+  for (double t : s.Ticks(target)) out.push_back(s.Label(t, target));
+  return out;
+}
+
+TEST(NiceStep, OneTwoFiveSteps) {
+  EXPECT_DOUBLE_EQ(NiceStep(1234, 6), 200);   // 205.7 per interval -> 200
+  EXPECT_DOUBLE_EQ(NiceStep(1, 5), 0.2);
+  EXPECT_DOUBLE_EQ(NiceStep(100, 10), 10);
+  EXPECT_DOUBLE_EQ(NiceStep(94, 5), 20);      // 18.8 -> 20
+  EXPECT_DOUBLE_EQ(NiceStep(35, 5), 5);       // 7 -> 5 (7 < sqrt(50))
+  EXPECT_DOUBLE_EQ(NiceStep(36, 5), 10);      // 7.2 -> 10 (7.2 >= sqrt(50))
+  EXPECT_DOUBLE_EQ(NiceStep(40, 5), 10);      // 8 -> 10
+  EXPECT_DOUBLE_EQ(NiceStep(0.07, 5), 0.01);  // 0.014 -> 0.01
+  EXPECT_DOUBLE_EQ(NiceStep(0, 5), 1);
+  EXPECT_DOUBLE_EQ(NiceStep(std::nan(""), 5), 1);
+  EXPECT_DOUBLE_EQ(NiceStep(-3, 5), 1);
+}
+
+TEST(LinearScale, MapsDomainToRange) {
+  const Scale s = Scale::Linear({0, 100}, 50, 450);
+  EXPECT_DOUBLE_EQ(s.Map(0), 50);
+  EXPECT_DOUBLE_EQ(s.Map(25), 150);
+  EXPECT_DOUBLE_EQ(s.Map(100), 450);
+  EXPECT_DOUBLE_EQ(s.Map(150), 650);  // outside the domain: outside the range
+  const Scale y = Scale::Linear({0, 10}, 300, 100);  // a y axis: up is smaller
+  EXPECT_DOUBLE_EQ(y.Map(5), 200);
+  EXPECT_DOUBLE_EQ(y.Map(10), 100);
+}
+
+TEST(LinearScale, TicksOfKnownDomains) {
+  const Scale s = Scale::Linear({0, 1234}, 0, 600, Units::kSi);
+  EXPECT_EQ(s.Ticks(6), (std::vector<double>{0, 200, 400, 600, 800, 1000, 1200}));
+  EXPECT_EQ(Labels(s), (std::vector<std::string>{"0", "200", "400", "600", "800", "1k", "1.2k"}));
+
+  const Scale unit = Scale::Linear({0, 1}, 0, 100);
+  EXPECT_EQ(unit.Ticks(5), (std::vector<double>{0, 0.2, 0.4, 0.6, 0.8, 1}));
+  EXPECT_EQ(Labels(unit, 5), (std::vector<std::string>{"0", "0.2", "0.4", "0.6", "0.8", "1"}));
+
+  const Scale neg = Scale::Linear({-7, 12}, 0, 100);
+  EXPECT_EQ(neg.Ticks(5), (std::vector<double>{-5, 0, 5, 10}));
+
+  const Scale big = Scale::Linear({0, 3.6e6}, 0, 100, Units::kSi);
+  EXPECT_EQ(Labels(big, 4), (std::vector<std::string>{"0", "1M", "2M", "3M"}));
+  const Scale mid = Scale::Linear({1000, 1500}, 0, 100, Units::kSi);
+  EXPECT_EQ(Labels(mid, 5), (std::vector<std::string>{"1k", "1.1k", "1.2k", "1.3k", "1.4k", "1.5k"}));
+}
+
+TEST(LinearScale, NiceExtendsToTicks) {
+  const Scale s = Scale::Linear({3, 97}, 0, 100).Nice(5);
+  EXPECT_DOUBLE_EQ(s.domain().lo, 0);
+  EXPECT_DOUBLE_EQ(s.domain().hi, 100);
+  EXPECT_EQ(s.Ticks(5), (std::vector<double>{0, 20, 40, 60, 80, 100}));
+  const Scale t = Scale::Linear({0.13, 0.87}, 0, 100).Nice(5);
+  EXPECT_DOUBLE_EQ(t.domain().lo, 0.0);
+  EXPECT_DOUBLE_EQ(t.domain().hi, 1.0);
+}
+
+TEST(LinearScale, BinaryUnitTicks) {
+  constexpr double MiB = 1024.0 * 1024.0;
+  const Scale s = Scale::Linear({0, 50 * MiB}, 0, 100, Units::kBytes);
+  EXPECT_EQ(s.Ticks(5), (std::vector<double>{0, 10 * MiB, 20 * MiB, 30 * MiB, 40 * MiB, 50 * MiB}));
+  EXPECT_EQ(Labels(s, 5), (std::vector<std::string>{"0 MiB", "10 MiB", "20 MiB", "30 MiB", "40 MiB",
+                                                    "50 MiB"}));
+  const Scale small = Scale::Linear({0, 1.2 * MiB}, 0, 100, Units::kBytes);
+  const std::vector<double> ticks = small.Ticks(6);
+  ASSERT_EQ(ticks.size(), 7u);
+  EXPECT_DOUBLE_EQ(ticks[1], 0.2 * MiB);
+  EXPECT_EQ(small.Label(ticks[1], 6), "0.2 MiB");
+  EXPECT_EQ(small.Label(ticks[6], 6), "1.2 MiB");
+  const Scale bytes = Scale::Linear({0, 600}, 0, 100, Units::kBytes);
+  EXPECT_EQ(Labels(bytes, 3), (std::vector<std::string>{"0 B", "200 B", "400 B", "600 B"}));
+}
+
+TEST(Formatting, SiAndBytes) {
+  EXPECT_EQ(FormatSi(0, 2), "0");
+  EXPECT_EQ(FormatSi(950, 0), "950");
+  EXPECT_EQ(FormatSi(1234, 1), "1.2k");
+  EXPECT_EQ(FormatSi(3456789, 2), "3.46M");
+  EXPECT_EQ(FormatSi(2e9, 1), "2G");
+  EXPECT_EQ(FormatSi(-1500, 1), "-1.5k");
+  EXPECT_EQ(FormatBytes(512), "512 B");
+  EXPECT_EQ(FormatBytes(1536), "1.5 KiB");
+  EXPECT_EQ(FormatBytes(20.0 * 1024 * 1024), "20 MiB");
+  EXPECT_EQ(FormatBytes(1.25 * 1024 * 1024 * 1024), "1.25 GiB");
+  EXPECT_EQ(FormatBytes(123.4 * 1024 * 1024), "123 MiB");
+}
+
+TEST(LogScale, DecadesAndOneTwoFive) {
+  const Scale s = Scale::Log({1, 10000}, 0, 400);
+  EXPECT_DOUBLE_EQ(s.Map(1), 0);
+  EXPECT_DOUBLE_EQ(s.Map(100), 200);
+  EXPECT_DOUBLE_EQ(s.Map(10000), 400);
+  EXPECT_EQ(s.Ticks(), (std::vector<double>{1, 10, 100, 1000, 10000}));
+
+  const Scale narrow = Scale::Log({20, 500}, 0, 100, Units::kSi);
+  EXPECT_EQ(narrow.Ticks(), (std::vector<double>{20, 50, 100, 200, 500}));
+  EXPECT_EQ(Labels(narrow), (std::vector<std::string>{"20", "50", "100", "200", "500"}));
+
+  const Scale fractions = Scale::Log({0.1, 1}, 0, 100);
+  EXPECT_EQ(Labels(fractions), (std::vector<std::string>{"0.1", "0.2", "0.5", "1"}));
+
+  // Twelve decades are thinned to about the target.
+  const Scale wide = Scale::Log({1, 1e12}, 0, 100);
+  EXPECT_EQ(wide.Ticks(6), (std::vector<double>{1, 100, 1e4, 1e6, 1e8, 1e10, 1e12}));
+
+  const Scale nice = Scale::Log({3, 4000}, 0, 100).Nice();
+  EXPECT_DOUBLE_EQ(nice.domain().lo, 1);
+  EXPECT_DOUBLE_EQ(nice.domain().hi, 10000);
+  const Scale nice125 = Scale::Log({30, 170}, 0, 100).Nice();
+  EXPECT_DOUBLE_EQ(nice125.domain().lo, 20);
+  EXPECT_DOUBLE_EQ(nice125.domain().hi, 200);
+
+  // Less than a factor of 2.5: linear ticks inside the domain.
+  const Scale close = Scale::Log({100, 200}, 0, 100);
+  EXPECT_EQ(close.Ticks(5), (std::vector<double>{100, 120, 140, 160, 180, 200}));
+}
+
+TEST(LogScale, ExplicitTicksAndNonPositiveValues) {
+  const Scale s = Scale::Log({16, 64}, 0, 200).WithTicks({64, 16, 32, 32, 128, -1});
+  EXPECT_EQ(s.Ticks(), (std::vector<double>{16, 32, 64}));
+  EXPECT_DOUBLE_EQ(s.Map(32), 100);  // halfway on a log axis
+  EXPECT_EQ(Labels(s), (std::vector<std::string>{"16", "32", "64"}));
+  EXPECT_DOUBLE_EQ(s.Map(0), 0);
+  EXPECT_DOUBLE_EQ(s.Map(-5), 0);
+  const Scale bad = Scale::Log({0, 1000}, 0, 100);  // lo <= 0 is replaced
+  EXPECT_GT(bad.domain().lo, 0);
+  EXPECT_TRUE(std::isfinite(bad.Map(10)));
+}
+
+TEST(Domains, PaddingAndDegenerateInput) {
+  Domain d = DataDomain({10, 30}, 0.05, false, false);
+  EXPECT_DOUBLE_EQ(d.lo, 9);
+  EXPECT_DOUBLE_EQ(d.hi, 31);
+  d = DataDomain({10, 30}, 0.05, true, false);  // zero baseline: no padding below 0
+  EXPECT_DOUBLE_EQ(d.lo, 0);
+  EXPECT_DOUBLE_EQ(d.hi, 31.5);
+  d = DataDomain({5}, 0.05, false, false);
+  EXPECT_DOUBLE_EQ(d.lo, 2.5);
+  EXPECT_DOUBLE_EQ(d.hi, 7.5);
+  d = DataDomain({0, 0}, 0.05, false, false);
+  EXPECT_DOUBLE_EQ(d.lo, 0);
+  EXPECT_DOUBLE_EQ(d.hi, 1);
+  d = DataDomain({}, 0.05, false, false);
+  EXPECT_DOUBLE_EQ(d.lo, 0);
+  EXPECT_DOUBLE_EQ(d.hi, 1);
+  d = DataDomain({std::nan(""), std::numeric_limits<double>::infinity()}, 0.05, false, false);
+  EXPECT_DOUBLE_EQ(d.hi, 1);
+  d = DataDomain({-4, -4}, 0.05, false, false);
+  EXPECT_DOUBLE_EQ(d.lo, -6);
+  EXPECT_DOUBLE_EQ(d.hi, -2);
+  d = DataDomain({8}, 0.05, false, true);
+  EXPECT_DOUBLE_EQ(d.lo, 4);
+  EXPECT_DOUBLE_EQ(d.hi, 16);
+  d = DataDomain({10, 1000}, 0.5, false, true);  // factor (1000/10)^0.5 = 10 each side
+  EXPECT_DOUBLE_EQ(d.lo, 1);
+  EXPECT_NEAR(d.hi, 10000, 1e-9);
+  d = DataDomain({-3, 0}, 0.05, false, true);  // nothing positive: a default log domain
+  EXPECT_DOUBLE_EQ(d.lo, 1);
+
+  // A zero-width scale never divides by zero.
+  const Scale z = Scale::Linear({3, 3}, 0, 100);
+  EXPECT_DOUBLE_EQ(z.Map(3), 50);
+  EXPECT_FALSE(z.Ticks().empty());
+  const Scale zl = Scale::Log({4, 4}, 0, 100);
+  EXPECT_DOUBLE_EQ(zl.Map(4), 50);
+}
+
+TEST(Xml, EscapesMarkupQuotesAndControls) {
+  EXPECT_EQ(XmlEscape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
+  EXPECT_EQ(XmlEscape("x\x01y\tz"), "x\uFFFDy\tz");
+  EXPECT_EQ(XmlEscape("mod\xC3\xA8le"), "mod\xC3\xA8le");  // UTF-8 passes through
+  EXPECT_EQ(XmlEscape(""), "");
+}
+
+TEST(Palette, OkabeItoWithoutYellow) {
+  EXPECT_EQ(Color(0), "#0072B2");
+  EXPECT_EQ(Color(1), "#E69F00");
+  EXPECT_EQ(Color(kPaletteSize), Color(0));
+  for (size_t i = 0; i < kPaletteSize; ++i) EXPECT_NE(Color(i), "#F0E442");
+}
+
+// Plot 50..530 x 30..280 (480 x 250 pixels) with a 100-pixel legend.
+ChartSpec KnownSpec() {
+  ChartSpec spec;
+  spec.title = "throughput <vs> context";
+  spec.id = "chart-1";
+  spec.width = 640;
+  spec.height = 320;
+  spec.margins = {50, 10, 30, 40, 100};
+  return spec;
+}
+
+TEST(LineChartMarkup, PointsAndErrorBarsAtExpectedCoordinates) {
+  ChartSpec spec = KnownSpec();
+  spec.x.include_zero = true;  // x: [0, 105] -> nice [0, 120] (step 20)
+  spec.y.include_zero = true;  // y: [0, 42] -> [0, 45] (step 5) -> nice [0, 50] (step 10)
+  const PlotArea p = Plot(spec, true);
+  EXPECT_DOUBLE_EQ(p.left, 50);
+  EXPECT_DOUBLE_EQ(p.right, 530);
+  EXPECT_DOUBLE_EQ(p.top, 30);
+  EXPECT_DOUBLE_EQ(p.bottom, 280);
+  const std::string svg = LineChart(
+      spec, {{"A", {{100, 40, {}, {}, ""}, {0, 10, {}, {}, ""}, {50, 20, 15, 25, "P=50"}}},
+             {"B & <C>", {{50, 30, {}, {}, ""}}}});
+  EXPECT_EQ(Count(svg, "<svg "), 1u);
+  EXPECT_NE(svg.find("data-kind=\"line\""), std::string::npos);
+  EXPECT_NE(svg.find("id=\"chart-1\""), std::string::npos);
+  // Points, in series order, each series in x order.
+  EXPECT_EQ(Attr(svg, "circle class=\"point\"", "cx"), (std::vector<double>{50, 250, 450, 250}));
+  EXPECT_EQ(Attr(svg, "circle class=\"point\"", "cy"), (std::vector<double>{230, 180, 80, 130}));
+  EXPECT_EQ(Attr(svg, "circle class=\"point\"", "data-y"), (std::vector<double>{10, 20, 40, 30}));
+  // One CI bar, at x = 250 from y(15) = 205 to y(25) = 155.
+  EXPECT_EQ(Count(svg, "class=\"ci\""), 1u);
+  EXPECT_NE(svg.find("d=\"M250.0 205.0V155.0"), std::string::npos);
+  EXPECT_EQ(Count(svg, "<polyline class=\"line\""), 1u);  // B has one point: no line
+  EXPECT_NE(svg.find("points=\"50.0,230.0 250.0,180.0 450.0,80.0\""), std::string::npos);
+  // Axis ticks: x 0..120 step 20, y 0..50 step 10.
+  EXPECT_NE(svg.find(">120</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">50</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">45</text>"), std::string::npos);
+  // Names escaped, never raw.
+  EXPECT_NE(svg.find("B &amp; &lt;C&gt;"), std::string::npos);
+  EXPECT_EQ(svg.find("<C>"), std::string::npos);
+  EXPECT_NE(svg.find("throughput &lt;vs&gt; context"), std::string::npos);
+  EXPECT_EQ(Count(svg, "<g class=\"legend\">"), 1u);
+  EXPECT_NE(svg.find("stroke=\"#0072B2\""), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#E69F00\""), std::string::npos);
+}
+
+TEST(LineChartMarkup, LogAxisWithExplicitTicks) {
+  ChartSpec spec = KnownSpec();
+  spec.x.log = true;
+  spec.x.ticks = {16, 32, 64};
+  spec.y.include_zero = true;
+  const std::string svg = LineChart(spec, {{"s", {{16, 10, {}, {}, ""}, {32, 20, {}, {}, ""}, {64, 40, {}, {}, ""}}}});
+  const std::vector<double> cx = Attr(svg, "circle class=\"point\"", "cx");
+  ASSERT_EQ(cx.size(), 3u);
+  // Equal steps on a log axis for doubling x.
+  EXPECT_NEAR(cx[1] - cx[0], cx[2] - cx[1], 0.11);
+  EXPECT_NE(svg.find(">32</text>"), std::string::npos);
+}
+
+TEST(LineChartMarkup, SinglePointAndNoData) {
+  ChartSpec spec = KnownSpec();
+  const std::string one = LineChart(spec, {{"only", {{32, 5, 5, 5, ""}}}});
+  EXPECT_EQ(Attr(one, "circle class=\"point\"", "cx").size(), 1u);
+  EXPECT_EQ(one.find("nan"), std::string::npos);
+  EXPECT_EQ(one.find("inf"), std::string::npos);
+  const std::vector<double> cx = Attr(one, "circle class=\"point\"", "cx");
+  EXPECT_GT(cx[0], 50);
+  EXPECT_LT(cx[0], 530);
+  const std::string none = LineChart(spec, {});
+  EXPECT_NE(none.find("no data"), std::string::npos);
+  EXPECT_EQ(none.find("class=\"point\""), std::string::npos);
+  const std::string bad = LineChart(spec, {{"x", {{std::nan(""), 1, {}, {}, ""}, {1, 2, {}, {}, ""}}}});
+  EXPECT_EQ(Attr(bad, "circle class=\"point\"", "cx").size(), 1u);
+  EXPECT_EQ(bad.find("nan"), std::string::npos);
+}
+
+TEST(BarChartMarkup, GroupedBarsWithWhiskers) {
+  const ChartSpec spec = KnownSpec();
+  // Two groups in 480 pixels: bands of 240; 80% of a band for 2 series: bars 96 wide.
+  const std::string svg = BarChart(spec, {"Q8_0", "Q4_0"},
+                                   {{"P=16", {BarValue{10, 8, 12}, BarValue{20, {}, {}}}},
+                                    {"P=32", {BarValue{40, {}, {}}, std::nullopt}}});
+  EXPECT_NE(svg.find("data-kind=\"bar\""), std::string::npos);
+  EXPECT_EQ(Attr(svg, "rect class=\"bar\"", "x"), (std::vector<double>{74, 170, 314}));
+  EXPECT_EQ(Attr(svg, "rect class=\"bar\"", "width"), (std::vector<double>{96, 96, 96}));
+  // y: [0, 42] -> [0, 50] over 250 pixels: 5 pixels per unit, 0 at y = 280.
+  EXPECT_EQ(Attr(svg, "rect class=\"bar\"", "y"), (std::vector<double>{230, 180, 80}));
+  EXPECT_EQ(Attr(svg, "rect class=\"bar\"", "height"), (std::vector<double>{50, 100, 200}));
+  EXPECT_EQ(Attr(svg, "rect class=\"bar\"", "data-value"), (std::vector<double>{10, 20, 40}));
+  EXPECT_EQ(Count(svg, "class=\"ci\""), 1u);
+  EXPECT_NE(svg.find("d=\"M122.0 240.0V220.0"), std::string::npos);  // centre 74 + 48
+  EXPECT_EQ(Count(svg, "class=\"category\""), 2u);
+  EXPECT_NE(svg.find(">P=16</text>"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#E69F00\" data-value=\"20\""), std::string::npos);  // series 2 colour
+}
+
+TEST(BarChartMarkup, LongCategoryNamesAreTurned) {
+  ChartSpec spec = KnownSpec();
+  std::vector<BarGroup> groups;
+  for (int i = 0; i < 8; ++i) groups.push_back({"decode_throughput_" + std::to_string(i) + "_16", {BarValue{1.0 + i, {}, {}}}});
+  const std::string svg = BarChart(spec, {"only"}, groups);
+  EXPECT_EQ(Count(svg, "class=\"bar\""), 8u);
+  EXPECT_EQ(Count(svg, "rotate(-30"), 8u);
+}
+
+TEST(ScatterMarkup, ParetoFrontHighlighted) {
+  ChartSpec spec = KnownSpec();
+  const std::string svg = ParetoScatter(
+      spec, {{"F32", 10, 100, true}, {"Q8_0", 20, 99, true}, {"bad<one>", 15, 90, false}});
+  EXPECT_NE(svg.find("data-kind=\"scatter\""), std::string::npos);
+  EXPECT_EQ(Count(svg, "<circle class=\"point"), 3u);
+  EXPECT_EQ(Count(svg, "<circle class=\"point front\""), 2u);
+  EXPECT_EQ(Count(svg, "<polyline class=\"front\""), 1u);
+  // The front line joins the front points in x order: F32 (x 10) then Q8_0 (x 20).
+  const std::vector<double> cx = Attr(svg, "circle class=\"point[^\"]*\"", "cx");
+  const std::vector<double> cy = Attr(svg, "circle class=\"point[^\"]*\"", "cy");
+  ASSERT_EQ(cx.size(), 3u);
+  EXPECT_LT(cx[0], cx[2]);
+  EXPECT_LT(cx[2], cx[1]);
+  EXPECT_LT(cy[0], cy[2]);  // higher quality is higher up
+  const std::regex front("points=\"([0-9.]+),([0-9.]+) ([0-9.]+),([0-9.]+)\"");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, front));
+  EXPECT_NEAR(std::stod(m[1].str()), cx[0], 0.05);
+  EXPECT_NEAR(std::stod(m[3].str()), cx[1], 0.05);
+  EXPECT_NE(svg.find("bad&lt;one&gt;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette::report
+
+// ---- the report (pipette/report.h) ----------------------------------------------------------------
+
+namespace pipette::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// A minimal ok record of `pipette.result/1` for benchmark `id` with one metric.
+json Record(const std::string& file, const std::string& quant, const std::string& id,
+            const std::string& metric, const std::string& unit, double median, double low,
+            double high, double size_bytes, bool synthetic) {
+  static int counter = 0;
+  ++counter;
+  std::string type;
+  int p = 0, d = 0;
+  if (id.rfind("prefill_throughput_", 0) == 0) {
+    type = "prefill";
+    p = std::stoi(id.substr(19));
+  } else if (id.rfind("decode_throughput_", 0) == 0) {
+    type = "decode";
+    const std::string rest = id.substr(18);
+    p = std::stoi(rest.substr(0, rest.find('_')));
+    d = std::stoi(rest.substr(rest.find('_') + 1));
+  } else if (id.rfind("max_memory_usage_", 0) == 0) {
+    type = "memory";
+    p = std::stoi(id.substr(17));
+  } else {
+    type = "kl_divergence";
+    p = std::stoi(id.substr(14));
+  }
+  json r = {
+      {"schema", "pipette.result/1"},
+      {"result_id", fmt::format("0190a000-0000-7000-8000-{:012d}", counter)},
+      {"config_id", "c"},
+      {"status", "ok"},
+      {"benchmark", {{"id", id}, {"type", type}, {"prefill_tokens", p}, {"decode_tokens", d},
+                     {"methodology", "pipette-method/1"}}},
+      {"model", {{"file_name", file}, {"sha256", std::string(64, quant == "Q8_0" ? 'a' : 'b')},
+                 {"quant", quant}, {"size_bytes", size_bytes}, {"synthetic", synthetic}}},
+      {"runtime", {{"name", "llamacpp"}, {"version", "llama.cpp@80fb11a"},
+                   {"commit", "80fb11ac73e66d89eae2c6a91d8a77428fa733ed"},
+                   {"settings", {{"threads", 1}}}}},
+      {"device", {{"id", std::string(64, 'd')}, {"label", "bench-box"},
+                  {"cpu", {{"model", "AMD EPYC"}, {"logical_cores", 2}}},
+                  {"memory_bytes", 16.0 * 1024 * kMiB}}},
+      {"harness", {{"version", "0.1.0"}, {"commit", "1234567890abcdef"}, {"reps", 5},
+                   {"ci_reached", true}}},
+      {"metrics", {{metric, {{"unit", unit}, {"n", 5}, {"median", median}, {"ci95_low", low},
+                             {"ci95_high", high}}}}},
+      {"started_at", fmt::format("2026-11-29T10:{:02d}:00Z", counter % 60)},
+      {"finished_at", fmt::format("2026-11-29T10:{:02d}:30Z", counter % 60)},
+      {"logs", {{"warnings", synthetic ? json::array({"synthetic model: its performance stands "
+                                                      "for its shape, not for any quality"})
+                                       : json::array()}}}};
+  return r;
+}
+
+// Two quantizations of one model, every chart's data.
+std::vector<json> FullSet(const std::string& stem, bool synthetic) {
+  std::vector<json> out;
+  const struct {
+    std::string quant;
+    double size, prefill[3], decode[3], memory, top1;
+  } q[] = {{"Q8_0", 30 * kMiB, {1000, 1500, 1800}, {100, 90, 80}, 50 * kMiB, 0.99},
+           {"Q4_0", 20 * kMiB, {1100, 1600, 2000}, {120, 110, 95}, 40 * kMiB, 0.95}};
+  const int ps[] = {16, 32, 64};
+  for (const auto& c : q) {
+    const std::string file = stem + "-" + c.quant + ".gguf";
+    for (int i = 0; i < 3; ++i) {
+      out.push_back(Record(file, c.quant, fmt::format("prefill_throughput_{}", ps[i]),
+                           "prefill_throughput", "tokens/s", c.prefill[i], c.prefill[i] * 0.98,
+                           c.prefill[i] * 1.02, c.size, synthetic));
+      out.push_back(Record(file, c.quant, fmt::format("decode_throughput_{}_16", ps[i]),
+                           "decode_throughput", "tokens/s", c.decode[i], c.decode[i] * 0.97,
+                           c.decode[i] * 1.03, c.size, synthetic));
+    }
+    out.push_back(Record(file, c.quant, "max_memory_usage_32", "max_host_usage", "bytes", c.memory,
+                         c.memory * 0.99, c.memory * 1.01, c.size, synthetic));
+    json kl = Record(file, c.quant, "kl_divergence_64", "kl_divergence", "nats", 0.01, 0.005, 0.02,
+                     c.size, synthetic);
+    kl["metrics"]["top1_agreement"] = {{"unit", "ratio"}, {"n", 1}, {"median", c.top1},
+                                       {"ci95_low", c.top1}, {"ci95_high", c.top1}};
+    out.push_back(kl);
+  }
+  return out;
+}
+
+// The <svg ...>...</svg> whose id is `id`, or "".
+std::string SvgById(const std::string& html, const std::string& id) {
+  const size_t at = html.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const size_t start = html.rfind("<svg", at);
+  const size_t end = html.find("</svg>", at);
+  return html.substr(start, end + 6 - start);
+}
+
+TEST(HtmlReport, EveryChartOfAFullSet) {
+  ReportOptions o;
+  o.title = "quant sweep";
+  o.source = "store test.db";
+  o.generated_at = "2026-11-29T12:00:00Z";
+  const std::vector<json> records = FullSet("m&<x>", true);
+  const std::string html = RenderHtml(records, o);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(Count(html, "<svg "), 7u);  // decode, prefill, 2 x bars, memory, retention, quality
+  // Decode throughput vs context: 2 configurations x 3 context lengths, each with a CI bar.
+  const std::string decode = SvgById(html, "decode-scaling-chart");
+  EXPECT_EQ(Count(decode, "<circle class=\"point\""), 6u);
+  EXPECT_EQ(Count(decode, "class=\"ci\""), 6u);
+  EXPECT_EQ(Count(decode, "<polyline class=\"line\""), 2u);
+  EXPECT_EQ(Attr(decode, "circle class=\"point\"", "data-y"),
+            (std::vector<double>{120, 110, 95, 100, 90, 80}));  // Q4_0 sorts first
+  EXPECT_EQ(Count(SvgById(html, "prefill-scaling-chart"), "<circle class=\"point\""), 6u);
+  EXPECT_EQ(Count(SvgById(html, "decode-bars"), "<rect class=\"bar\""), 6u);
+  EXPECT_EQ(Count(SvgById(html, "prefill-bars"), "<rect class=\"bar\""), 6u);
+  // Memory: file size and peak per configuration.
+  const std::string memory = SvgById(html, "memory-chart");
+  EXPECT_EQ(Attr(memory, "rect class=\"bar\"", "data-value"),
+            (std::vector<double>{20 * kMiB, 40 * kMiB, 30 * kMiB, 50 * kMiB}));
+  // Retention: 110/120, 95/120 and 90/100, 80/100.
+  const std::string retention = SvgById(html, "retention-chart");
+  const std::vector<double> r = Attr(retention, "circle class=\"point\"", "data-y");
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_DOUBLE_EQ(r[0], 1);
+  EXPECT_NEAR(r[2], 95.0 / 120, 1e-12);
+  EXPECT_NEAR(r[5], 0.8, 1e-12);
+  // Quality vs speed: Q4_0 faster, Q8_0 agrees more: both on the front.
+  const std::string quality = SvgById(html, "quality-chart");
+  EXPECT_EQ(Count(quality, "<circle class=\"point front\""), 2u);
+  EXPECT_EQ(Count(quality, "<polyline class=\"front\""), 1u);
+  EXPECT_EQ(Attr(quality, "circle class=\"point front\"", "data-y"), (std::vector<double>{95, 99}));
+  // Escaped everywhere, never raw.
+  EXPECT_NE(html.find("m&amp;&lt;x&gt;-Q8_0.gguf"), std::string::npos);
+  EXPECT_EQ(html.find("m&<x>"), std::string::npos);
+  // Summary, notice, provenance.
+  EXPECT_NE(html.find("2 configurations"), std::string::npos);
+  EXPECT_NE(html.find("class=\"notice\""), std::string::npos);
+  EXPECT_NE(html.find("not for any model&#39;s quality"), std::string::npos);
+  EXPECT_NE(html.find("dddddddddddd (bench-box)"), std::string::npos);
+  EXPECT_NE(html.find("<td>aaaaaaaaaaaa</td>"), std::string::npos);  // sha256 prefix
+  EXPECT_NE(html.find("80fb11ac73e6"), std::string::npos);
+  EXPECT_NE(html.find("0.1.0 (1234567890ab)"), std::string::npos);
+  EXPECT_NE(html.find("(8 of 8)"), std::string::npos);  // the synthetic warning on every result
+  EXPECT_NE(html.find("99.00%"), std::string::npos);   // top1 agreement in the results table
+  EXPECT_EQ(html.find("not shown"), std::string::npos);
+  // Self-contained: no scripts, nothing fetched.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(Count(html, "http://"), Count(html, "http://www.w3.org/2000/svg"));
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  // Deterministic.
+  EXPECT_TRUE(html == RenderHtml(records, o));
+}
+
+TEST(HtmlReport, SectionsWithoutDataAreNotes) {
+  std::vector<json> records = {
+      Record("real-Q8_0.gguf", "Q8_0", "decode_throughput_32_16", "decode_throughput", "tokens/s",
+             50, 49, 51, 1e6, false),
+      Record("real-Q4_0.gguf", "Q4_0", "decode_throughput_32_16", "decode_throughput", "tokens/s",
+             60, 59, 61, 0.6e6, false)};
+  json failed = Record("real-Q4_0.gguf", "Q4_0", "prefill_throughput_64", "prefill_throughput",
+                       "tokens/s", 1, 1, 1, 0.6e6, false);
+  failed["status"] = "failed";
+  failed.erase("metrics");
+  failed["failure"] = {{"stage", "load"}, {"message", "model <file> is truncated"}};
+  records.push_back(failed);
+  const std::string html = RenderHtml(records, {});
+  EXPECT_EQ(Count(html, "<svg "), 1u);  // the decode bars only
+  EXPECT_EQ(Count(SvgById(html, "decode-bars"), "<rect class=\"bar\""), 2u);
+  EXPECT_NE(html.find("<b>Decode throughput vs context length</b>: not shown, every "
+                      "configuration was measured at one context length only"),
+            std::string::npos);
+  EXPECT_NE(html.find("<b>Prefill throughput vs context length</b>: not shown, no "
+                      "prefill_throughput results"),
+            std::string::npos);
+  EXPECT_NE(html.find("<b>Peak memory vs model file size</b>: not shown"), std::string::npos);
+  EXPECT_NE(html.find("<b>Context-scaling retention</b>: not shown"), std::string::npos);
+  EXPECT_NE(html.find("<b>Quality vs speed</b>: not shown, no quality metrics"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"notice\""), std::string::npos);  // no synthetic model
+  EXPECT_NE(html.find("1 failed"), std::string::npos);
+  EXPECT_NE(html.find("<td>load</td><td>model &lt;file&gt; is truncated</td>"), std::string::npos);
+}
+
+TEST(HtmlReport, OnlyFailedResults) {
+  json failed = Record("x-Q8_0.gguf", "Q8_0", "decode_throughput_32_16", "decode_throughput",
+                       "tokens/s", 1, 1, 1, 1e6, false);
+  failed["status"] = "failed";
+  failed.erase("metrics");
+  failed["failure"] = {{"stage", "decode"}, {"message", "driver crashed"}};
+  const std::string html = RenderHtml({failed}, {});
+  EXPECT_EQ(Count(html, "<svg "), 0u);
+  EXPECT_NE(html.find("<b>Charts</b>: not shown, no ok results to chart."), std::string::npos);
+  EXPECT_EQ(Count(html, "id=\"results\""), 1u);
+  EXPECT_NE(html.find("<td>decode</td><td>driver crashed</td>"), std::string::npos);
+  EXPECT_NE(html.find("0 configurations"), std::string::npos);
+  const std::string md = RenderMarkdown({failed}, {});
+  EXPECT_NE(md.find("| x-Q8_0.gguf | Q8_0 | decode_throughput_32_16 | decode | driver crashed |"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, QualityFrontIsAmongTheDrawnConfigurations) {
+  // A third configuration, faster and smaller but without a quality score, is not drawn and does
+  // not push the drawn ones off their front.
+  std::vector<json> records = FullSet("m", false);
+  for (const char* id : {"decode_throughput_16_16", "decode_throughput_32_16", "decode_throughput_64_16"}) {
+    records.push_back(Record("fast-Q2_K.gguf", "Q2_K", id, "decode_throughput", "tokens/s", 500, 490,
+                             510, 5 * kMiB, false));
+  }
+  records.push_back(Record("fast-Q2_K.gguf", "Q2_K", "max_memory_usage_32", "max_host_usage",
+                           "bytes", 10 * kMiB, 10 * kMiB, 10 * kMiB, 5 * kMiB, false));
+  const std::string html = RenderHtml(records, {});
+  const std::string quality = SvgById(html, "quality-chart");
+  EXPECT_EQ(Count(quality, "<circle class=\"point"), 2u);
+  EXPECT_EQ(Count(quality, "<circle class=\"point front\""), 2u);
+  EXPECT_NE(html.find("<td>not drawn</td>"), std::string::npos);
+}
+
+TEST(MarkdownReport, SameContentAsTables) {
+  std::vector<json> records = FullSet("m|x", true);
+  const std::string md = RenderMarkdown(records, {"sweep", "store s.db", "", ""});
+  EXPECT_EQ(md.rfind("# sweep\n", 0), 0u);
+  EXPECT_EQ(md.find("<svg"), std::string::npos);
+  for (const char* h : {"## Summary", "## Decode throughput vs context length",
+                        "## Prefill throughput vs context length", "## Throughput per quantization",
+                        "## Peak memory vs model file size", "## Context-scaling retention",
+                        "## Quality vs speed", "## Results", "## Provenance"}) {
+    EXPECT_NE(md.find(std::string(h) + "\n"), std::string::npos) << h;
+  }
+  EXPECT_NE(md.find("| configuration | P | D | decode_throughput (tokens/s) | 95% CI | retention |\n"
+                    "|---|---:|---:|---:|---:|---:|\n"),
+            std::string::npos);
+  EXPECT_NE(md.find("| Q8_0 | 64 | 16 | 80.0 | 77.6 .. 82.4 | 0.800 |"), std::string::npos);
+  EXPECT_NE(md.find("| Q8_0 | 30 MiB | 50 MiB | 49.5 MiB .. 50.5 MiB | 1.67 | 20 MiB | max_memory_usage_32 |"),
+            std::string::npos);
+  EXPECT_NE(md.find("m\\|x-Q8_0.gguf"), std::string::npos);  // a pipe in a name is escaped
+  EXPECT_NE(md.find("> **Synthetic models"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipette::report

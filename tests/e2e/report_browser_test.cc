@@ -1,0 +1,285 @@
+// End-to-end: `pipette report` on real results, opened in headless Chromium. Real cells on the
+// tiny synthetic model (F16 and Q8_0; and stories260K Q8_0 and Q4_0 when ../shared is there) go
+// into a store; the CLI writes the HTML report; Chromium renders it (a screenshot) and dumps its
+// DOM. The page must log nothing to the console (no script errors, no blocked fetch: the report's
+// Content-Security-Policy forbids every fetch, and a violation is logged), the screenshot must
+// show something, and the DOM must hold the expected charts with their data points.
+// Skips, saying why, when chromium is not installed (scripts/deps.sh --test installs it).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "model_fixtures.h"
+#include "models/llama_tools.h"
+#include "pipette/cell.h"
+#include "pipette/store.h"
+#include "platform/process.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace testing_models;
+
+// The first of the usual Chromium binary names on $PATH, or "".
+std::string FindChromium() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return "";
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "chrome"}) {
+    std::stringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      if (dir.empty()) continue;
+      const fs::path candidate = fs::path(dir) / name;
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) {
+        return candidate.string();
+      }
+    }
+  }
+  return "";
+}
+
+struct BrowserRun {
+  bool finished = false;
+  std::string out, err;
+};
+
+// Runs chromium headless on `url` with `action` ("--screenshot=FILE" or "--dump-dom"), at most
+// 90 seconds.
+BrowserRun Browse(const std::string& chromium, const std::string& action, const std::string& url) {
+  static int counter = 0;
+  const std::string err_path = WorkDir() + "/chromium-" + std::to_string(counter++) + ".txt";
+  const std::string profile = WorkDir() + "/chromium-profile";
+  BrowserRun run;
+  auto child = ChildProcess::Start(
+      {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+       "--no-first-run", "--user-data-dir=" + profile, "--window-size=1280,4000", action, url},
+      err_path);
+  if (!child.ok()) {
+    run.err = child.error().message;
+    return run;
+  }
+  child->CloseStdin();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto line = child->ReadLine(std::chrono::milliseconds(1000));
+    if (line) {
+      run.out += *line + "\n";
+    } else if (!child->TimedOut()) {
+      break;  // end of output
+    }
+  }
+  auto exit = child->Wait(std::chrono::milliseconds(
+      std::max<long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline - std::chrono::steady_clock::now())
+                            .count())));
+  if (!exit) {
+    child->Kill(SIGKILL);
+    child->Wait();
+  }
+  run.finished = exit.has_value() && exit->exited && exit->code == 0;
+  std::ifstream in(err_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  run.err = ss.str();
+  return run;
+}
+
+// Lines of chromium's log that carry a page's console message.
+std::vector<std::string> ConsoleLines(const std::string& log) {
+  std::vector<std::string> out;
+  std::stringstream ss(log);
+  std::string line;
+  while (std::getline(ss, line)) {
+    if (line.find("CONSOLE") != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+size_t Count(const std::string& s, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+// The element <svg ... id="ID" ...>...</svg> in `dom`, or "".
+std::string SvgById(const std::string& dom, const std::string& id) {
+  const size_t at = dom.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const size_t start = dom.rfind("<svg", at);
+  const size_t end = dom.find("</svg>", at);
+  if (start == std::string::npos || end == std::string::npos) return "";
+  return dom.substr(start, end + 6 - start);
+}
+
+uint32_t BigEndian(const std::string& s, size_t at) {
+  return (static_cast<uint32_t>(static_cast<unsigned char>(s[at])) << 24) |
+         (static_cast<uint32_t>(static_cast<unsigned char>(s[at + 1])) << 16) |
+         (static_cast<uint32_t>(static_cast<unsigned char>(s[at + 2])) << 8) |
+         static_cast<uint32_t>(static_cast<unsigned char>(s[at + 3]));
+}
+
+// What the PNG's chunks say, without inflating the pixels: its size and its compressed image
+// data (IDAT). A blank page compresses to a few kilobytes of low-entropy data; a page of charts
+// and tables to hundreds of kilobytes using every byte value.
+struct PngFacts {
+  bool valid = false;
+  uint32_t width = 0, height = 0;
+  size_t idat_bytes = 0;
+  size_t distinct_idat_bytes = 0;
+};
+
+PngFacts ReadPng(const std::string& path) {
+  PngFacts f;
+  std::ifstream in(path, std::ios::binary);
+  const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (s.size() < 33 || s.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) return f;
+  std::set<unsigned char> distinct;
+  size_t at = 8;
+  while (at + 12 <= s.size()) {
+    const uint32_t length = BigEndian(s, at);
+    const std::string type = s.substr(at + 4, 4);
+    if (at + 12 + length > s.size()) return f;
+    if (type == "IHDR") {
+      f.width = BigEndian(s, at + 8);
+      f.height = BigEndian(s, at + 12);
+    } else if (type == "IDAT") {
+      f.idat_bytes += length;
+      for (size_t i = 0; i < length; ++i) distinct.insert(static_cast<unsigned char>(s[at + 8 + i]));
+    } else if (type == "IEND") {
+      f.valid = true;
+      break;
+    }
+    at += 12 + length;
+  }
+  f.distinct_idat_bytes = distinct.size();
+  return f;
+}
+
+CellSpec Cell(const std::string& model, const std::string& benchmark) {
+  CellSpec spec;
+  spec.model_path = model;
+  spec.benchmark = *ParseBenchmarkId(benchmark);
+  spec.settings.threads = 1;
+  spec.policy.warmup_runs = 1;
+  spec.policy.min_reps = 3;
+  spec.policy.max_reps = 3;
+  spec.driver_path = Binary("pipette-llamacpp-driver");
+  spec.readiness.waive_load = true;  // ctest runs tests in parallel: the CPUs are busy on purpose
+  spec.readiness.sample_window_s = 0.02;
+  return spec;
+}
+
+TEST(ReportInBrowser, RealResultsRenderWithChartsAndNoConsoleErrors) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "chromium is not installed (on Debian: scripts/deps.sh --test, which "
+                    "scripts/test.sh runs, installs the package `chromium`)";
+  }
+  const auto started = std::chrono::steady_clock::now();
+
+  // Real results: two quantizations of the synthetic model, and of stories260K when present.
+  const std::string f16 = TinySynthetic();
+  const std::string q8 = WorkDir() + "/report-tiny-Q8_0.gguf";
+  ASSERT_TRUE(QuantizeModel(f16, "Q8_0", q8).ok());
+  std::vector<std::string> models = {f16, q8};
+  const std::string stories_q8 = Stories260K("Q8_0");
+  if (!stories_q8.empty()) {
+    models.push_back(stories_q8);
+    models.push_back(Stories260K("Q4_0"));
+  }
+  const std::string store_path = WorkDir() + "/report-browser.db";
+  auto store = ResultStore::Open(store_path);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const std::vector<std::string> benchmarks = {
+      "prefill_throughput_16",   "prefill_throughput_32",   "prefill_throughput_64",
+      "decode_throughput_16_16", "decode_throughput_32_16", "decode_throughput_64_16",
+      "max_memory_usage_32"};
+  for (const std::string& m : models) {
+    for (const std::string& b : benchmarks) {
+      auto r = RunCell(Cell(m, b));
+      ASSERT_TRUE(r.ok()) << m << " " << b << ": " << r.error().message;
+      ASSERT_EQ((*r)["status"], "ok") << m << " " << b << ": " << (*r)["failure"].dump();
+      ASSERT_TRUE((*store)->Put(*r).ok());
+    }
+  }
+  // A quality metric: the Q8_0 file against its F16 original.
+  CellSpec kl = Cell(q8, "kl_divergence_64");
+  kl.reference_model_path = f16;
+  auto klr = RunCell(kl);
+  ASSERT_TRUE(klr.ok()) << klr.error().message;
+  ASSERT_EQ((*klr)["status"], "ok") << (*klr)["failure"].dump();
+  ASSERT_TRUE((*store)->Put(*klr).ok());
+  store->reset();
+  const auto measured = std::chrono::steady_clock::now();
+
+  // The report, through the CLI.
+  const std::string html_path = WorkDir() + "/report.html";
+  auto report = RunPipette({"--store", store_path, "report", "-o", html_path, "--title",
+                            "browser <test> & report"});
+  ASSERT_EQ(report.exit.code, 0) << report.err;
+  ASSERT_TRUE(fs::exists(html_path));
+  auto md = RunPipette({"--store", store_path, "report", "--format", "md"});
+  ASSERT_EQ(md.exit.code, 0) << md.err;
+  EXPECT_NE(md.out.find("## Decode throughput vs context length"), std::string::npos);
+  EXPECT_NE(md.out.find("| kl_divergence_64 | top1_agreement |"), std::string::npos) << md.out;
+
+  // Rendered: nothing on the console, a screenshot with content.
+  const std::string url = "file://" + html_path;
+  const std::string png = WorkDir() + "/report.png";
+  const BrowserRun shot = Browse(chromium, "--screenshot=" + png, url);
+  ASSERT_TRUE(shot.finished) << shot.err;
+  EXPECT_TRUE(ConsoleLines(shot.err).empty()) << ConsoleLines(shot.err).front();
+  ASSERT_TRUE(fs::exists(png)) << shot.err;
+  EXPECT_GT(fs::file_size(png), 20u * 1024);
+  const PngFacts facts = ReadPng(png);
+  ASSERT_TRUE(facts.valid);
+  EXPECT_EQ(facts.width, 1280u);
+  EXPECT_EQ(facts.height, 4000u);
+  EXPECT_GT(facts.idat_bytes, 20u * 1024);
+  EXPECT_GE(facts.distinct_idat_bytes, 250u);  // compressed detail, not one colour
+
+  // The DOM as Chromium built it: every chart, with its data points.
+  const BrowserRun dom = Browse(chromium, "--dump-dom", url);
+  ASSERT_TRUE(dom.finished) << dom.err;
+  EXPECT_TRUE(ConsoleLines(dom.err).empty()) << ConsoleLines(dom.err).front();
+  const std::string& d = dom.out;
+  EXPECT_NE(d.find("<title>browser &lt;test&gt; &amp; report</title>"), std::string::npos);
+  // Decode and prefill vs context, prefill and decode bars, memory, retention, quality vs speed.
+  EXPECT_EQ(Count(d, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\""), 7u);
+  const size_t configs = models.size();
+  EXPECT_EQ(Count(SvgById(d, "decode-scaling-chart"), "<circle class=\"point\""), 3 * configs);
+  EXPECT_EQ(Count(SvgById(d, "prefill-scaling-chart"), "<circle class=\"point\""), 3 * configs);
+  EXPECT_EQ(Count(SvgById(d, "retention-chart"), "<circle class=\"point\""), 3 * configs);
+  EXPECT_EQ(Count(SvgById(d, "prefill-bars"), "<rect class=\"bar\""), 3 * configs);
+  EXPECT_EQ(Count(SvgById(d, "decode-bars"), "<rect class=\"bar\""), 3 * configs);
+  EXPECT_EQ(Count(SvgById(d, "memory-chart"), "<rect class=\"bar\""), 2 * configs);
+  // Quality: the Q8_0 file and its F16 reference (100% by definition).
+  const std::string quality = SvgById(d, "quality-chart");
+  EXPECT_EQ(Count(quality, "<circle class=\"point"), 2u);
+  EXPECT_GE(Count(quality, "<circle class=\"point front\""), 1u);
+  EXPECT_NE(d.find("Synthetic model"), std::string::npos);
+  EXPECT_NE(d.find("<section id=\"provenance\">"), std::string::npos);
+
+  std::error_code ec;
+  fs::remove_all(WorkDir() + "/chromium-profile", ec);
+  const auto done = std::chrono::steady_clock::now();
+  using secs = std::chrono::duration<double>;
+  std::cout << "measuring " << secs(measured - started).count() << " s, report and browser "
+            << secs(done - measured).count() << " s, report " << fs::file_size(html_path)
+            << " bytes\n";
+}
+
+}  // namespace
+}  // namespace pipette
