@@ -17,8 +17,9 @@ std::string Describe(const SuiteCell& c) {
                      c.benchmark_id, settings);
 }
 
-std::string Value(double v) {
-  return std::abs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.4g}", v);
+std::string Value(double v, const std::string& unit) {
+  if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1 << 20));
+  return (std::abs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.4g}", v)) + " " + unit;
 }
 
 }  // namespace
@@ -35,7 +36,7 @@ std::string CellLine(const SuiteCellOutcome& o, int total) {
   std::string line = fmt::format("[{:>{}}/{}] {:<8} {}", o.cell.index, width, total, o.status,
                                  Describe(o.cell));
   if (!o.cell.factor.empty()) line += " (" + o.cell.factor + ")";
-  if (o.headline) line += fmt::format(": {} {}", Value(*o.headline), o.headline_unit);
+  if (o.headline) line += ": " + Value(*o.headline, o.headline_unit);
   if (o.status == "skipped" && !o.result_id.empty()) {
     line += " (stored ok as " + o.result_id.substr(0, 8) + ")";
   }

@@ -400,6 +400,60 @@ Section MemorySection(const std::vector<Configuration>& configs) {
   return s;
 }
 
+// Speed ratios (DESIGN.md 6 derived views): every configuration against the one with the largest
+// model file (the highest precision, the usual reference of a quantization), per benchmark both
+// measured, on the benchmark's headline metric.
+Section SpeedRatioSection(const std::vector<Configuration>& configs) {
+  Section s;
+  s.id = "speed-ratios";
+  s.title = "Speed ratios";
+  if (configs.size() < 2) {
+    s.omitted = "one configuration: nothing to compare it with.";
+    return s;
+  }
+  size_t base = 0;
+  for (size_t i = 1; i < configs.size(); ++i) {
+    if (configs[i].model_size_bytes > configs[base].model_size_bytes) base = i;
+  }
+  std::map<std::string, std::map<size_t, SpeedRatio>> by_benchmark;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (i == base) continue;
+    for (const SpeedRatio& r : SpeedRatios(configs[base], configs[i])) {
+      if (std::isfinite(r.ratio)) by_benchmark[r.benchmark_id][i] = r;
+    }
+  }
+  if (by_benchmark.empty()) {
+    s.omitted = "no benchmark measured on " + configs[base].name + " and another configuration.";
+    return s;
+  }
+  Table t;
+  t.header = {"benchmark", "metric", configs[base].name + " (reference)"};
+  t.numeric = {false, false, true};
+  std::vector<size_t> columns;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (i == base) continue;
+    columns.push_back(i);
+    t.header.push_back(configs[i].name);
+    t.numeric.push_back(true);
+  }
+  for (const auto& [benchmark, ratios] : by_benchmark) {
+    const SpeedRatio& any = ratios.begin()->second;
+    std::vector<std::string> row = {benchmark, any.metric, FormatValue(any.base, any.unit)};
+    for (size_t i : columns) {
+      const auto it = ratios.find(i);
+      row.push_back(it == ratios.end() ? "-" : fmt::format("{:.3f}x", it->second.ratio));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  s.paragraphs.push_back(
+      "Each configuration's median of the benchmark's headline metric divided by that of " +
+      configs[base].name +
+      " (the largest model file). Above 1 is faster for throughputs; below 1 is faster for "
+      "latencies and smaller for memory. `pipette compare` tests whether a ratio is significant.");
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
 // a dominates b: at least as good in every objective both have (NaN: not measured), better in one.
 bool Dominates(const std::vector<double>& a, const std::vector<double>& b) {
   bool better = false;
@@ -611,6 +665,7 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
           "confidence interval of the median as whiskers.");
     }
     doc.sections.push_back(std::move(bars));
+    doc.sections.push_back(SpeedRatioSection(configs));
     doc.sections.push_back(MemorySection(configs));
     doc.sections.push_back(RetentionSection(decode));
     doc.sections.push_back(QualitySection(configs));

@@ -486,6 +486,15 @@ TEST(HtmlReport, EveryChartOfAFullSet) {
   EXPECT_EQ(Count(quality, "<circle class=\"point front\""), 2u);
   EXPECT_EQ(Count(quality, "<polyline class=\"front\""), 1u);
   EXPECT_EQ(Attr(quality, "circle class=\"point front\"", "data-y"), (std::vector<double>{95, 99}));
+  // Speed ratios against the larger file (Q8_0): decode at P=64 95/80, prefill at 16 1100/1000,
+  // memory 40/50.
+  const size_t ratios = html.find("id=\"speed-ratios\"");
+  ASSERT_NE(ratios, std::string::npos);
+  const std::string table = html.substr(ratios, html.find("</table>", ratios) - ratios);
+  EXPECT_NE(table.find("Q8_0 (reference)"), std::string::npos) << table;
+  EXPECT_NE(table.find(fmt::format("{:.3f}x", 95.0 / 80)), std::string::npos) << table;
+  EXPECT_NE(table.find("1.100x"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.800x"), std::string::npos) << table;
   // Escaped everywhere, never raw.
   EXPECT_NE(html.find("m&amp;&lt;x&gt;-Q8_0.gguf"), std::string::npos);
   EXPECT_EQ(html.find("m&<x>"), std::string::npos);
