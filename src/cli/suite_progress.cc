@@ -38,7 +38,7 @@ std::string CellLine(const SuiteCellOutcome& o, int total) {
   if (!o.cell.factor.empty()) line += " (" + o.cell.factor + ")";
   if (o.headline) line += ": " + Value(*o.headline, o.headline_unit);
   if (o.status == "skipped" && !o.result_id.empty()) {
-    line += " (stored ok as " + o.result_id.substr(0, 8) + ")";
+    line += " (stored ok as " + o.result_id + ")";
   }
   if (o.seconds > 0) line += " (" + Duration(o.seconds) + ")";
   if (!o.reason.empty()) line += ": " + o.reason;

@@ -449,7 +449,7 @@ Section SpeedRatioSection(const std::vector<Configuration>& configs) {
       "Each configuration's median of the benchmark's headline metric divided by that of " +
       configs[base].name +
       " (the largest model file). Above 1 is faster for throughputs; below 1 is faster for "
-      "latencies and smaller for memory. `pipette compare` tests whether a ratio is significant.");
+      "latencies and smaller for memory. pipette compare tests whether a ratio is significant.");
   s.tables.push_back(std::move(t));
   return s;
 }
