@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct Suite {
   std::vector<std::string> benchmarks;  // ids: built-in, smoke shapes, or from benchmarks_dir
   std::string benchmarks_dir;           // user benchmark definitions (*.toml); empty: the default
   std::vector<std::string> models;      // GGUF files, in file order
+  // kl_divergence_<ctx>: model path -> the higher-precision model it is compared with
+  // ([[models]] reference = "FILE").
+  std::map<std::string, std::string> references;
+  bool allow_context_overflow = false;  // run shapes longer than a model's training context
   std::vector<SuiteRuntime> runtimes;
   SuiteBaseline baseline;
   HarnessPolicy policy;       // [harness]: warmup_runs, min_reps, max_reps, ci_target,
@@ -60,6 +65,10 @@ Result<Suite> ParseSuiteFile(const std::string& path);
 // `source_name`.
 Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_dir,
                              const std::string& source_name);
+
+// The most cells a suite may expand to (a suite of this size runs for days even at a second a
+// cell; more is almost surely a mistake in a list).
+inline constexpr int kMaxSuiteCells = 10000;
 
 // One cell of a suite: one benchmark on one configuration.
 struct SuiteCell {
@@ -83,8 +92,9 @@ struct SuiteCell {
 //                setting given as a list, by name) every value other than the baseline's
 //                with all other dimensions at the baseline; each configuration x benchmarks.
 //                A configuration is never listed twice.
-// Errors: a setting value of the wrong type or out of range, a baseline naming a model or runtime
-// the suite does not list, a baseline setting that is not a setting.
+// Errors: more than kMaxSuiteCells cells (the message names the factors), a setting value of the
+// wrong type or out of range, a baseline naming a model or runtime the suite does not list, a
+// baseline setting that is not a setting.
 Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite);
 
 // What happened to one cell in a suite run.

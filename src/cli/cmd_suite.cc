@@ -38,6 +38,22 @@ std::string DefaultLogsDir(const std::string& store_path, const std::string& nam
   return (fs::absolute(store_path).parent_path() / "suites" / safe / "logs").string();
 }
 
+// The log folder must be a folder we can write, or creatable: checked before anything runs (and
+// in a dry run, without creating it).
+Status CheckLogsDir(const std::string& dir) {
+  std::error_code ec;
+  fs::path p(dir);
+  while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();
+  if (p.empty()) p = ".";
+  if (!fs::is_directory(p, ec)) {
+    return MakeError("--logs " + dir + ": " + p.string() + " is not a folder; choose another");
+  }
+  if (access(p.c_str(), W_OK | X_OK) != 0) {
+    return MakeError("--logs " + dir + ": " + p.string() + " is not writable; choose another");
+  }
+  return {};
+}
+
 json OutcomeJson(const SuiteCellOutcome& o) {
   json j = {{"index", o.cell.index},
             {"model", o.cell.model_path},
@@ -81,7 +97,10 @@ int DryRun(const Suite& suite, const std::vector<SuiteCell>& cells, const SuiteR
   return kExitOk;
 }
 
-int RunIt(const SuiteArgs& a, CliContext& ctx) {
+int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
+  if (cmd.count("--logs") && a.logs_dir.empty()) {
+    return ReportError(ctx, MakeError("--logs is empty; give a folder or leave the option out"));
+  }
   auto suite = ParseSuiteFile(a.file);
   if (!suite) return ReportError(ctx, suite.error());
   if (a.no_readiness_load) suite->readiness.waive_load = true;
@@ -93,6 +112,7 @@ int RunIt(const SuiteArgs& a, CliContext& ctx) {
   options.logs_dir = a.logs_dir.empty() ? DefaultLogsDir(options.store_path, suite->name)
                                         : fs::absolute(a.logs_dir).string();
   options.stop_on_failure = a.stop_on_failure;
+  if (auto s = CheckLogsDir(options.logs_dir); !s) return ReportError(ctx, s.error());
   if (a.dry_run) return DryRun(*suite, *cells, options, ctx);
 
   // The plan first: bad input (a benchmark the catalog lacks, an unreadable store) stops the
@@ -157,7 +177,7 @@ void AddSuiteCommand(CLI::App& app, CliContext& ctx) {
   run->add_flag("--no-readiness-thermal", args->no_readiness_thermal,
                 "waive the readiness gate's thermal criterion (recorded)");
   run->add_flag("-q,--quiet", args->quiet, "no progress output, only the summary");
-  run->callback([args, &ctx] { RunIt(*args, ctx); });
+  run->callback([args, run, &ctx] { RunIt(*args, *run, ctx); });
 }
 
 }  // namespace pipette::cli

@@ -50,14 +50,17 @@ SuiteProgress::SuiteProgress(const std::vector<SuiteCellOutcome>& plan, bool bar
     : total_(static_cast<int>(plan.size())), bar_(bar && !quiet), quiet_(quiet), out_(out) {
   for (const auto& o : plan) {
     if (o.status == "to run") pending_[o.cell.index] = o.cell.benchmark_id;
+    planned_skipped_ += o.status == "skipped";
+    planned_invalid_ += o.status == "invalid";
   }
 }
 
 void SuiteProgress::Start(const Suite& suite, const SuiteRunOptions& options) {
   if (quiet_) return;
-  out_ << fmt::format("suite {}: {} cells, {} to run, {} already stored ok; logs in {}\n",
-                      suite.name, total_, pending_.size(),
-                      total_ - static_cast<int>(pending_.size()), options.logs_dir)
+  out_ << fmt::format("suite {}: {} cells, {} to run, {} already stored ok{}; logs in {}\n",
+                      suite.name, total_, pending_.size(), planned_skipped_,
+                      planned_invalid_ ? fmt::format(", {} invalid", planned_invalid_) : "",
+                      options.logs_dir)
        << std::flush;
 }
 
@@ -146,7 +149,7 @@ void PrintSummary(const Suite& suite, const SuiteRun& run, const SuiteRunOptions
                      suite.name, total, ok + skipped, ok, skipped, run.Count("failed"),
                      run.Count("invalid"), run.Count("not run"),
                      run.interrupted ? " (interrupted)" : "");
-  for (const char* status : {"failed", "invalid"}) {
+  for (const char* status : {"failed", "invalid", "not run"}) {
     if (run.Count(status) == 0) continue;
     out << status << ":\n";
     for (const auto& o : run.outcomes) {

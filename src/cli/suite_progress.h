@@ -45,6 +45,7 @@ class SuiteProgress {
   bool bar_, quiet_;
   std::ostream& out_;
   int done_ = 0, measured_ = 0, ok_ = 0, failed_ = 0, skipped_ = 0;
+  int planned_skipped_ = 0, planned_invalid_ = 0;
   std::string current_, detail_;
   std::string current_benchmark_;
   std::map<std::string, std::pair<double, int>> seconds_by_benchmark_;  // sum, count

@@ -49,7 +49,7 @@ Status CheckSettings(const RuntimeSettings& s, int need) {
   if (s.threads < 0) return MakeError("threads must be at least 1 (0 means physical cores)");
   if (s.n_batch < 1 || s.n_ubatch < 1) return MakeError("n_batch and n_ubatch must be at least 1");
   if (s.n_ctx != 0 && s.n_ctx < need) {
-    return MakeError("--ctx-size " + std::to_string(s.n_ctx) + " is smaller than the " +
+    return MakeError("--ctx-size (n_ctx) " + std::to_string(s.n_ctx) + " is smaller than the " +
                      std::to_string(need) + " tokens this benchmark needs; raise it or leave it out");
   }
   if (auto st = CheckKvType("--cache-type-k", s.type_k); !st) return st;
@@ -83,7 +83,8 @@ Result<json> ResolveReference(const CellSpec& spec, const GgufInfo& model, const
   const BenchmarkSpec& b = spec.benchmark;
   if (spec.reference_model_path.empty()) {
     return MakeError(b.id + " compares the model with a higher-precision one: give it with "
-                     "--reference FILE (e.g. the F16 or F32 GGUF the model was quantized from)");
+                     "--reference FILE (e.g. the F16 or F32 GGUF the model was quantized from; in a "
+                     "suite: reference = \"FILE\" in the model's [[models]] entry)");
   }
   auto ref = ReadGgufInfo(spec.reference_model_path);
   if (!ref) return ref.error().Wrap("--reference");
@@ -145,7 +146,8 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
       !spec.allow_context_overflow) {
     return MakeError(b.id + " needs " + std::to_string(need) + " tokens of context but " +
                      info->file_name + " was trained for " + std::to_string(info->n_ctx_train) +
-                     "; pick a smaller shape or pass --allow-context-overflow");
+                     "; pick a smaller shape or pass --allow-context-overflow (in a suite: "
+                     "allow_context_overflow = true)");
   }
   auto sha = hooks.hash_file ? hooks.hash_file(spec.model_path) : Sha256OfFile(spec.model_path);
   if (!sha) return sha.error();

@@ -1,4 +1,6 @@
 // Suite expansion (see suite.h: ExpandSuite): matrix and one-factor modes, run order.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <set>
 
@@ -86,6 +88,28 @@ Result<std::vector<Config>> OneFactor(const Suite& suite, SuiteRuntime& rt, size
   return configs;
 }
 
+// The size of the full cross product, checked before it is built: a typo such as threads =
+// [1, ..., 1024] must fail in a moment with the factors named, not fill the memory.
+Status CheckMatrixSize(const Suite& suite, const std::vector<SuiteRuntime>& runtimes) {
+  double settings = 0;
+  std::string factors;
+  for (const SuiteRuntime& rt : runtimes) {
+    double product = 1;
+    for (const auto& [name, values] : rt.settings) {
+      product *= static_cast<double>(values.size());
+      if (values.size() > 1) factors += fmt::format(" x {} {}", values.size(), name);
+    }
+    settings += product;
+  }
+  const double cells = static_cast<double>(suite.models.size()) * settings *
+                       static_cast<double>(suite.benchmarks.size());
+  if (cells <= kMaxSuiteCells) return {};
+  return MakeError(fmt::format("{}: the matrix has {:.0f} cells ({} models x {} benchmarks{}), "
+                               "more than {}; shorten the lists or use mode = \"one-factor\"",
+                               suite.path, cells, suite.models.size(), suite.benchmarks.size(),
+                               factors, kMaxSuiteCells));
+}
+
 }  // namespace
 
 Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
@@ -93,6 +117,7 @@ Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
   if (runtimes.empty()) runtimes.push_back({"llamacpp", {}});
   std::vector<Config> configs;
   if (suite.mode == SuiteMode::kMatrix) {
+    if (auto s = CheckMatrixSize(suite, runtimes); !s) return s.error();
     for (size_t m = 0; m < suite.models.size(); ++m) {
       for (size_t r = 0; r < runtimes.size(); ++r) {
         for (auto& choice : CrossProduct(runtimes[r])) configs.push_back({m, r, choice, ""});

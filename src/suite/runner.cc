@@ -28,6 +28,10 @@ Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const Benchmark
   spec.policy = suite.policy;
   spec.readiness = suite.readiness;
   spec.label = suite.label;
+  spec.allow_context_overflow = suite.allow_context_overflow;
+  if (const auto it = suite.references.find(cell.model_path); it != suite.references.end()) {
+    spec.reference_model_path = it->second;
+  }
   spec.driver_path = options.driver_path;
   return spec;
 }

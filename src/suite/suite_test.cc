@@ -159,7 +159,20 @@ TEST_F(SuiteFile, BadInputNamesTheFileAndTheKey) {
       {"name = \"x\"\n" + models, "s.toml: benchmarks: missing or empty"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n", "s.toml: models: missing"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[models]]\npath = \"nope.gguf\"\n",
-       "s.toml: models[1]: " + dir_ + "/nope.gguf: no such file"},
+       "s.toml: models[1].path: " + dir_ + "/nope.gguf: no such file"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[models]]\npath = \".\"\n",
+       "s.toml: models[1].path: " + dir_ + "/ is not a file"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[models]]\npath = \"a-F32.gguf\"\n"
+       "[[models]]\npath = \"sub/../a-F32.gguf\"\n",
+       "s.toml: models[2]: " + dir_ + "/a-F32.gguf is listed twice"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[[models]]\npath = \"a-F32.gguf\"\n"
+       "reference = \"nope.gguf\"\n",
+       "s.toml: models[1].reference: " + dir_ + "/nope.gguf: no such file"},
+      {"name = \"x\"\nbenchmarks = \"b\"\n" + models, "s.toml: benchmarks: expected a list"},
+      {"name = \"x\"\nmode = \"\"\nbenchmarks = [\"b\"]\n" + models,
+       "s.toml: mode: '' is not a mode"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[baseline]\nruntime = \"llamacpp\"\n" + models,
+       "s.toml: baseline: only mode = \"one-factor\" uses a baseline"},
       {"name = \"x\"\nmode = \"grid\"\nbenchmarks = [\"b\"]\n" + models,
        "s.toml: mode: 'grid' is not a mode"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"mlc\"\n" + models,
@@ -185,6 +198,31 @@ TEST_F(SuiteFile, BadInputNamesTheFileAndTheKey) {
         << "got: " << suite.error().message << "\nwant prefix: " << message;
     EXPECT_EQ(suite.error().message.find('\n'), std::string::npos) << suite.error().message;
   }
+}
+
+TEST_F(SuiteFile, HugeMatrixIsRefusedNamingItsFactors) {
+  std::string threads;
+  for (int t = 1; t <= 64; ++t) threads += (t > 1 ? ", " : "") + std::to_string(t);
+  auto suite = Parse("name = \"x\"\nbenchmarks = [\"a\", \"b\", \"c\", \"d\"]\n"
+                     "[[runtimes]]\nname = \"llamacpp\"\nsettings = { threads = [" + threads +
+                     "], n_batch = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], n_ubatch = [1, 2, 3] }\n" +
+                     kModels);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  auto cells = ExpandSuite(*suite);
+  ASSERT_FALSE(cells.ok());
+  EXPECT_EQ(cells.error().message,
+            "s.toml: the matrix has 25344 cells (3 models x 4 benchmarks x 11 n_batch x 3 n_ubatch "
+            "x 64 threads), more than 10000; shorten the lists or use mode = \"one-factor\"");
+}
+
+TEST_F(SuiteFile, ReferencesAndContextOverflow) {
+  auto suite = Parse(std::string("name = \"x\"\nbenchmarks = [\"kl_divergence_512\"]\n"
+                                 "allow_context_overflow = true\n"
+                                 "[[models]]\npath = \"a-Q4_0.gguf\"\nreference = \"a-F32.gguf\"\n"));
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  EXPECT_TRUE(suite->allow_context_overflow);
+  ASSERT_EQ(suite->references.size(), 1u);
+  EXPECT_EQ(suite->references.at(dir_ + "/a-Q4_0.gguf"), dir_ + "/a-F32.gguf");
 }
 
 TEST_F(SuiteFile, BaselineModelMustBeListed) {

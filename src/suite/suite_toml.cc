@@ -71,6 +71,21 @@ std::string Absolute(const std::string& path, const std::string& base_dir) {
   return p.lexically_normal().string();
 }
 
+// A model file named in the suite: absolute, existing, a regular file.
+Result<std::string> ModelFile(const std::string& path, const std::string& base_dir,
+                              const std::string& key, const Reader& r) {
+  if (path.empty()) return r.Fail(key, "is empty; give the path to a GGUF file");
+  const std::string abs = Absolute(path, base_dir);
+  std::error_code ec;
+  const auto status = fs::status(abs, ec);
+  if (!fs::exists(status)) {
+    return r.Fail(key, abs + ": no such file; fix the path (relative paths start at the suite "
+                             "file's folder)");
+  }
+  if (!fs::is_regular_file(status)) return r.Fail(key, abs + " is not a file; give a GGUF file");
+  return abs;
+}
+
 Result<std::vector<json>> SettingValues(const toml::node& n, const std::string& name,
                                         const Reader& r) {
   std::vector<json> values;
@@ -192,7 +207,7 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   }
   if (auto s = r.OnlyKeys(root, "", {"name", "mode", "benchmarks", "benchmarks_dir", "models",
                                      "runtimes", "baseline", "harness", "readiness", "label",
-                                     "stop_on_failure"});
+                                     "stop_on_failure", "allow_context_overflow"});
       !s) {
     return s.error();
   }
@@ -204,7 +219,7 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   if (suite.name.empty()) return r.Fail("name", "is empty; name the suite");
   auto mode = r.String(root, "mode", "", false);
   if (!mode) return mode.error();
-  if (mode->empty() || *mode == "matrix") {
+  if (!root.contains("mode") || *mode == "matrix") {
     suite.mode = SuiteMode::kMatrix;
   } else if (*mode == "one-factor") {
     suite.mode = SuiteMode::kOneFactor;
@@ -217,11 +232,18 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   auto dir = r.String(root, "benchmarks_dir", "", false);
   if (!dir) return dir.error();
   if (!dir->empty()) suite.benchmarks_dir = Absolute(*dir, base_dir);
-  if (const toml::node* n = root.get("stop_on_failure")) {
-    if (!n->is_boolean()) return r.Fail("stop_on_failure", "expected true or false");
-    suite.stop_on_failure = n->as_boolean()->get();
+  for (auto [key, flag] : {std::pair<const char*, bool*>{"stop_on_failure", &suite.stop_on_failure},
+                           {"allow_context_overflow", &suite.allow_context_overflow}}) {
+    if (const toml::node* n = root.get(key)) {
+      if (!n->is_boolean()) return r.Fail(key, "expected true or false");
+      *flag = n->as_boolean()->get();
+    }
   }
 
+  if (root.contains("benchmarks") && !root.get("benchmarks")->is_array()) {
+    return r.Fail("benchmarks", "expected a list of benchmark ids, e.g. "
+                                "[\"decode_throughput_256_100\"]");
+  }
   const toml::array* benchmarks = root.get_as<toml::array>("benchmarks");
   if (benchmarks == nullptr || benchmarks->empty()) {
     return r.Fail("benchmarks", "missing or empty; list benchmark ids, e.g. "
@@ -245,17 +267,25 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
     const std::string key = "models[" + std::to_string(i + 1) + "]";
     const toml::table* m = (*models)[i].as_table();
     if (m == nullptr) return r.Fail(key, "expected a table ([[models]] with path = \"...\")");
-    if (auto s = r.OnlyKeys(*m, key, {"path"}); !s) return s.error();
+    if (auto s = r.OnlyKeys(*m, key, {"path", "reference"}); !s) return s.error();
     auto path = r.String(*m, "path", key, true);
     if (!path) return path.error();
-    const std::string abs = Absolute(*path, base_dir);
+    auto abs = ModelFile(*path, base_dir, key + ".path", r);
+    if (!abs) return abs.error();
+    // One file under two names (a symlink, "a/../b") would run every cell twice.
     std::error_code ec;
-    if (!fs::is_regular_file(abs, ec)) {
-      return r.Fail(key, abs + ": no such file; fix the path (relative paths start at the "
-                               "suite file's folder)");
+    const std::string canonical = fs::canonical(*abs, ec).string();
+    if (!seen_models.insert(ec ? *abs : canonical).second) {
+      return r.Fail(key, *abs + " is listed twice (perhaps under another name)");
     }
-    if (!seen_models.insert(abs).second) return r.Fail(key, abs + " is listed twice");
-    suite.models.push_back(abs);
+    suite.models.push_back(*abs);
+    auto reference = r.String(*m, "reference", key, false);
+    if (!reference) return reference.error();
+    if (m->contains("reference")) {
+      auto ref = ModelFile(*reference, base_dir, key + ".reference", r);
+      if (!ref) return ref.error();
+      suite.references[*abs] = *ref;
+    }
   }
 
   const toml::array* runtimes = root.get_as<toml::array>("runtimes");
@@ -294,6 +324,10 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   }
 
   if (const toml::node* n = root.get("baseline")) {
+    if (suite.mode != SuiteMode::kOneFactor) {
+      return r.Fail("baseline", "only mode = \"one-factor\" uses a baseline; set that mode or "
+                                "remove [baseline]");
+    }
     const toml::table* b = n->as_table();
     if (b == nullptr) return r.Fail("baseline", "expected a table");
     if (auto s = r.OnlyKeys(*b, "baseline", {"model", "runtime", "settings"}); !s) return s.error();
@@ -332,7 +366,10 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
 
 Result<Suite> ParseSuiteFile(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
+  if (fs::is_directory(path, ec)) {
+    return MakeError(path + " is a folder; give the path to a suite TOML file (see docs/suites.md)");
+  }
+  if (!fs::exists(path, ec)) {
     return MakeError(path + ": no such suite file; give the path to a suite TOML file "
                             "(see docs/suites.md)");
   }
