@@ -107,7 +107,7 @@ struct SuiteCellOutcome {
   // with stop_on_failure).
   std::string status;
   std::string result_id;   // stored result (ok/failed), or the stored ok result that was reused
-  std::string reason;      // failed: "<stage>: <message>"; invalid: the error
+  std::string reason;      // failed: "<stage>: <message>"; invalid: the error; ok: a note, if any
   std::string log_path;    // the runtime's raw log of this cell (ok/failed)
   double seconds = 0;      // wall time of the cell in this run (0 for skipped)
   std::optional<double> headline;  // median of the headline metric (ok, skipped)

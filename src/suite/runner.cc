@@ -180,13 +180,16 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
                               " (written to " + saved + ")");
       }
       out.result_id = (*record)["result_id"];
+      std::string note;
       if ((*record)["config_id"] != out.config_id) {
-        // The runtime resolved a setting differently than planned: resume will not find this
-        // cell by the planned id. Keep the stored one, so the outcome and the store agree.
+        // The runtime resolved a setting differently than planned (runtime.settings): a rerun
+        // will not recognize this cell and measures it again. Said, never silent.
+        note = "note: the runtime changed a setting, so a rerun measures this cell again";
         out.config_id = (*record)["config_id"];
       }
       if ((*record)["status"] == "ok") {
         out.status = "ok";
+        out.reason = note;
         Headline(*record, out);
       } else {
         out.status = "failed";
