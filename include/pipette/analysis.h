@@ -137,8 +137,11 @@ struct SelectResult {
   // dominated ones likewise; then the excluded ones in GroupConfigurations order.
   std::vector<Candidate> candidates;
   // The decode benchmark ids present in every passing candidate (every candidate when none
-  // passed), over which speed is compared.
+  // passed) that has a decode result, over which speed is compared. Sorted.
   std::vector<std::string> speed_benchmarks;
+  // Names of those candidates without any decode result (no speed: the speed objective is
+  // skipped when they are compared), in GroupConfigurations order.
+  std::vector<std::string> without_decode;
 };
 
 // Applies `limits`, then ranks the passing configurations on the Pareto front of (decode

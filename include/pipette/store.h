@@ -40,10 +40,19 @@ struct ResultFilter {
   std::string device;     // device.id prefix
   std::string runtime;    // runtime.name, exact
   std::string label;      // device.label, exact
-  std::string since;      // started_at >= since, compared as text: give RFC 3339 UTC ("...Z")
-                          // or a prefix of it ("2026-11-29")
+  std::string since;      // started at or after this RFC 3339 UTC time or a prefix of it
+                          // ("2026", "2026-11-29", "2026-11-29T10:05:00.5Z"); see ParseSince
   int limit = 0;          // at most this many results (the newest); 0 = no limit
 };
+
+// The text `started_at` is compared with (started_at >= it) for ResultFilter::since: `since`
+// without its "Z" (a missing part reads as its start: "2026-11" is 2026-11-01T00:00:00.000Z).
+// Accepts an RFC 3339 UTC time ("2026-11-29T10:05:00Z", fractional seconds allowed, "T" and "Z"
+// in either case) or a prefix of one ending after a complete field: "2026", "2026-11",
+// "2026-11-29", "2026-11-29T10", "2026-11-29T10:05", "2026-11-29T10:05:00". Fields must be in
+// range (month 01-12, day within the month, hour 00-23, minute 00-59, second 00-60). Error:
+// "'<since>' is not a date or RFC 3339 UTC time (e.g. 2026-11-29 or 2026-11-29T10:00:00Z)".
+Result<std::string> ParseSince(const std::string& since);
 
 // One line of a results table: the indexed columns of a record, without parsing its JSON.
 // Strings are empty where the record lacks the field.
@@ -74,13 +83,18 @@ struct StoreOptions {
   // Refuse to grow the file beyond about this many bytes (writes then fail like on a full disk);
   // 0 = no limit. Meant for quotas and for testing disk-full handling.
   int64_t max_size_bytes = 0;
+  // Create the file (and missing parent directories) when it does not exist. False for commands
+  // that only read: a mistyped path is then an error ("no results store at PATH; ...") instead
+  // of a new empty store.
+  bool create_if_missing = true;
 };
 
 class ResultStore {
  public:
-  // Opens the store at `path`, creating missing parent directories, the file and its schema.
+  // Opens the store at `path`, creating missing parent directories, the file and its schema
+  // (unless options.create_if_missing is false: then a missing file is an error).
   // Upgrades an older schema in place (PRAGMA user_version). Errors, each naming the path:
-  // not an SQLite file / an SQLite file of another program, read-only file or directory, full
+  // no such file (without create_if_missing), not an SQLite file / an SQLite file of another program, read-only file or directory, full
   // disk, busy beyond the timeout, or a schema newer than this build understands.
   static Result<std::unique_ptr<ResultStore>> Open(const std::string& path,
                                                    const StoreOptions& options = {});
@@ -104,7 +118,8 @@ class ResultStore {
   // results (the message says how many).
   Result<std::optional<nlohmann::json>> Get(const std::string& id_or_prefix);
 
-  // Rows matching `filter`, newest first (started_at, then result_id, descending).
+  // Rows matching `filter`, newest first (started_at, then result_id, descending). Error: a
+  // filter.since that ParseSince refuses.
   Result<std::vector<ResultRow>> List(const ResultFilter& filter);
 
   // Full records matching `filter`, newest first.

@@ -386,6 +386,50 @@ TEST(Select, SpeedIsComparedOnCommonShapesAsAGeometricMean) {
   EXPECT_EQ(s.candidates[1].dominated_by, (std::vector<std::string>{"Q4_0"}));
 }
 
+TEST(Select, ConfigurationWithoutDecodeDoesNotEraseSpeedForAll) {
+  std::vector<json> records = {
+      Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 100}}),
+      Record(kF32, "max_memory_usage_64", {{"max_host_usage", 20 * kMiB}}),
+      Record(kQ8, "decode_throughput_64_32", {{"decode_throughput", 180}}),
+      Record(kQ8, "decode_throughput_256_32", {{"decode_throughput", 90}}),
+      Record(kQ8, "max_memory_usage_64", {{"max_host_usage", 30 * kMiB}}),
+      Record(kQ4, "max_memory_usage_64", {{"max_host_usage", 35 * kMiB}}),  // no decode result
+  };
+  const auto configs = GroupConfigurations(records);
+  const SelectResult s = Select(configs, Limits{});
+  EXPECT_EQ(s.speed_benchmarks, (std::vector<std::string>{"decode_throughput_64_32"}));
+  EXPECT_EQ(s.without_decode, (std::vector<std::string>{"Q4_0"}));
+  ASSERT_EQ(s.candidates.size(), 3u);
+  // Q8_0 faster, F32 smaller: both on the front; Q4_0 has no speed and is larger than both.
+  EXPECT_EQ(s.candidates[0].config->name, "Q8_0");
+  EXPECT_TRUE(s.candidates[0].on_front);
+  EXPECT_DOUBLE_EQ(*s.candidates[0].decode_throughput, 180);
+  EXPECT_EQ(s.candidates[1].config->name, "F32");
+  EXPECT_TRUE(s.candidates[1].on_front);
+  EXPECT_DOUBLE_EQ(*s.candidates[1].decode_throughput, 100);
+  EXPECT_EQ(s.candidates[2].config->name, "Q4_0");
+  EXPECT_FALSE(s.candidates[2].decode_throughput.has_value());
+  EXPECT_FALSE(s.candidates[2].on_front);
+  EXPECT_EQ(s.candidates[2].dominated_by, (std::vector<std::string>{"F32", "Q8_0"}));
+}
+
+TEST(Select, WithoutDecodeCountsOnlyThePassingCandidates) {
+  std::vector<json> records = {
+      Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 100}}),
+      Record(kF32, "max_memory_usage_64", {{"max_host_usage", 20 * kMiB}}),
+      Record(kQ4, "max_memory_usage_64", {{"max_host_usage", 25 * kMiB}}),
+  };
+  const auto configs = GroupConfigurations(records);
+  Limits limits;
+  limits.max_memory_bytes = 22 * kMiB;  // Q4_0 excluded
+  SelectResult s = Select(configs, limits);
+  EXPECT_EQ(s.speed_benchmarks, (std::vector<std::string>{"decode_throughput_64_32"}));
+  EXPECT_TRUE(s.without_decode.empty());
+  limits.max_memory_bytes = 1;  // none passes: all are looked at
+  s = Select(configs, limits);
+  EXPECT_EQ(s.without_decode, (std::vector<std::string>{"Q4_0"}));
+}
+
 TEST(Select, BenchmarksNarrowTheResultsLookedAt) {
   std::vector<json> records = {
       Record(kF32, "max_memory_usage_64", {{"max_host_usage", 10 * kMiB}}),
@@ -405,9 +449,25 @@ TEST(Select, EmptyInput) {
   const SelectResult s = Select({}, Limits{});
   EXPECT_TRUE(s.candidates.empty());
   EXPECT_TRUE(s.speed_benchmarks.empty());
+  EXPECT_TRUE(s.without_decode.empty());
 }
 
 // --- command-line helpers ---
+
+TEST(ParseNonNegative, FiniteNumbersAtLeastZeroOnly) {
+  EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative("250", "ms"), 250);
+  EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative("0", "ms"), 0);
+  EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative("0.5", "ms"), 0.5);
+  EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative(".5", "ms"), 0.5);
+  EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative("1e3", "ms"), 1000);
+  for (const char* bad : {"", "nan", "NaN", "inf", "-inf", "infinity", "-1", "-0", "+1", "abc",
+                          " 5", "5 ", "5ms", "1e999", "0x10", "1,5"}) {
+    auto r = analysis::ParseNonNegative(bad, "milliseconds, e.g. 500");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().message, std::string("'") + bad +
+                                     "' is not a finite number >= 0; give milliseconds, e.g. 500");
+  }
+}
 
 TEST(ParseByteSize, UnitsAndErrors) {
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("1048576"), 1048576);
@@ -416,7 +476,9 @@ TEST(ParseByteSize, UnitsAndErrors) {
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("800MB"), 800e6);
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("64k"), 65536);
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("10 b"), 10);
-  for (const char* bad : {"", "MiB", "12 parsecs", "-5MiB", "1.2.3", "nan"}) {
+  const std::string huge = "1" + std::string(300, '0') + "TiB";  // 1e312 bytes: not a double
+  for (const std::string& bad :
+       std::vector<std::string>{"", "MiB", "12 parsecs", "-5MiB", "1.2.3", "nan", "inf", huge}) {
     auto r = analysis::ParseByteSize(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().message.find("is not a size"), std::string::npos);

@@ -38,9 +38,25 @@ Result<double> ParseByteSize(std::string_view text) {
       {"kib", 1024.0},   {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
       {"k", 1024.0},     {"m", 1048576.0},  {"g", 1073741824.0}, {"t", 1099511627776.0}};
   for (const Unit& u : kUnits) {
-    if (unit == u.name) return value * u.factor;
+    if (unit != u.name) continue;
+    if (!std::isfinite(value * u.factor)) return bad;  // beyond any double
+    return value * u.factor;
   }
   return bad;
+}
+
+Result<double> ParseNonNegative(std::string_view text, std::string_view what) {
+  const Error bad = MakeError(fmt::format("'{}' is not a finite number >= 0; give {}", text, what));
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text.front())) ||
+                        text.front() == '.')) {
+    return bad;  // a sign, a space, "nan", "inf" or nothing
+  }
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
+    return bad;
+  }
+  return value;
 }
 
 }  // namespace pipette::analysis

@@ -13,4 +13,9 @@ namespace pipette::analysis {
 // number with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. 12MiB".
 Result<double> ParseByteSize(std::string_view text);
 
+// A limit such as a number of milliseconds: a finite decimal number >= 0 ("250", "0.5", "1e3"),
+// nothing else (no sign, no spaces, no "nan" or "inf"). Error: "'<text>' is not a finite number
+// >= 0; give <what>", e.g. what = "milliseconds, e.g. 250".
+Result<double> ParseNonNegative(std::string_view text, std::string_view what);
+
 }  // namespace pipette::analysis

@@ -72,13 +72,18 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
     if (all[i].excluded_because.empty()) passing.push_back(i);
   }
 
-  // Speed is compared over the decode shapes every passing configuration measured (every
-  // configuration when none passed).
+  // Speed is compared over the decode shapes that every passing configuration (every one when
+  // none passed) with a decode result measured. One without any decode result has no speed
+  // (left out of that objective) rather than emptying the set for all.
   SelectResult out;
   std::optional<std::set<std::string>> common;
   for (size_t i = 0; i < n; ++i) {
     if (!passing.empty() && all[i].excluded_because.size() > 0) continue;
     std::set<std::string> ids = DecodeBenchmarks(looked[i]);
+    if (ids.empty()) {
+      out.without_decode.push_back(configs[i].name);
+      continue;
+    }
     if (!common) {
       common = std::move(ids);
       continue;

@@ -7,6 +7,7 @@
 
 #include "analysis/group_filter.h"
 #include "cli/compare_metrics.h"
+#include "cli/store_reading.h"
 #include "pipette/analysis.h"
 #include "pipette/store.h"
 
@@ -43,11 +44,22 @@ std::string Describe(const json& r) {
                      settings.is_object() ? settings.value("threads", 0) : 0);
 }
 
+// Comparing a result with itself is a sanity check (no difference), but A and B ending up as the
+// same result by accident (one id twice, or group filters that overlap) would read as "no
+// change": say so on stderr.
+void NoteSameResult(const json& a, const json& b, const char* why) {
+  if (a["result_id"] != b["result_id"]) return;
+  const json none = json::object();
+  std::cerr << "note: A and B are the same result " << a["result_id"].get<std::string>()
+            << " for " << a.value("benchmark", none).value("id", "") << "; " << why << "\n";
+}
+
 int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   auto ra = Load(store, a.a);
   if (!ra) return ReportError(ctx, ra.error());
   auto rb = Load(store, a.b);
   if (!rb) return ReportError(ctx, rb.error());
+  NoteSameResult(*ra, *rb, "both ids name it");
   const json rows = CompareMetrics(*ra, *rb, a.options);
   if (ctx.json) {
     std::cout << json{{"a", (*ra)["result_id"]}, {"b", (*rb)["result_id"]},
@@ -119,6 +131,7 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   for (const auto& p : pairs.pairs) {
     side_a.push_back(p.a);
     side_b.push_back(p.b);
+    NoteSameResult(*p.a, *p.b, "the filters overlap");
     json metrics = CompareMetrics(*p.a, *p.b, a.options);
     for (json& m : metrics) {
       json row = m;
@@ -183,10 +196,9 @@ int Compare(const CompareArgs& a, CliContext& ctx) {
     return ReportError(ctx, MakeError("compare takes two result ids (compare A B) or two groups "
                                       "(compare --a quant=F32 --b quant=Q4_0), and not a mix"));
   }
-  const std::string path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
-  auto store = ResultStore::Open(path);
-  if (!store) return ReportError(ctx, store.error(), kExitFailure);
-  return by_id ? ComparePair(a, **store, ctx) : CompareGroups(a, **store, ctx);
+  auto store = OpenStoreToRead(ctx);
+  if (!store) return ctx.exit_code;
+  return by_id ? ComparePair(a, *store, ctx) : CompareGroups(a, *store, ctx);
 }
 
 }  // namespace

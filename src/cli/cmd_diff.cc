@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/store_reading.h"
 #include "pipette/store.h"
 
 namespace pipette::cli {
@@ -88,13 +89,13 @@ std::vector<Layer> Diff(const json& a, const json& b) {
 }
 
 int Run(const std::string& ida, const std::string& idb, CliContext& ctx) {
-  const std::string path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
-  auto store = ResultStore::Open(path);
-  if (!store) return ReportError(ctx, store.error(), kExitFailure);
+  const std::string path = StorePath(ctx);
+  auto store = OpenStoreToRead(ctx);
+  if (!store) return ctx.exit_code;
   json records[2];
   const std::string ids[2] = {ida, idb};
   for (int i = 0; i < 2; ++i) {
-    auto r = (*store)->Get(ids[i]);
+    auto r = store->Get(ids[i]);
     if (!r) return ReportError(ctx, r.error());
     if (!r->has_value()) {
       return ReportError(ctx, MakeError("no result '" + ids[i] + "' in " + path +

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "cli/store_reading.h"
 #include "pipette/build_info.h"
 #include "pipette/report.h"
 #include "pipette/store.h"
@@ -29,10 +30,6 @@ struct ReportArgs {
   std::string output;
   std::string title = "pipette report";
 };
-
-std::string StorePath(const CliContext& ctx) {
-  return ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
-}
 
 // "store PATH, --quant Q8_0 --since 2026-11-29": where the records came from.
 std::string Source(const ReportArgs& a, const std::string& store) {
@@ -91,22 +88,21 @@ int Report(const ReportArgs& a, CliContext& ctx) {
   const std::string store_path = StorePath(ctx);
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
-    if (Status s = CheckOutputPath(a.output, {store_path}); !s.ok()) return ReportError(ctx, s.error());
+    if (Status s = CheckOutputPath(a.output, {}, store_path); !s.ok()) {
+      return ReportError(ctx, s.error());
+    }
   }
-  std::vector<json> records;
-  std::error_code ec;
-  const bool exists = fs::exists(store_path, ec);
-  if (exists) {
-    auto store = ResultStore::Open(store_path);
-    if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
-    auto found = (*store)->Records(a.filter);
-    if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
-    records = std::move(*found);
-  }
-  if (records.empty()) {
-    std::cout << "no results" << (exists ? " match" : "") << " in " << store_path
-              << ": nothing to report\n";
-    return kExitOk;
+  auto store = OpenStoreToRead(ctx);
+  if (!store) return ctx.exit_code;
+  auto found = store->Records(a.filter);
+  if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
+  const std::vector<json> records = std::move(*found);
+  if (records.empty()) {  // no report (and no file): a failure, so `report -o x && open x` stops
+    return ReportError(ctx,
+                       MakeError("no results match in " + store_path +
+                                 ": nothing to report (measure with `pipette run`, or widen the "
+                                 "filters)"),
+                       kExitFailure);
   }
   if (!to_file) {
     if (Status s = Render(a, records, store_path, std::cout); !s.ok()) {
@@ -142,8 +138,10 @@ void AddReportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--device", f.device, "device id or its prefix");
   cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
   cmd->add_option("--label", f.label, "device label");
-  cmd->add_option("--since", f.since, "started at or after this RFC 3339 UTC time or date");
-  cmd->callback([args, &ctx] { Report(*args, ctx); });
+  AddSinceOption(cmd, f);
+  cmd->callback([args, &ctx, cmd] {
+    if (CheckSince(*cmd, args->filter, ctx)) Report(*args, ctx);
+  });
 }
 
 }  // namespace pipette::cli

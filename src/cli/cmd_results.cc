@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/store_reading.h"
 #include "pipette/store.h"
 #include "platform/output_path.h"
 
@@ -29,18 +30,6 @@ struct ResultsArgs {
   std::string format = "jsonl";
   std::string output;
 };
-
-std::string StorePath(const CliContext& ctx) {
-  return ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
-}
-
-// The store, or nullptr when its file does not exist yet (reads as empty; nothing is created).
-Result<std::unique_ptr<ResultStore>> OpenForReading(const CliContext& ctx) {
-  const std::string path = StorePath(ctx);
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::unique_ptr<ResultStore>();
-  return ResultStore::Open(path);
-}
 
 // Same conventions as `pipette run`'s table: bytes in MiB, ms with 3 decimals.
 std::string FormatValue(double v, const std::string& unit) {
@@ -120,11 +109,18 @@ std::string CiText(const ResultRow& r) {
 }
 
 int List(const ResultsArgs& a, CliContext& ctx) {
-  auto store = OpenForReading(ctx);
-  if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
+  // A first `pipette results list`, before anything was measured, is not an error: without
+  // --store, a default store that does not exist yet reads as empty (and is not created).
+  std::error_code ec;
+  const bool fresh = ctx.store_path.empty() && !fs::exists(StorePath(ctx), ec);
+  std::unique_ptr<ResultStore> store;
+  if (!fresh) {
+    store = OpenStoreToRead(ctx);
+    if (!store) return ctx.exit_code;
+  }
   std::vector<ResultRow> rows;
-  if (*store) {
-    auto listed = (*store)->List(a.filter);
+  if (store) {
+    auto listed = store->List(a.filter);
     if (!listed.ok()) return ReportError(ctx, listed.error(), kExitFailure);
     rows = std::move(*listed);
   }
@@ -135,7 +131,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     return kExitOk;
   }
   if (rows.empty()) {
-    std::cout << "no results" << (*store ? " match" : "") << " in " << StorePath(ctx) << "\n";
+    std::cout << "no results" << (store ? " match" : "") << " in " << StorePath(ctx) << "\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> table = {
@@ -213,12 +209,11 @@ void PrintSummary(const json& r, std::ostream& out) {
 }
 
 int Show(const ResultsArgs& a, CliContext& ctx) {
-  auto store = OpenForReading(ctx);
-  if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
+  auto store = OpenStoreToRead(ctx);
+  if (!store) return ctx.exit_code;
   const Error missing =
       MakeError("no result '" + a.id + "' in " + StorePath(ctx) + "; see `pipette results list`");
-  if (!*store) return ReportError(ctx, missing);
-  auto record = (*store)->Get(a.id);
+  auto record = store->Get(a.id);
   if (!record.ok()) return ReportError(ctx, record.error());
   if (!record->has_value()) return ReportError(ctx, missing);
   if (ctx.json) {
@@ -256,22 +251,23 @@ Status WriteFile(const ResultsArgs& a, const std::vector<json>& records) {
 }
 
 int Export(const ResultsArgs& a, CliContext& ctx) {
-  auto store = OpenForReading(ctx);
-  if (!store.ok()) return ReportError(ctx, store.error(), kExitFailure);
-  std::vector<json> records;
-  if (*store) {
-    auto found = (*store)->Records(a.filter);
-    if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
-    records = std::move(*found);
+  const bool to_file = !a.output.empty() && a.output != "-";
+  if (to_file) {
+    if (Status s = CheckOutputPath(a.output, {}, StorePath(ctx)); !s.ok()) {
+      return ReportError(ctx, s.error());
+    }
   }
-  if (a.output.empty() || a.output == "-") {
+  auto store = OpenStoreToRead(ctx);
+  if (!store) return ctx.exit_code;
+  auto found = store->Records(a.filter);
+  if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
+  const std::vector<json> records = std::move(*found);
+  if (!to_file) {
     if (Status s = Write(a, records, std::cout); !s.ok()) {
       return ReportError(ctx, s.error(), kExitFailure);
     }
     return kExitOk;
   }
-  const std::string store_path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
-  if (Status s = CheckOutputPath(a.output, {store_path}); !s.ok()) return ReportError(ctx, s.error());
   if (Status s = WriteFile(a, records); !s.ok()) return ReportError(ctx, s.error(), kExitFailure);
   std::cerr << "pipette: exported " << records.size() << " results to " << a.output << "\n";
   return kExitOk;
@@ -285,7 +281,7 @@ void AddFilterOptions(CLI::App* cmd, ResultFilter& f) {
   cmd->add_option("--device", f.device, "device id or its prefix");
   cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
   cmd->add_option("--label", f.label, "device label");
-  cmd->add_option("--since", f.since, "started at or after this RFC 3339 UTC time or date");
+  AddSinceOption(cmd, f);
   cmd->add_option("--limit", f.limit, "at most N results, the newest (0: all)")
       ->check(CLI::NonNegativeNumber);
 }
@@ -299,7 +295,9 @@ void AddResultsCommand(CLI::App& app, CliContext& ctx) {
 
   CLI::App* list = results->add_subcommand("list", "Stored results, newest first");
   AddFilterOptions(list, args->filter);
-  list->callback([args, &ctx] { List(*args, ctx); });
+  list->callback([args, &ctx, list] {
+    if (CheckSince(*list, args->filter, ctx)) List(*args, ctx);
+  });
 
   CLI::App* show = results->add_subcommand("show", "One result: a summary, or --json the record");
   show->add_option("id", args->id, "result id or a unique prefix of it")->required();
@@ -313,7 +311,9 @@ void AddResultsCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"jsonl", "csv"}));
   exp->add_option("-o,--output", args->output, "write to FILE instead of stdout");
   AddFilterOptions(exp, args->filter);
-  exp->callback([args, &ctx] { Export(*args, ctx); });
+  exp->callback([args, &ctx, exp] {
+    if (CheckSince(*exp, args->filter, ctx)) Export(*args, ctx);
+  });
 }
 
 }  // namespace pipette::cli

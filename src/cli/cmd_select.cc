@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/byte_size.h"
+#include "cli/store_reading.h"
 #include "pipette/analysis.h"
 #include "pipette/store.h"
 
@@ -19,11 +20,24 @@ namespace {
 
 using nlohmann::json;
 
+// A limit as typed; checked (and converted) before anything is read.
+struct LimitOption {
+  LimitOption(const char* flag_, const char* what_) : flag(flag_), what(what_) {}
+  const char* flag;
+  const char* what;  // what to give, for the error message
+  std::string text;
+  CLI::Option* option = nullptr;
+  bool given() const { return option != nullptr && option->count() > 0; }
+};
+
 struct SelectArgs {
   ResultFilter filter;
   std::vector<std::string> benchmarks;
-  std::optional<double> max_ttft_ms, max_latency_ms, min_decode_throughput, max_quality_drop;
-  std::string max_memory;  // SIZE as typed
+  LimitOption max_ttft{"--max-ttft", "milliseconds, e.g. 500"};
+  LimitOption max_latency{"--max-latency", "milliseconds, e.g. 2000"};
+  LimitOption min_decode_throughput{"--min-decode-throughput", "tokens/s, e.g. 20"};
+  LimitOption max_quality_drop{"--max-quality-drop", "percentage points, e.g. 1"};
+  LimitOption max_memory{"--max-memory", ""};  // SIZE
 };
 
 json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -89,34 +103,38 @@ json CandidateJson(const Candidate& c, int rank) {
 }
 
 int RunSelect(const SelectArgs& a, CliContext& ctx) {
+  // Every limit given (an empty one included) must be a finite number >= 0: "nan" would pass
+  // or fail everything silently.
   Limits limits;
-  limits.max_ttft_ms = a.max_ttft_ms;
-  limits.max_latency_ms = a.max_latency_ms;
-  limits.min_decode_throughput = a.min_decode_throughput;
-  limits.max_quality_drop = a.max_quality_drop;
-  if (!a.max_memory.empty()) {
-    auto bytes = analysis::ParseByteSize(a.max_memory);
-    if (!bytes) return ReportError(ctx, bytes.error().Wrap("--max-memory"));
+  for (const auto& [option, limit] :
+       {std::pair{&a.max_ttft, &limits.max_ttft_ms}, std::pair{&a.max_latency, &limits.max_latency_ms},
+        std::pair{&a.min_decode_throughput, &limits.min_decode_throughput},
+        std::pair{&a.max_quality_drop, &limits.max_quality_drop}}) {
+    if (!option->given()) continue;
+    auto value = analysis::ParseNonNegative(option->text, option->what);
+    if (!value) return ReportError(ctx, value.error().Wrap(option->flag));
+    *limit = *value;
+  }
+  if (a.max_memory.given()) {
+    auto bytes = analysis::ParseByteSize(a.max_memory.text);
+    if (!bytes) return ReportError(ctx, bytes.error().Wrap(a.max_memory.flag));
     limits.max_memory_bytes = *bytes;
   }
 
-  const std::string path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+  const std::string path = StorePath(ctx);
+  auto store = OpenStoreToRead(ctx);
+  if (!store) return ctx.exit_code;
   std::vector<json> records;
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {  // a store that does not exist yet reads as empty
-    auto store = ResultStore::Open(path);
-    if (!store) return ReportError(ctx, store.error(), kExitFailure);
-    ResultFilter f = a.filter;
-    f.status = "ok";
-    if (a.benchmarks.size() == 1) f.benchmark = a.benchmarks.front();
-    auto found = (*store)->Records(f);
-    if (!found) return ReportError(ctx, found.error(), kExitFailure);
-    for (json& r : *found) {
-      const std::string id = r["benchmark"].value("id", "");
-      if (a.benchmarks.empty() ||
-          std::find(a.benchmarks.begin(), a.benchmarks.end(), id) != a.benchmarks.end()) {
-        records.push_back(std::move(r));
-      }
+  ResultFilter f = a.filter;
+  f.status = "ok";
+  if (a.benchmarks.size() == 1) f.benchmark = a.benchmarks.front();
+  auto found = store->Records(f);
+  if (!found) return ReportError(ctx, found.error(), kExitFailure);
+  for (json& r : *found) {
+    const std::string id = r["benchmark"].value("id", "");
+    if (a.benchmarks.empty() ||
+        std::find(a.benchmarks.begin(), a.benchmarks.end(), id) != a.benchmarks.end()) {
+      records.push_back(std::move(r));
     }
   }
   const std::vector<Configuration> configs = GroupConfigurations(records);
@@ -142,6 +160,7 @@ int RunSelect(const SelectArgs& a, CliContext& ctx) {
                 {"configurations", configs.size()},
                 {"passed", passed},
                 {"speed_benchmarks", s.speed_benchmarks},
+                {"without_decode", s.without_decode},
                 {"candidates", candidates}};
     if (passed == 0) out["message"] = "no configuration meets the limits";
     std::cout << out.dump(2) << std::endl;
@@ -172,6 +191,9 @@ int RunSelect(const SelectArgs& a, CliContext& ctx) {
       notes.push_back("decode: " +
                       std::string(s.speed_benchmarks.size() > 1 ? "geometric mean of " : "") +
                       Joined(s.speed_benchmarks, ", "));
+    }
+    if (!s.without_decode.empty() && s.without_decode.size() < passed) {
+      notes.push_back("no decode result (speed not compared): " + Joined(s.without_decode, ", "));
     }
     notes.push_back("peak memory: largest max_host_usage median");
     if (quality) notes.push_back("quality: top-1 agreement with the kl_divergence reference");
@@ -205,22 +227,21 @@ void AddSelectCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--device", f.device, "device id or its prefix");
   cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
   cmd->add_option("--label", f.label, "device label");
-  cmd->add_option("--since", f.since, "started at or after this RFC 3339 UTC time or date");
-  cmd->add_option("--max-ttft", args->max_ttft_ms, "time to first token at most MS (median)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-latency", args->max_latency_ms,
-                  "end-to-end latency at most MS (median)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-memory", args->max_memory,
-                  "peak host memory at most SIZE: bytes or e.g. 800MB, 12MiB, 1.5GiB");
-  cmd->add_option("--min-decode-throughput", args->min_decode_throughput,
-                  "decode at least TOK_S tokens/s (median)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-quality-drop", args->max_quality_drop,
-                  "top-1 agreement at most PP percentage points below the best (kl_divergence "
-                  "results)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->callback([args, &ctx] { RunSelect(*args, ctx); });
+  AddSinceOption(cmd, f);
+  const auto limit = [&](LimitOption& l, const char* help, const char* type) {
+    l.option = cmd->add_option(l.flag, l.text, help)->type_name(type);
+  };
+  limit(args->max_ttft, "time to first token at most MS (median)", "MS");
+  limit(args->max_latency, "end-to-end latency at most MS (median)", "MS");
+  limit(args->max_memory, "peak host memory at most SIZE: bytes or e.g. 800MB, 12MiB, 1.5GiB",
+        "SIZE");
+  limit(args->min_decode_throughput, "decode at least TOK_S tokens/s (median)", "TOK_S");
+  limit(args->max_quality_drop,
+        "top-1 agreement at most PP percentage points below the best (kl_divergence results)",
+        "PP");
+  cmd->callback([args, &ctx, cmd] {
+    if (CheckSince(*cmd, args->filter, ctx)) RunSelect(*args, ctx);
+  });
 }
 
 }  // namespace pipette::cli

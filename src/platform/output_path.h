@@ -12,7 +12,11 @@ namespace pipette {
 // OK when `out` may be created or replaced. Errors (one line naming `out` and what to do):
 // empty path; its folder does not exist; it exists and is not a regular file (a directory, a
 // device such as /dev/full, a fifo); it is the same file as one of `inputs`; it is an SQLite
-// database (a results store). Replacing another regular file is allowed, as `-o` promises.
-Status CheckOutputPath(const std::string& out, const std::vector<std::string>& inputs = {});
+// database (a results store); it is `store` (when not empty, the results store the command
+// reads) or one of SQLite's side files of it, `<store>-wal`, `<store>-shm` or `<store>-journal`,
+// whether or not they exist now (SQLite deletes or replays them on the next open). Replacing
+// another regular file is allowed, as `-o` promises.
+Status CheckOutputPath(const std::string& out, const std::vector<std::string>& inputs = {},
+                       const std::string& store = {});
 
 }  // namespace pipette

@@ -8,20 +8,51 @@
 
 namespace pipette {
 
-Status CheckOutputPath(const std::string& out, const std::vector<std::string>& inputs) {
+namespace {
+
+// The same path once symbolic links and "." / ".." are resolved (as far as it exists).
+bool SamePath(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
+  return !ea && !eb && ca == cb;
+}
+
+bool SameFile(const struct stat& st, const std::string& other) {
+  struct stat other_st{};
+  return stat(other.c_str(), &other_st) == 0 && other_st.st_dev == st.st_dev &&
+         other_st.st_ino == st.st_ino;
+}
+
+}  // namespace
+
+Status CheckOutputPath(const std::string& out, const std::vector<std::string>& inputs,
+                       const std::string& store) {
   if (out.empty()) return MakeError("the output path is empty; give a file name with -o");
   const std::filesystem::path parent = std::filesystem::absolute(out).parent_path();
   if (!std::filesystem::is_directory(parent)) {
     return MakeError(out + ": folder " + parent.string() + " does not exist; create it first");
   }
   struct stat st{};
-  if (stat(out.c_str(), &st) != 0) return Status::Ok();  // a new file
+  const bool exists = stat(out.c_str(), &st) == 0;
+  if (!store.empty()) {
+    if (SamePath(out, store) || (exists && SameFile(st, store))) {
+      return MakeError(out + " is the results store this command reads; choose another output "
+                             "path");
+    }
+    for (const char* side : {"-wal", "-shm", "-journal"}) {
+      if (SamePath(out, store + side) || (exists && SameFile(st, store + side))) {
+        return MakeError(out + " is SQLite's " + side + " file of the results store " + store +
+                         " (writing it would corrupt the store); choose another output path");
+      }
+    }
+  }
+  if (!exists) return Status::Ok();  // a new file
   if (!S_ISREG(st.st_mode)) {
     return MakeError(out + " exists and is not a regular file; choose another output path");
   }
   for (const std::string& in : inputs) {
-    struct stat in_st{};
-    if (stat(in.c_str(), &in_st) == 0 && in_st.st_dev == st.st_dev && in_st.st_ino == st.st_ino) {
+    if (SameFile(st, in)) {
       return MakeError(out + " is also an input of this command; choose another output path");
     }
   }

@@ -95,5 +95,29 @@ TEST(OutputPath, RefusesWhatWouldDestroyData) {
   EXPECT_FALSE(CheckOutputPath("").ok());
 }
 
+TEST(OutputPath, RefusesTheStoreAndItsSqliteSideFiles) {
+  const std::string dir = testing::TempDir() + "/outpath-store";
+  std::filesystem::create_directories(dir);
+  const std::string store = dir + "/results.db";
+  std::ofstream(store, std::ios::binary) << std::string("SQLite format 3\0", 16) << "rest";
+  std::ofstream(store + "-shm") << "shared memory";  // exists; -wal and -journal do not
+  EXPECT_NE(CheckOutputPath(store, {}, store).error().message.find("is the results store"),
+            std::string::npos);
+  for (const std::string side : {"-wal", "-shm", "-journal"}) {
+    for (const std::string& out : {store + side, dir + "/./results.db" + side,
+                                   dir + "/../outpath-store/results.db" + side}) {
+      auto s = CheckOutputPath(out, {}, store);
+      ASSERT_FALSE(s.ok()) << out;
+      EXPECT_EQ(s.error().message, out + " is SQLite's " + side + " file of the results store " +
+                                       store +
+                                       " (writing it would corrupt the store); choose another "
+                                       "output path");
+    }
+  }
+  EXPECT_TRUE(CheckOutputPath(dir + "/results.db-wal.html", {}, store).ok());
+  EXPECT_TRUE(CheckOutputPath(dir + "/report.html", {}, store).ok());
+  EXPECT_TRUE(CheckOutputPath(dir + "/other.db-wal", {}, store).ok());
+}
+
 }  // namespace
 }  // namespace pipette

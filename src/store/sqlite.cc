@@ -45,11 +45,11 @@ Error SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view
   }
 }
 
-Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms) {
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms, bool create) {
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &raw,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &raw,
+      SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     Error error = SqliteError(path, raw, rc, "opening the store");
     sqlite3_close(raw);

@@ -23,8 +23,9 @@ class Stmt;
 // An open connection. Methods return Errors made by SqliteError.
 class Db {
  public:
-  // Opens (creating if missing) `path` read-write; sets the busy timeout in ms.
-  static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms);
+  // Opens `path` read-write (creating it if missing when `create`); sets the busy timeout in ms.
+  static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms,
+                                          bool create = true);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;

@@ -41,7 +41,8 @@ struct Where {
   }
 };
 
-Where BuildWhere(const ResultFilter& f) {
+// `since` is ParseSince(f.since) when f.since is not empty.
+Where BuildWhere(const ResultFilter& f, const std::string& since) {
   Where w;
   if (!f.benchmark.empty()) w.Add("benchmark_id = ?", f.benchmark);
   if (!f.model.empty()) {
@@ -53,7 +54,7 @@ Where BuildWhere(const ResultFilter& f) {
   if (!f.device.empty()) w.Add("substr(device_id, 1, length(?)) = ?", f.device, 2);
   if (!f.runtime.empty()) w.Add("runtime = ?", f.runtime);
   if (!f.label.empty()) w.Add("label = ?", f.label);
-  if (!f.since.empty()) w.Add("started_at >= ?", f.since);
+  if (!f.since.empty()) w.Add("started_at >= ?", since);
   w.sql += " ORDER BY started_at DESC, result_id DESC";
   if (f.limit > 0) w.sql += " LIMIT " + std::to_string(f.limit);
   return w;
@@ -82,7 +83,13 @@ struct ResultStore::Impl {
   // Rows or records for a filter: runs `select` + BuildWhere(filter), calling `row` per result.
   template <typename RowFn>
   Status Query(const std::string& select, const ResultFilter& filter, RowFn row) {
-    const Where where = BuildWhere(filter);
+    std::string since;
+    if (!filter.since.empty()) {
+      auto parsed = ParseSince(filter.since);
+      if (!parsed.ok()) return parsed.error().Wrap("since");
+      since = std::move(*parsed);
+    }
+    const Where where = BuildWhere(filter, since);
     auto stmt = db->Prepare(select + where.sql);
     if (!stmt.ok()) return stmt.error();
     for (size_t i = 0; i < where.params.size(); ++i) stmt->Bind(int(i) + 1, where.params[i]);
@@ -175,6 +182,11 @@ Result<std::unique_ptr<ResultStore>> ResultStore::Open(const std::string& path,
   if (path.empty()) return MakeError("the store path is empty; pass --store PATH", "store");
   const fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
+  if (!options.create_if_missing && !fs::exists(path, ec)) {
+    return MakeError("no results store at " + path +
+                         "; check --store (it is created by `pipette run` or `pipette suite run`)",
+                     "store");
+  }
   if (!parent.empty() && !fs::is_directory(parent, ec)) {
     fs::create_directories(parent, ec);
     if (ec) {
@@ -186,7 +198,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::Open(const std::string& path,
   if (fs::is_directory(path, ec)) {
     return MakeError(path + ": is a directory; pass --store with a file path", "store");
   }
-  auto db = Db::Open(path, options.busy_timeout_ms);
+  auto db = Db::Open(path, options.busy_timeout_ms, options.create_if_missing);
   if (!db.ok()) return db.error();
   if (Status s = store::EnsureSchema(**db); !s.ok()) return s.error();
   if (options.max_size_bytes > 0) {

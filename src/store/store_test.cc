@@ -321,6 +321,14 @@ TEST_F(StoreTest, ListFiltersAndOrder) {
   EXPECT_EQ(ids(By(&ResultFilter::runtime, "openai")), (V{id3}));
   EXPECT_EQ(ids(By(&ResultFilter::label, "laptop")), (V{id4, id2, id1}));
   EXPECT_EQ(ids(By(&ResultFilter::since, "2026-11-29T13:00:30")), (V{id4, id3}));
+  // A full time with Z matches a result started at that very second (stored as ".000Z").
+  EXPECT_EQ(ids(By(&ResultFilter::since, "2026-11-29T13:00:30Z")), (V{id4, id3}));
+  EXPECT_EQ(ids(By(&ResultFilter::since, "2026-11-29T13:00:30.001Z")), (V{id4}));
+  EXPECT_EQ(ids(By(&ResultFilter::since, "2026-11-29")), (V{id4, id3, id2, id1}));
+  EXPECT_EQ(ids(By(&ResultFilter::since, "2026-11-30")), V{});
+  auto garbage = store->Records(By(&ResultFilter::since, "garbage"));
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.error().message.find("'garbage' is not a date"), std::string::npos);
   EXPECT_EQ(ids(Limited(ResultFilter{}, 2)), (V{id4, id3}));
   EXPECT_EQ(ids(Limited(By(&ResultFilter::quant, "Q4_K_M", &ResultFilter::status, "ok"), 1)),
             (V{id3}));
@@ -498,6 +506,64 @@ TEST_F(StoreTest, OpenRejectsDirectory) {
   auto store = ResultStore::Open(path_);
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.error().message.find("is a directory"), std::string::npos);
+}
+
+TEST_F(StoreTest, OpenWithoutCreateRefusesMissingFile) {
+  StoreOptions read_only;
+  read_only.create_if_missing = false;
+  auto missing = ResultStore::Open(path_, read_only);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message,
+            "no results store at " + path_ +
+                "; check --store (it is created by `pipette run` or `pipette suite run`)");
+  EXPECT_FALSE(fs::exists(path_));
+  EXPECT_FALSE(fs::exists(fs::path(path_).parent_path()));  // no folder made either
+  ASSERT_TRUE(OpenOrDie());  // creates it
+  auto existing = ResultStore::Open(path_, read_only);
+  EXPECT_TRUE(existing.ok()) << existing.error().message;
+}
+
+TEST(ParseSinceTest, AcceptsRfc3339UtcAndItsPrefixes) {
+  const std::pair<const char*, const char*> good[] = {
+      {"2026", "2026"},
+      {"2026-11", "2026-11"},
+      {"2026-11-29", "2026-11-29"},
+      {"2026-11-29T10", "2026-11-29T10"},
+      {"2026-11-29t10", "2026-11-29T10"},
+      {"2026-11-29T10:05", "2026-11-29T10:05"},
+      {"2026-11-29T10:05:00", "2026-11-29T10:05:00"},
+      {"2026-11-29T10:05:00Z", "2026-11-29T10:05:00"},
+      {"2026-11-29T10:05:00z", "2026-11-29T10:05:00"},
+      {"2026-11-29T10:05:00.5Z", "2026-11-29T10:05:00.5"},
+      {"2026-11-29T10:05:00.123456", "2026-11-29T10:05:00.123456"},
+      {"2024-02-29", "2024-02-29"},  // leap year
+      {"2000-02-29", "2000-02-29"},
+      {"2026-12-31T23:59:60Z", "2026-12-31T23:59:60"},  // leap second
+      {"2026-01-01T00:00:00Z", "2026-01-01T00:00:00"},
+  };
+  for (const auto& [in, want] : good) {
+    auto got = ParseSince(in);
+    ASSERT_TRUE(got.ok()) << in << ": " << got.error().message;
+    EXPECT_EQ(*got, want) << in;
+  }
+}
+
+TEST(ParseSinceTest, RefusesAnythingElse) {
+  for (const char* in :
+       {"", "garbage", "yesterday", "-1", "1", "202", "20261", "2026-", "2026-1", "2026-13",
+        "2026-00", "2026-13-45", "2026-11-31", "2026-02-29", "1900-02-29", "2026-11-00",
+        "2026-11-29T", "2026-11-29T25:00:00Z", "2026-11-29T24", "2026-11-29T10:60",
+        "2026-11-29T10:05:61Z", "2026-11-29T10:05:00.", "2026-11-29T10:05:00.Z",
+        "2026-11-29T10Z", "2026-11-29T10:05Z", "2026-11-29T10:05:00+02:00",
+        "2026-11-29T10:05:00ZZ", "2026-11-29 10:05:00", "2026-11-29T10:05:00Z ", " 2026",
+        "2026/11/29", "+2026", "2026-11-29T1:05"}) {
+    auto got = ParseSince(in);
+    ASSERT_FALSE(got.ok()) << "'" << in << "' accepted as " << *got;
+    std::string want(1, '\'');
+    want.append(in).append(
+        "' is not a date or RFC 3339 UTC time (e.g. 2026-11-29 or 2026-11-29T10:00:00Z)");
+    EXPECT_EQ(got.error().message, want);
+  }
 }
 
 TEST(DefaultStorePathTest, FollowsEnvironment) {

@@ -11,6 +11,8 @@
 #include "cli_runner.h"
 #include "model_fixtures.h"
 #include "models/llama_tools.h"
+#include "pipette/store.h"
+#include "stored_records.h"
 
 namespace pipette {
 namespace {
@@ -197,6 +199,7 @@ TEST(AnalysisE2e, Stories260KGroupsCompareAndSelect) {
 
 TEST(AnalysisE2e, ClearErrorsForEmptyStoresBadLimitsAndEmptyGroups) {
   const std::string empty = testing_models::WorkDir() + "/analysis-empty.db";
+  ASSERT_TRUE(ResultStore::Open(empty).ok());  // an existing store without results
   auto nothing = RunPipette({"--store", empty, "select"});
   EXPECT_EQ(nothing.exit.code, 1);
   EXPECT_NE(nothing.err.find("nothing to select from"), std::string::npos) << nothing.err;
@@ -214,6 +217,99 @@ TEST(AnalysisE2e, ClearErrorsForEmptyStoresBadLimitsAndEmptyGroups) {
   auto mixed = RunPipette({"--store", empty, "compare", "0190", "--b", "quant=F32"});
   EXPECT_EQ(mixed.exit.code, 2);
   EXPECT_NE(mixed.err.find("not a mix"), std::string::npos) << mixed.err;
+}
+
+int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// Every limit refuses NaN, infinity, a negative, a non-number and an empty value: one line naming
+// the option, exit 2, before the store is read.
+TEST(SelectCli, NonFiniteNegativeOrEmptyLimitsAreBadInput) {
+  const std::string store = testing_models::WorkDir() + "/select-limits.db";
+  testing_models::PutRecords(store, {testing_models::StoredRecord(
+                                        "tiny.gguf", "F16", "decode_throughput_32_16",
+                                        {{"decode_throughput", 100.0}}, 1)});
+  for (const char* option : {"--max-ttft", "--max-latency", "--min-decode-throughput",
+                             "--max-quality-drop", "--max-memory"}) {
+    for (const std::string value : {"nan", "NaN", "inf", "-inf", "-1", "abc", "", "1e999"}) {
+      auto r = RunPipette({"--store", store, "select", option, value});
+      EXPECT_EQ(r.exit.code, 2) << option << " '" << value << "': " << r.out << r.err;
+      EXPECT_EQ(Lines(r.err), 1) << r.err;
+      EXPECT_EQ(r.err.rfind(std::string("pipette: error: ") + option + ": '" + value + "' is not ",
+                            0),
+                0u)
+          << r.err;
+      EXPECT_EQ(r.out, "");
+    }
+  }
+  auto ttft = RunPipette({"--store", store, "select", "--max-ttft", "nan"});
+  EXPECT_EQ(ttft.err,
+            "pipette: error: --max-ttft: 'nan' is not a finite number >= 0; give milliseconds, "
+            "e.g. 500\n");
+  auto fine = RunPipette({"--store", store, "select", "--min-decode-throughput", "50"});
+  EXPECT_EQ(fine.exit.code, 0) << fine.err;
+}
+
+// One configuration without a decode result used to empty the decode benchmarks in common: every
+// configuration showed decode "-" and all ranked on the front.
+TEST(SelectCli, ConfigurationWithoutDecodeKeepsSpeedForTheOthers) {
+  using testing_models::StoredRecord;
+  const std::string store = testing_models::WorkDir() + "/select-nodecode.db";
+  const double mib = 1048576.0;
+  testing_models::PutRecords(
+      store,
+      {StoredRecord("m-F16.gguf", "F16", "decode_throughput_32_16", {{"decode_throughput", 100.0}}, 1),
+       StoredRecord("m-F16.gguf", "F16", "max_memory_usage_32", {{"max_host_usage", 20 * mib}}, 2),
+       StoredRecord("m-Q8_0.gguf", "Q8_0", "decode_throughput_32_16", {{"decode_throughput", 180.0}}, 3),
+       StoredRecord("m-Q8_0.gguf", "Q8_0", "max_memory_usage_32", {{"max_host_usage", 30 * mib}}, 4),
+       StoredRecord("m-Q4_0.gguf", "Q4_0", "max_memory_usage_32", {{"max_host_usage", 35 * mib}}, 5)});
+  auto r = RunPipette({"--store", store, "select"});
+  ASSERT_EQ(r.exit.code, 0) << r.err;
+  EXPECT_NE(r.out.find("180.00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("100.00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decode: decode_throughput_32_16; no decode result (speed not compared): "
+                       "Q4_0; peak memory"),
+            std::string::npos)
+      << r.out;
+  auto j = RunPipette({"--store", store, "--json", "select"});
+  ASSERT_EQ(j.exit.code, 0) << j.err;
+  const json out = json::parse(j.out);
+  EXPECT_EQ(out["speed_benchmarks"], json::array({"decode_throughput_32_16"}));
+  EXPECT_EQ(out["without_decode"], json::array({"Q4_0"}));
+  const json* q8 = FindCandidate(out, "Q8_0");
+  const json* q4 = FindCandidate(out, "Q4_0");
+  ASSERT_TRUE(q8 && q4) << out.dump(1);
+  EXPECT_EQ((*q8)["decode_throughput"], 180.0);
+  EXPECT_TRUE((*q8)["on_front"]);
+  EXPECT_TRUE((*q4)["decode_throughput"].is_null());
+  EXPECT_FALSE((*q4)["on_front"]);
+}
+
+// A and B resolving to the same result still compare (a sanity check), with a note on stderr.
+TEST(CompareCli, SameResultOnBothSidesIsNoted) {
+  using testing_models::StoredRecord;
+  const std::string store = testing_models::WorkDir() + "/compare-overlap.db";
+  const json tiny = StoredRecord("tiny.gguf", "F16", "decode_throughput_32_16",
+                                 {{"decode_throughput", 100.0}}, 1);
+  const json tiny_a = StoredRecord("tinyA.gguf", "F16", "decode_throughput_32_16",
+                                   {{"decode_throughput", 120.0}}, 2);  // newer
+  testing_models::PutRecords(store, {tiny, tiny_a});
+  const std::string id = tiny_a["result_id"];
+  // model=tiny also matches tinyA.gguf, whose result is the newest: both sides pick it.
+  auto groups =
+      RunPipette({"--store", store, "compare", "--a", "model=tiny", "--b", "model=tinyA"});
+  EXPECT_EQ(groups.exit.code, 0) << groups.err;
+  EXPECT_NE(groups.err.find("note: A and B are the same result " + id +
+                            " for decode_throughput_32_16; the filters overlap\n"),
+            std::string::npos)
+      << groups.err;
+  auto by_id = RunPipette({"--store", store, "--json", "compare", id, id});
+  EXPECT_EQ(by_id.exit.code, 0) << by_id.err;
+  EXPECT_NE(by_id.err.find("note: A and B are the same result " + id), std::string::npos)
+      << by_id.err;
+  EXPECT_NO_THROW(json::parse(by_id.out));  // the note stays off stdout
+  auto distinct = RunPipette({"--store", store, "compare", tiny["result_id"], id});
+  EXPECT_EQ(distinct.exit.code, 0) << distinct.err;
+  EXPECT_EQ(distinct.err.find("note:"), std::string::npos) << distinct.err;
 }
 
 }  // namespace

@@ -296,6 +296,8 @@ TEST(CompareCli, ResultAgainstItselfHasNoSignificantDifference) {
   }
   auto table = testing_models::RunPipette({"--store", store, "compare", id, id});
   EXPECT_NE(table.out.find("| decode_throughput (tokens/s)"), std::string::npos) << table.out;
+  EXPECT_NE(table.err.find("note: A and B are the same result " + id), std::string::npos)
+      << table.err;
   auto missing = testing_models::RunPipette({"--store", store, "compare", id, "ffffffff"});
   EXPECT_EQ(missing.exit.code, 2);
 }
