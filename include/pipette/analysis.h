@@ -150,8 +150,10 @@ struct SelectResult {
 SelectResult Select(const std::vector<Configuration>& configs, const Limits& limits);
 
 // Indices of the non-dominated points. `points[i][k]` is objective k of point i, oriented so that
-// larger is better; NaN means unmeasured and that objective is skipped for pairs where either is
-// NaN. Ties (equal points) are all on the front. Result sorted ascending.
+// larger is better; NaN means unmeasured. A point dominates another when it has every objective the
+// other has, is at least as good in each and better in one (objectives the other lacks are
+// ignored): a point without a measurement never dominates one that has it. Ties (equal points)
+// are all on the front. Result sorted ascending.
 std::vector<size_t> ParetoFront(const std::vector<std::vector<double>>& points);
 
 }  // namespace pipette

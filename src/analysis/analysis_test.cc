@@ -249,6 +249,9 @@ TEST(ParetoFront, NaNObjectivesAreSkippedPairwise) {
   EXPECT_EQ(ParetoFront({{10, 5}, {kNaN, 4}, {9, kNaN}}), (std::vector<size_t>{0}));
   // Nothing in common: neither dominates.
   EXPECT_EQ(ParetoFront({{kNaN, 4}, {9, kNaN}}), (std::vector<size_t>{0, 1}));
+  // Smaller but without a speed: it cannot dominate the one that decodes at 180 tokens/s.
+  EXPECT_EQ(ParetoFront({{kNaN, -25}, {180, -30}}), (std::vector<size_t>{0, 1}));
+  EXPECT_FALSE(analysis::Dominates({kNaN, -25}, {180, -30}));
 }
 
 TEST(ParetoFront, ThreeObjectives) {

@@ -12,7 +12,8 @@ bool Dominates(const std::vector<double>& a, const std::vector<double>& b) {
   bool strictly = false;
   const size_t n = std::min(a.size(), b.size());
   for (size_t k = 0; k < n; ++k) {
-    if (std::isnan(a[k]) || std::isnan(b[k])) continue;
+    if (std::isnan(b[k])) continue;  // b unmeasured there: nothing for a to beat
+    if (std::isnan(a[k])) return false;  // a cannot be shown at least as good as b there
     if (a[k] < b[k]) return false;
     if (a[k] > b[k]) strictly = true;
   }

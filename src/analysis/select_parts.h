@@ -11,8 +11,8 @@
 
 namespace pipette::analysis {
 
-// True when `a` dominates `b`: at least as good in every objective both measured, strictly better
-// in one. Objectives are oriented larger-is-better; NaN (unmeasured) on either side is skipped.
+// True when `a` dominates `b`: `a` measured every objective `b` has, is at least as good in each
+// and strictly better in one. Objectives are oriented larger-is-better; NaN is unmeasured.
 bool Dominates(const std::vector<double>& a, const std::vector<double>& b);
 
 // The results of `config` that limits and objectives look at: all, or those whose benchmark id is

@@ -454,35 +454,19 @@ Section SpeedRatioSection(const std::vector<Configuration>& configs) {
   return s;
 }
 
-// a dominates b: at least as good in every objective both have (NaN: not measured), better in one.
-bool Dominates(const std::vector<double>& a, const std::vector<double>& b) {
-  bool better = false;
-  for (size_t k = 0; k < a.size(); ++k) {
-    if (std::isnan(a[k]) || std::isnan(b[k])) continue;
-    if (a[k] < b[k]) return false;
-    better = better || a[k] > b[k];
-  }
-  return better;
-}
-
 Section QualitySection(const std::vector<Configuration>& configs) {
   Section s;
   s.id = "quality";
   s.title = "Quality vs speed";
   const SelectResult sel = Select(configs, Limits{});
   bool any_quality = false;
-  // The configurations that have both axes; the front is taken among them, on (speed, memory,
-  // quality) as Select does, so that the chart shows its own front (a configuration without a
-  // quality score cannot be drawn, and must not hide a drawn one).
+  // The configurations that have both axes are drawn, marked with Select's verdict: a
+  // configuration without a quality score never dominates one that has it (ParetoFront), so
+  // whatever dominates a drawn point is drawn too.
   std::vector<const Candidate*> drawn;
-  std::vector<std::vector<double>> objectives;
   for (const Candidate& c : sel.candidates) {
     any_quality = any_quality || c.quality.has_value();
-    if (c.quality && c.decode_throughput) {
-      drawn.push_back(&c);
-      objectives.push_back({*c.decode_throughput,
-                            c.peak_memory_bytes ? -*c.peak_memory_bytes : std::nan(""), *c.quality});
-    }
+    if (c.quality && c.decode_throughput) drawn.push_back(&c);
   }
   if (!any_quality) {
     s.omitted = "no quality metrics (top1_agreement of kl_divergence_<ctx> results against a "
@@ -494,19 +478,13 @@ Section QualitySection(const std::vector<Configuration>& configs) {
                 "results in common with the others.";
     return s;
   }
-  const std::vector<size_t> front = ParetoFront(objectives);
   std::vector<report::ScatterPoint> points;
   std::map<const Candidate*, std::pair<bool, std::string>> verdict;  // on front, dominated by
-  for (size_t i = 0; i < drawn.size(); ++i) {
-    const bool on = std::find(front.begin(), front.end(), i) != front.end();
+  for (const Candidate* c : drawn) {
     std::string by;
-    for (size_t j = 0; j < drawn.size(); ++j) {
-      if (j != i && Dominates(objectives[j], objectives[i])) {
-        by += (by.empty() ? "" : ", ") + drawn[j]->config->name;
-      }
-    }
-    verdict[drawn[i]] = {on, by};
-    points.push_back({drawn[i]->config->name, *drawn[i]->decode_throughput, *drawn[i]->quality, on});
+    for (const std::string& name : c->dominated_by) by += (by.empty() ? "" : ", ") + name;
+    verdict[c] = {c->on_front, by};
+    points.push_back({c->config->name, *c->decode_throughput, *c->quality, c->on_front});
   }
   std::string over;
   for (const std::string& b : sel.speed_benchmarks) over += (over.empty() ? "" : ", ") + b;
@@ -515,7 +493,7 @@ Section QualitySection(const std::vector<Configuration>& configs) {
       "(top1_agreement x 100: how often it predicts the same next token as the reference; the "
       "reference itself scores 100). Highlighted: the Pareto front of speed, peak memory and "
       "quality among the configurations drawn (no other is at least as good in all three and "
-      "better in one).",
+      "better in one; a configuration without a quality score is not drawn and dominates none).",
       over.empty() ? "the decode benchmarks all of them ran" : over));
   Table t{{"configuration", "decode (tokens/s)", "quality (top1 %)", "peak memory",
            "Pareto front", "dominated by"},
