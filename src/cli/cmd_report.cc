@@ -133,12 +133,7 @@ void AddReportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--title", args->title, "the report's title")->capture_default_str();
   ResultFilter& f = args->filter;
   cmd->add_option("--benchmark", f.benchmark, "benchmark id, e.g. decode_throughput_256_100");
-  cmd->add_option("--model", f.model, "model: SHA-256 prefix or part of the file name");
-  cmd->add_option("--quant", f.quant, "quantization, e.g. Q4_K_M (any case)");
-  cmd->add_option("--device", f.device, "device id or its prefix");
-  cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
-  cmd->add_option("--label", f.label, "device label");
-  AddSinceOption(cmd, f);
+  AddConfigurationFilters(cmd, f);
   cmd->callback([args, &ctx, cmd] {
     if (CheckSince(*cmd, args->filter, ctx)) Report(*args, ctx);
   });

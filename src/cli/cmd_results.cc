@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/store_reading.h"
+#include "cli/text_table.h"
 #include "pipette/store.h"
 #include "platform/output_path.h"
 
@@ -51,22 +52,6 @@ std::string Text(const json& j, const char* pointer) {
 
 double Number(const json& m, const char* key) {
   return m.contains(key) && m[key].is_number() ? m[key].get<double>() : 0.0;
-}
-
-// Left-aligned columns separated by two spaces; the last column is not padded.
-void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()));
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c + 1 < row.size() ? fmt::format("{:<{}}  ", row[c], width[c]) : row[c];
-    }
-    out << line << '\n';
-  }
 }
 
 json RowJson(const ResultRow& r) {
@@ -275,13 +260,8 @@ int Export(const ResultsArgs& a, CliContext& ctx) {
 
 void AddFilterOptions(CLI::App* cmd, ResultFilter& f) {
   cmd->add_option("--benchmark", f.benchmark, "benchmark id, e.g. decode_throughput_256_100");
-  cmd->add_option("--model", f.model, "model: SHA-256 prefix or part of the file name");
-  cmd->add_option("--quant", f.quant, "quantization, e.g. Q4_K_M (any case)");
   cmd->add_option("--status", f.status, "ok or failed")->check(CLI::IsMember({"ok", "failed"}));
-  cmd->add_option("--device", f.device, "device id or its prefix");
-  cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
-  cmd->add_option("--label", f.label, "device label");
-  AddSinceOption(cmd, f);
+  AddConfigurationFilters(cmd, f);
   cmd->add_option("--limit", f.limit, "at most N results, the newest (0: all)")
       ->check(CLI::NonNegativeNumber);
 }

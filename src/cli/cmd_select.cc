@@ -12,6 +12,7 @@
 
 #include "analysis/byte_size.h"
 #include "cli/store_reading.h"
+#include "cli/text_table.h"
 #include "pipette/analysis.h"
 #include "pipette/store.h"
 
@@ -43,22 +44,6 @@ struct SelectArgs {
 json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 std::string Mib(double bytes) { return fmt::format("{:.2f} MiB", bytes / (1024.0 * 1024.0)); }
-
-// Left-aligned columns separated by two spaces; the last column is not padded.
-void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()));
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c + 1 < row.size() ? fmt::format("{:<{}}  ", row[c], width[c]) : row[c];
-    }
-    out << line << '\n';
-  }
-}
 
 std::string Joined(const std::vector<std::string>& items, const char* separator) {
   std::string out;
@@ -222,12 +207,7 @@ void AddSelectCommand(CLI::App& app, CliContext& ctx) {
   ResultFilter& f = args->filter;
   cmd->add_option("--benchmark", args->benchmarks,
                   "only these benchmark ids (repeatable), e.g. decode_throughput_256_100");
-  cmd->add_option("--model", f.model, "model: SHA-256 prefix or part of the file name");
-  cmd->add_option("--quant", f.quant, "quantization, e.g. Q4_K_M (any case)");
-  cmd->add_option("--device", f.device, "device id or its prefix");
-  cmd->add_option("--runtime", f.runtime, "runtime name, e.g. llamacpp");
-  cmd->add_option("--label", f.label, "device label");
-  AddSinceOption(cmd, f);
+  AddConfigurationFilters(cmd, f);
   const auto limit = [&](LimitOption& l, const char* help, const char* type) {
     l.option = cmd->add_option(l.flag, l.text, help)->type_name(type);
   };

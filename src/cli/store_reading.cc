@@ -19,7 +19,12 @@ std::unique_ptr<ResultStore> OpenStoreToRead(CliContext& ctx) {
   return nullptr;
 }
 
-void AddSinceOption(CLI::App* cmd, ResultFilter& filter) {
+void AddConfigurationFilters(CLI::App* cmd, ResultFilter& filter) {
+  cmd->add_option("--model", filter.model, "model: SHA-256 prefix or part of the file name");
+  cmd->add_option("--quant", filter.quant, "quantization, e.g. Q4_K_M (any case)");
+  cmd->add_option("--device", filter.device, "device id or its prefix");
+  cmd->add_option("--runtime", filter.runtime, "runtime name, e.g. llamacpp");
+  cmd->add_option("--label", filter.label, "device label");
   cmd->add_option("--since", filter.since,
                   "started at or after this RFC 3339 UTC time or a prefix of it, e.g. 2026-11-29 "
                   "or 2026-11-29T10:00:00Z");

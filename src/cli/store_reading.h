@@ -19,8 +19,10 @@ std::string StorePath(const CliContext& ctx);
 // for a missing file, 1 otherwise) and nullptr returned.
 std::unique_ptr<ResultStore> OpenStoreToRead(CliContext& ctx);
 
-// Adds --since, filling `filter.since`.
-void AddSinceOption(CLI::App* cmd, ResultFilter& filter);
+// Adds the filters that select configurations' results: --model, --quant, --device, --runtime,
+// --label and --since (check it with CheckSince). --benchmark, --status and --limit differ
+// between commands and are added by each.
+void AddConfigurationFilters(CLI::App* cmd, ResultFilter& filter);
 
 // False, after reporting "--since: '<value>' is not a date or RFC 3339 UTC time (...)" (exit 2),
 // when `cmd` was given a --since that ParseSince refuses (an empty one included).
