@@ -54,12 +54,26 @@ void NoteSameResult(const json& a, const json& b, const char* why) {
             << " for " << a.value("benchmark", none).value("id", "") << "; " << why << "\n";
 }
 
+// A result whose confidence interval stayed wider than its target (the ! of `results list`) makes
+// any verdict on it weak: say so on stderr, naming the side.
+void NoteNoisy(const json& r, const char* side) {
+  const json none = json::object();
+  const json& h = r.value("harness", none);
+  if (!h.is_object() || !h.contains("ci_reached") || h["ci_reached"] != false) return;
+  std::cerr << "note: " << side << " " << r["result_id"].get<std::string>() << " ("
+            << r.value("benchmark", none).value("id", "")
+            << ") is noisy: its 95% CI stayed wider than the target; rerun it before trusting a "
+               "verdict\n";
+}
+
 int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   auto ra = Load(store, a.a);
   if (!ra) return ReportError(ctx, ra.error());
   auto rb = Load(store, a.b);
   if (!rb) return ReportError(ctx, rb.error());
   NoteSameResult(*ra, *rb, "both ids name it");
+  NoteNoisy(*ra, "A");
+  NoteNoisy(*rb, "B");
   const json rows = CompareMetrics(*ra, *rb, a.options);
   if (ctx.json) {
     std::cout << json{{"a", (*ra)["result_id"]}, {"b", (*rb)["result_id"]},
@@ -132,6 +146,8 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
     side_a.push_back(p.a);
     side_b.push_back(p.b);
     NoteSameResult(*p.a, *p.b, "the filters overlap");
+    NoteNoisy(*p.a, "A");
+    NoteNoisy(*p.b, "B");
     json metrics = CompareMetrics(*p.a, *p.b, a.options);
     for (json& m : metrics) {
       json row = m;

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "pipette/mann_whitney.h"
+#include "pipette/stats.h"
 
 namespace pipette::cli {
 
@@ -13,7 +14,9 @@ using nlohmann::json;
 
 namespace {
 
-// Raw per-repetition samples of `metric` (per-token values for inter_token_latency).
+// One value per repetition of `metric`. A per-token series (inter_token_latency) counts as its
+// repetition's median: the tokens of one repetition are not independent samples (they share its
+// machine state), and testing them one by one would report p-values of 1e-100 for noise.
 std::vector<double> Samples(const json& record, const std::string& metric) {
   std::vector<double> out;
   for (const json& s : record.value("samples", json::array())) {
@@ -21,12 +24,20 @@ std::vector<double> Samples(const json& record, const std::string& metric) {
     const json& v = s[metric];
     if (v.is_number()) out.push_back(v.get<double>());
     if (v.is_array()) {
+      std::vector<double> tokens;
       for (const json& x : v) {
-        if (x.is_number()) out.push_back(x.get<double>());
+        if (x.is_number()) tokens.push_back(x.get<double>());
       }
+      if (!tokens.empty()) out.push_back(Summarize(tokens).median);
     }
   }
   return out;
+}
+
+// A median as the table shows it: bytes in MiB, other units as they are.
+std::string Value(double v, const std::string& unit) {
+  if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1 << 20));
+  return fmt::format("{:.6g}", v);
 }
 
 bool HigherIsBetter(const std::string& metric) {
@@ -94,17 +105,19 @@ void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out)
       out << fmt::format("| {:<{}} ", r.value("benchmark_id", ""), bench_width);
     }
     out << fmt::format(
-        "| {:<36} | {:>14.6g} | {:>14.6g} | {:>7.3f} | {:>9} | {:<26} |\n",
+        "| {:<36} | {:>14} | {:>14} | {:>7.3f} | {:>9} | {:<26} |\n",
         r["metric"].get<std::string>() + " (" + r["unit"].get<std::string>() + ")",
-        r["a_median"].get<double>(), r["b_median"].get<double>(), r["ratio"].get<double>(),
+        Value(r["a_median"].get<double>(), r["unit"]), Value(r["b_median"].get<double>(), r["unit"]),
+        r["ratio"].get<double>(),
         r["p_value"].is_number() ? fmt::format("{:.3g}", r["p_value"].get<double>()) : "-",
         r["verdict"].get<std::string>());
   }
 }
 
 void PrintCompareFootnote(const CompareOptions& options, std::ostream& out) {
-  out << fmt::format("two-sided Mann-Whitney U on the raw samples; a difference needs p < {} "
-                     "and B/A outside 1 +- {}\n",
+  out << fmt::format("two-sided Mann-Whitney U on the raw samples (one per repetition; a "
+                     "per-token series by its median); a difference needs p < {} and B/A outside "
+                     "1 +- {}\n",
                      options.alpha, options.noise);
 }
 

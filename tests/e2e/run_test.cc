@@ -290,8 +290,13 @@ TEST(CompareCli, ResultAgainstItselfHasNoSignificantDifference) {
   ASSERT_EQ(cmp.exit.code, 0) << cmp.err;
   const json out = json::parse(cmp.out);
   ASSERT_FALSE(out["metrics"].empty());
+  const size_t reps = json::parse(run.out)["samples"].size();
   for (const json& m : out["metrics"]) {
     EXPECT_DOUBLE_EQ(m["ratio"].get<double>(), 1.0) << m.dump();
+    // One sample per repetition, the per-token latencies of a repetition included.
+    if (m["metric"] != "load_time") {
+      EXPECT_EQ(m["a_n"].get<size_t>(), reps) << m.dump();
+    }
     EXPECT_NE(m["verdict"].get<std::string>().find("no"), std::string::npos) << m.dump();
   }
   auto table = testing_models::RunPipette({"--store", store, "compare", id, id});
