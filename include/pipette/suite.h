@@ -110,6 +110,7 @@ struct SuiteCellOutcome {
   std::string reason;      // failed: "<stage>: <message>"; invalid: the error; ok: a note, if any
   std::string log_path;    // the runtime's raw log of this cell (ok/failed)
   double seconds = 0;      // wall time of the cell in this run (0 for skipped)
+  double readiness_wait_s = 0;  // of which waiting at the readiness gate (DESIGN.md 4.5)
   std::optional<double> headline;  // median of the headline metric (ok, skipped)
   std::string headline_metric, headline_unit;
 };

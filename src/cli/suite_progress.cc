@@ -40,7 +40,13 @@ std::string CellLine(const SuiteCellOutcome& o, int total) {
   if (o.status == "skipped" && !o.result_id.empty()) {
     line += " (stored ok as " + o.result_id + ")";
   }
-  if (o.seconds > 0) line += " (" + Duration(o.seconds) + ")";
+  if (o.seconds > 0) {
+    line += " (" + Duration(o.seconds);
+    if (o.readiness_wait_s >= 1) {
+      line += ", of which " + Duration(o.readiness_wait_s) + " waiting for the device to be ready";
+    }
+    line += ")";
+  }
   if (!o.reason.empty()) line += ": " + o.reason;
   return line;
 }

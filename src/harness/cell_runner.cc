@@ -244,7 +244,14 @@ Result<Rep> CellRun::MeasureMemory() {
 Status CellRun::AwaitReadiness(const Runtime& rt) {
   std::vector<int> own = {static_cast<int>(getpid())};
   if (rt.driver) own.push_back(rt.driver->Pid());
-  auto wait = WaitUntilReady(spec_.readiness, clock_, own, [] { return Interrupted(); });
+  // Said on the first poll that is not ready and every 10th after it (30 s at the default poll
+  // interval): a wait of minutes must not look like a hang.
+  const auto waiting = [&](const ReadinessWait& w) {
+    if (w.polls % 10 != 1) return;
+    Progress(fmt::format("waiting for the device to be ready ({:.0f} s of {:g} s): {}",
+                         w.waited_s, spec_.readiness.deadline_s, w.last.Describe()));
+  };
+  auto wait = WaitUntilReady(spec_.readiness, clock_, own, [] { return Interrupted(); }, waiting);
   if (Interrupted()) return MakeError("interrupted by the user", "readiness");
   if (!wait) return wait.error();
   json& r = record_["harness"]["readiness"];

@@ -141,7 +141,8 @@ ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& cloc
 
 Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,
                                      const std::vector<int>& own_pids,
-                                     const std::function<bool()>& stop) {
+                                     const std::function<bool()>& stop,
+                                     const std::function<void(const ReadinessWait&)>& waiting) {
   const double interval = std::max(policy.poll_interval_s, kMinPollIntervalS);
   const double start = clock.NowSeconds();
   ThrottleCounts throttle = ReadThrottleCounts(policy.sys_root);
@@ -157,6 +158,7 @@ Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock
     }
     const double next_poll = poll_start + interval;
     if (next_poll - start > policy.deadline_s) return NotReadyError(policy, wait);
+    if (waiting) waiting(wait);
     if (stop && stop()) return MakeError("interrupted by the user", "readiness");
     clock.SleepSeconds(next_poll - clock.NowSeconds());
     if (stop && stop()) return MakeError("interrupted by the user", "readiness");

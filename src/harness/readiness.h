@@ -120,9 +120,12 @@ ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& cloc
 // other processes busy 0.02 <= 0.30; no throttling; let it cool, or raise --readiness-deadline,
 // or waive with --no-readiness-thermal". `stop`, when given, is asked between polls: true ends the
 // wait at once with Error "interrupted by the user" (stage "readiness"), e.g. after Ctrl-C.
+// `waiting`, when given, sees every poll that was not ready (polls and waited_s so far, and the
+// observation), so that a user can be told what the wait is for.
 Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,
                                      const std::vector<int>& own_pids,
-                                     const std::function<bool()>& stop = {});
+                                     const std::function<bool()>& stop = {},
+                                     const std::function<void(const ReadinessWait&)>& waiting = {});
 
 // Sleeps policy.cooldown_s on `clock` (between cells). Does nothing when it is <= 0.
 void CoolDown(const ReadinessPolicy& policy, Clock& clock);

@@ -303,7 +303,13 @@ TEST(ReadinessGate, StopEndsTheWaitBeforeTheDeadline) {
   clock.on_sleep = [&](double, double slept) { proc.Advance(slept, 0.1); };
   int asked = 0;
   const double start = clock.NowSeconds();
-  const auto wait = WaitUntilReady(PolicyFor(sys, proc), clock, {}, [&] { return ++asked >= 4; });
+  std::vector<int> told;  // the polls the waiting callback saw, each not ready
+  const auto wait = WaitUntilReady(PolicyFor(sys, proc), clock, {}, [&] { return ++asked >= 4; },
+                                   [&](const ReadinessWait& w) {
+                                     EXPECT_FALSE(w.last.Ready());
+                                     told.push_back(w.polls);
+                                   });
+  EXPECT_EQ(told, (std::vector<int>{1, 2}));
   ASSERT_FALSE(wait.ok());
   EXPECT_EQ(wait.error().message, "interrupted by the user");
   EXPECT_EQ(wait.error().stage, "readiness");

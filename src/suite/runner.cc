@@ -180,6 +180,10 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
                               " (written to " + saved + ")");
       }
       out.result_id = (*record)["result_id"];
+      const json& timing = (*record)["harness"].value("timing", json::object());
+      if (timing.contains("readiness_wait_ms") && timing["readiness_wait_ms"].is_number()) {
+        out.readiness_wait_s = timing["readiness_wait_ms"].get<double>() / 1000;
+      }
       std::string note;
       if ((*record)["config_id"] != out.config_id) {
         // The runtime resolved a setting differently than planned (runtime.settings): a rerun
