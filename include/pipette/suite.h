@@ -130,6 +130,9 @@ struct SuiteRunOptions {
   std::string logs_dir;    // each cell's runtime log: <logs_dir>/<index>-<config_id[0:12]>.log
   std::string driver_path; // empty: DefaultDriverPath()
   bool stop_on_failure = false;  // or Suite::stop_on_failure
+  // Measure again the cells whose newest stored ok result is noisy (its 95% CI stayed wider
+  // than the target: harness.ci_reached false, the ! of `results list`) instead of skipping them.
+  bool rerun_noisy = false;
 };
 
 struct SuiteRun {
@@ -140,7 +143,8 @@ struct SuiteRun {
 };
 
 // Runs the cells in order. For each: resolves it (model header, cached SHA-256, settings, device)
-// to its config_id; skips it when the store already holds an ok result with that config_id;
+// to its config_id; skips it when the store already holds an ok result with that config_id
+// (unless rerun_noisy and that result is noisy);
 // otherwise runs it (RunCell) with its own runtime log and stores the record. A failed cell does
 // not stop the suite unless stop_on_failure. Installs the interrupt handler: after an interrupt
 // it stores the current cell (as "interrupted") and returns. Errors: the store cannot be opened,

@@ -25,6 +25,7 @@ struct SuiteArgs {
   std::string logs_dir;
   bool dry_run = false;
   bool stop_on_failure = false;
+  bool rerun_noisy = false;
   bool no_readiness_load = false;
   bool no_readiness_thermal = false;
   bool quiet = false;
@@ -112,6 +113,7 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
   options.logs_dir = a.logs_dir.empty() ? DefaultLogsDir(options.store_path, suite->name)
                                         : fs::absolute(a.logs_dir).string();
   options.stop_on_failure = a.stop_on_failure;
+  options.rerun_noisy = a.rerun_noisy;
   if (auto s = CheckLogsDir(options.logs_dir); !s) return ReportError(ctx, s.error());
   if (a.dry_run) return DryRun(*suite, *cells, options, ctx);
 
@@ -166,7 +168,11 @@ void AddSuiteCommand(CLI::App& app, CliContext& ctx) {
       "run", "Run a suite file's cells (resumes: cells stored ok for the same config are skipped)");
   run->add_option("file", args->file, "suite TOML file (docs/suites.md)")->required();
   run->add_flag("--dry-run", args->dry_run,
-                "list the cells, their config ids and which would be skipped; measure nothing");
+                "list the cells and which would be skipped (--json: with their config ids); "
+                "measure nothing");
+  run->add_flag("--rerun-noisy", args->rerun_noisy,
+                "measure again the cells whose stored result is noisy (marked ! in `results "
+                "list`: its 95% CI stayed wider than the target)");
   run->add_option("--logs", args->logs_dir,
                   "folder for each cell's runtime log (default: next to the store, "
                   "suites/<name>/logs)");

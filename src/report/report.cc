@@ -470,7 +470,7 @@ Section QualitySection(const std::vector<Configuration>& configs) {
   }
   if (!any_quality) {
     s.omitted = "no quality metrics (top1_agreement of kl_divergence_<ctx> results against a "
-                "reference model; `pipette run --reference`).";
+                "reference model, from pipette run --reference).";
     return s;
   }
   if (drawn.empty()) {

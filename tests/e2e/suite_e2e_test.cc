@@ -198,6 +198,28 @@ TEST(SuiteRun, FailedAndInvalidCellsAreListedAtTheEnd) {
   EXPECT_EQ(CountStatus(rows, "failed"), 2);
 }
 
+// A stored result that stayed noisy (its CI wider than the target) is skipped on a rerun, unless
+// --rerun-noisy asks for it to be measured again.
+TEST(SuiteRun, RerunNoisyMeasuresNoisyCellsAgain) {
+  const std::string path = WorkDir() + "/noisy.toml";
+  std::ofstream(path) << "name = \"noisy\"\nbenchmarks = [\"prefill_throughput_16\"]\n"
+                      << "[[models]]\npath = \"" << TinySynthetic() << "\"\n"
+                      << "[harness]\nwarmup_runs = 0\nmin_reps = 2\nmax_reps = 2\n"
+                      << "ci_target = 0.0001\n"  // never reached in 2 repetitions
+                      << "[readiness]\nwaive = [\"load\"]\n";
+  const std::string store = WorkDir() + "/suite-noisy.db";
+  ASSERT_EQ(RunPipette({"--store", store, "suite", "run", path}).exit.code, 0);
+  auto plain = RunPipette({"--store", store, "--json", "suite", "run", path, "--dry-run"});
+  ASSERT_EQ(plain.exit.code, 0) << plain.err;
+  EXPECT_EQ(json::parse(plain.out)["cells"][0]["status"], "skipped");
+  auto noisy = RunPipette({"--store", store, "--json", "suite", "run", path, "--dry-run",
+                           "--rerun-noisy"});
+  ASSERT_EQ(noisy.exit.code, 0) << noisy.err;
+  EXPECT_EQ(json::parse(noisy.out)["cells"][0]["status"], "to run");
+  ASSERT_EQ(RunPipette({"--store", store, "suite", "run", path, "--rerun-noisy"}).exit.code, 0);
+  EXPECT_EQ(CountStatus(Results(store), "ok"), 2);
+}
+
 TEST(SuiteRun, BadSuiteFileIsOneLineAndExitTwo) {
   const std::string path = WorkDir() + "/bad.toml";
   std::ofstream(path) << "name = \"bad\"\nbenchmarks = [\"no_such_benchmark\"]\n[[models]]\npath = \""
