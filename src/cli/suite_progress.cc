@@ -42,7 +42,7 @@ std::string CellLine(const SuiteCellOutcome& o, int total) {
   }
   if (o.seconds > 0) {
     line += " (" + Duration(o.seconds);
-    if (o.readiness_wait_s >= 1) {
+    if (o.readiness_wait_s >= 3 && o.readiness_wait_s >= 0.1 * o.seconds) {  // not the polls' own window
       line += ", of which " + Duration(o.readiness_wait_s) + " waiting for the device to be ready";
     }
     line += ")";
