@@ -392,7 +392,7 @@ Section MemorySection(const std::vector<Configuration>& configs) {
       "Peak memory (the largest max_host_usage median over the max_memory_usage results, with its "
       "95% CI) beside the size of the model file: what the runtime needs beyond the weights (KV "
       "cache, compute buffers, the runtime itself).");
-  report::ChartSpec spec = Spec("memory-chart", s.title, "configuration", "bytes");
+  report::ChartSpec spec = Spec("memory-chart", s.title, "configuration", "memory (binary units)");
   spec.y.units = report::Units::kBytes;
   s.charts.push_back(report::BarChart(spec, {"model file", "peak memory"}, groups));
   s.tables.push_back(std::move(t));
