@@ -37,6 +37,10 @@ struct RuntimeSettings {
   // Fault injection for testing the soak benchmark's leak detection: the runtime leaks this many
   // bytes per request on purpose. Never set in a real measurement (recorded, and warned).
   int64_t test_leak_bytes = 0;
+  // CPUs the runtime may run on, in taskset -c syntax ("0", "0-3", "0,2"); empty: any. On CPUs of
+  // unequal speed (big.LITTLE, some VMs) unpinned single-thread runs land on either and compare
+  // badly. Recorded (canonical form, e.g. "0-3") only when set, and part of the config_id then.
+  std::string cpus;
 };
 
 // Repetition policy (DESIGN.md 4.2 steps 4-5).

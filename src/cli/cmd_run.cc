@@ -139,6 +139,8 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   run->add_option("--sys-root", g.sys_root,
                   "read thermal zones and throttling from this sysfs root (test fixtures)")
       ->capture_default_str();
+  run->add_option("--cpus", s.cpus,
+                  "CPUs the runtime runs on, as taskset -c lists them, e.g. 0 or 0-3 (recorded)");
   run->add_option("--label", args->spec.label, "device label recorded with the result");
   run->add_option("--n-gpu-layers", s.n_gpu_layers, "layers offloaded to a GPU (-1: all if any)")
       ->capture_default_str();

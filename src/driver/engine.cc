@@ -10,6 +10,7 @@
 #include "ggml.h"
 #include "llama.h"
 #include "pipette/kl.h"
+#include "platform/cpu_affinity.h"
 
 namespace pipette::driver {
 namespace {
@@ -58,6 +59,11 @@ Status Engine::Load(const std::string& path, const EngineSettings& requested) {
   auto fa = ParseFlashAttn(settings_.flash_attn);
   if (!fa) return fa.error();
   if (settings_.n_gpu_layers < 0) settings_.n_gpu_layers = llama_supports_gpu_offload() ? 999 : 0;
+  if (!settings_.cpus.empty()) {
+    auto cpus = ParseCpuList(settings_.cpus);
+    if (!cpus) return MakeError(cpus.error().message, "load");
+    if (auto s = RestrictToCpus(*cpus); !s) return MakeError("cpus: " + s.error().message, "load");
+  }
 
   llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = settings_.n_gpu_layers;

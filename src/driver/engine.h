@@ -36,6 +36,9 @@ struct EngineSettings {
   // Fault injection for tests of the soak benchmark: every generate request allocates and touches
   // this many bytes that are never freed (an artificial leak). 0 in every real measurement.
   int64_t test_leak_bytes = 0;
+  // CPUs the driver process runs on, as taskset -c lists them ("0-3"); empty: any. Applied to
+  // the whole process before the model loads, so llama.cpp's and OpenMP's threads inherit it.
+  std::string cpus;
 };
 
 struct ModelFacts {

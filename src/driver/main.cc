@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/engine.h"
+#include "platform/cpu_affinity.h"
 #include "ggml-backend.h"
 #include "llama.h"
 
@@ -80,6 +81,7 @@ EngineSettings ParseSettings(const json& s) {
   e.n_ctx = s.value("n_ctx", e.n_ctx);
   e.poll = s.value("poll", e.poll);
   e.test_leak_bytes = s.value("test_leak_bytes", e.test_leak_bytes);
+  e.cpus = s.value("cpus", e.cpus);
   return e;
 }
 
@@ -89,6 +91,7 @@ json SettingsJson(const EngineSettings& e) {
           {"type_k", e.type_k},     {"type_v", e.type_v},           {"n_ctx", e.n_ctx},
           {"poll", e.poll}};
   if (e.test_leak_bytes > 0) out["test_leak_bytes"] = e.test_leak_bytes;
+  if (!e.cpus.empty()) out["cpus"] = e.cpus;
   return out;
 }
 
@@ -97,7 +100,8 @@ json SettingsJson(const EngineSettings& e) {
 json Effective(const Engine& engine) {
   const EngineCounts c = engine.Counts();
   std::lock_guard<std::mutex> lock(g_log_mutex);
-  json e = {{"n_ctx", c.n_ctx}, {"n_batch", c.n_batch}, {"n_ubatch", c.n_ubatch}};
+  json e = {{"n_ctx", c.n_ctx}, {"n_batch", c.n_batch}, {"n_ubatch", c.n_ubatch},
+            {"cpus", FormatCpuList(AllowedCpus())}};
   if (!g_flash_attn.empty()) e["flash_attn"] = g_flash_attn;
   return e;
 }

@@ -11,6 +11,7 @@
 #include "pipette/build_info.h"
 #include "pipette/gguf.h"
 #include "platform/bandwidth.h"
+#include "platform/cpu_affinity.h"
 #include "platform/device.h"
 #include "platform/output_path.h"
 #include "runtimes/llamacpp/driver_client.h"
@@ -162,6 +163,19 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   if (s.threads == 0) s.threads = ReadCpuTopology().physical;
   if (s.n_ctx == 0) s.n_ctx = need;
   if (s.n_gpu_layers < 0) s.n_gpu_layers = build_info::kLlamaGpuOffload ? 999 : 0;
+  if (!s.cpus.empty()) {
+    auto cpus = ParseCpuList(s.cpus);
+    if (!cpus) return cpus.error().Wrap("--cpus");
+    const std::vector<int> allowed = AllowedCpus();
+    for (int c : *cpus) {
+      if (!std::binary_search(allowed.begin(), allowed.end(), c)) {
+        return MakeError("--cpus " + s.cpus + ": CPU " + std::to_string(c) +
+                         " is not available here (this process may run on " +
+                         FormatCpuList(allowed) + ")");
+      }
+    }
+    s.cpus = FormatCpuList(*cpus);
+  }
 
   json model = ToJson(*info);
   model["path"] = std::filesystem::absolute(spec.model_path).string();
@@ -201,6 +215,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
       {"logs", {{"warnings", json::array()}}}};
   if (!reference.is_null()) record["input"] = {{"reference_model", reference}};
   AddCachedBandwidth(record["device"]);  // from `pipette device probe`; never measured here
+  if (!s.cpus.empty()) record["runtime"]["settings"]["cpus"] = s.cpus;
   if (s.test_leak_bytes > 0) {
     record["runtime"]["settings"]["test_leak_bytes"] = s.test_leak_bytes;
     AddWarning(record, "test setting: the runtime leaks " + std::to_string(s.test_leak_bytes) +

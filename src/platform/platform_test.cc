@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "platform/cpu_affinity.h"
 #include "platform/output_path.h"
 #include "platform/proc_memory.h"
 #include "platform/process.h"
@@ -12,6 +13,29 @@ namespace pipette {
 namespace {
 
 namespace fs = std::filesystem;
+
+TEST(CpuList, ParsesTasksetSyntaxAndFormatsCanonically) {
+  EXPECT_EQ(*ParseCpuList("0"), (std::vector<int>{0}));
+  EXPECT_EQ(*ParseCpuList("3,0-2,2"), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(*ParseCpuList("4-5,8"), (std::vector<int>{4, 5, 8}));
+  EXPECT_EQ(FormatCpuList({5, 0, 1, 2, 8, 9}), "0-2,5,8-9");
+  EXPECT_EQ(FormatCpuList({}), "");
+  for (const char* bad : {"", "a", "1-", "-1", "2-1", "0,,1", "1 ", "5000", "0x1"}) {
+    auto r = ParseCpuList(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
+  }
+  EXPECT_NE(ParseCpuList("2-1").error().message.find("ends below its start"), std::string::npos);
+}
+
+TEST(CpuList, RestrictingToAnUnavailableCpuIsRefused) {
+  const std::vector<int> allowed = AllowedCpus();
+  ASSERT_FALSE(allowed.empty());
+  const Status s = RestrictToCpus({allowed.back() + 1});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("is not available"), std::string::npos) << s.error().message;
+  EXPECT_EQ(AllowedCpus(), allowed);  // unchanged
+}
 
 TEST(ProcMemory, ParsesStatusInBytes) {
   const std::string text =

@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 
+#include "platform/cpu_affinity.h"
+
 namespace pipette {
 namespace {
 
@@ -58,6 +60,13 @@ const std::map<std::string, Setter>& Setters() {
       {"type_k", [](RuntimeSettings& s, const json& v) { return OneOf(v, kKvTypes, s.type_k); }},
       {"type_v", [](RuntimeSettings& s, const json& v) { return OneOf(v, kKvTypes, s.type_v); }},
       {"n_ctx", [](RuntimeSettings& s, const json& v) { return Integer(v, 1, 1 << 24, s.n_ctx); }},
+      {"cpus",
+       [](RuntimeSettings& s, const json& v) -> Status {
+         if (!v.is_string()) return MakeError("expected a CPU list such as \"0-3\", not " + v.dump());
+         if (auto cpus = ParseCpuList(v.get<std::string>()); !cpus) return cpus.error();
+         s.cpus = v.get<std::string>();
+         return {};
+       }},
   };
   return setters;
 }
@@ -67,7 +76,7 @@ const std::map<std::string, Setter>& Setters() {
 const std::vector<std::string>& SettingNames() {
   static const std::vector<std::string> names = {"threads", "n_gpu_layers", "mmap",
                                                  "flash_attn", "n_batch", "n_ubatch",
-                                                 "type_k", "type_v", "n_ctx"};
+                                                 "type_k", "type_v", "n_ctx", "cpus"};
   return names;
 }
 

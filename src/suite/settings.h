@@ -13,7 +13,7 @@
 namespace pipette {
 
 // The setting names a suite may give: threads, n_gpu_layers, mmap, flash_attn, n_batch,
-// n_ubatch, type_k, type_v, n_ctx.
+// n_ubatch, type_k, type_v, n_ctx, cpus.
 const std::vector<std::string>& SettingNames();
 
 // Sets `name` to `value` in `settings`. Errors (one line, without the key, which the caller

@@ -215,6 +215,24 @@ TEST_F(SuiteFile, HugeMatrixIsRefusedNamingItsFactors) {
             "x 64 threads), more than 10000; shorten the lists or use mode = \"one-factor\"");
 }
 
+TEST_F(SuiteFile, CpusIsASettingLikeTheOthers) {
+  const auto cells = Expand(std::string(R"(
+name = "pin"
+benchmarks = ["decode_throughput_256_100"]
+[[runtimes]]
+name = "llamacpp"
+settings = { threads = 1, cpus = ["0", "1"] }
+)") + kModels);
+  ASSERT_EQ(cells.size(), 6u);
+  EXPECT_EQ(cells[0].settings.cpus, "0");
+  EXPECT_EQ(cells[1].settings.cpus, "1");
+  auto bad = Parse(std::string("name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = "
+                               "\"llamacpp\"\nsettings = { cpus = \"3-1\" }\n") + kModels);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("runtimes[1].settings.cpus: CPU list '3-1'"),
+            std::string::npos) << bad.error().message;
+}
+
 TEST_F(SuiteFile, ReferencesAndContextOverflow) {
   auto suite = Parse(std::string("name = \"x\"\nbenchmarks = [\"kl_divergence_512\"]\n"
                                  "allow_context_overflow = true\n"

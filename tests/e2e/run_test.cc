@@ -53,6 +53,28 @@ TEST(RunCellSynthetic, EveryBenchmarkTypeMeasures) {
   }
 }
 
+// --cpus pins the runtime: the driver reports the CPUs it ran on, the setting is recorded in its
+// canonical form and is part of the config_id.
+TEST(RunCellSynthetic, CpusPinTheRuntimeAndAreRecorded) {
+  CellSpec spec = SmokeSpec(TinySynthetic(), "decode_throughput_8_8");
+  auto unpinned = RunCell(spec);
+  ASSERT_TRUE(unpinned.ok()) << unpinned.error().message;
+  ASSERT_EQ((*unpinned)["status"], "ok") << (*unpinned)["failure"].dump();
+  EXPECT_FALSE((*unpinned)["runtime"]["settings"].contains("cpus"));
+  spec.settings.cpus = "0,0";
+  auto pinned = RunCell(spec);
+  ASSERT_TRUE(pinned.ok()) << pinned.error().message;
+  ASSERT_EQ((*pinned)["status"], "ok") << (*pinned)["failure"].dump();
+  EXPECT_EQ((*pinned)["runtime"]["settings"]["cpus"], "0");
+  EXPECT_EQ((*pinned)["runtime"]["effective"]["cpus"], "0");
+  EXPECT_NE((*pinned)["config_id"], (*unpinned)["config_id"]);
+  spec.settings.cpus = "4095";
+  auto absent = RunCell(spec);
+  ASSERT_FALSE(absent.ok());
+  EXPECT_NE(absent.error().message.find("CPU 4095 is not available here"), std::string::npos)
+      << absent.error().message;
+}
+
 TEST(RunCellSynthetic, InterTokenLatencyHasPercentiles) {
   auto r = RunCell(SmokeSpec(TinySynthetic(), "end_to_end_latency_8_8"));
   ASSERT_TRUE(r.ok());
