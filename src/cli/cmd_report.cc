@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -21,7 +20,6 @@
 namespace pipette::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 struct ReportArgs {
@@ -65,23 +63,8 @@ Status Render(const ReportArgs& a, const std::vector<json>& records, const std::
 // FILE through a temporary file renamed into place: a failed write leaves no half report behind
 // (and an existing FILE untouched).
 Status WriteFile(const ReportArgs& a, const std::vector<json>& records, const std::string& store) {
-  const std::string tmp = a.output + ".tmp-" + std::to_string(::getpid());
-  Status s;
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) return MakeError(a.output + ": cannot write the report; check the directory");
-    s = Render(a, records, store, file);
-    file.close();
-    if (s.ok() && !file) s = MakeError("writing the report failed (disk full?)");
-  }
-  std::error_code ec;
-  if (s.ok()) fs::rename(tmp, a.output, ec);
-  if (!s.ok() || ec) {
-    fs::remove(tmp, ec);
-    return s.ok() ? MakeError(a.output + ": cannot write the report (" + ec.message() + ")")
-                  : s.error().Wrap(a.output);
-  }
-  return Status::Ok();
+  return WriteFileAtomically(a.output, "the report",
+                             [&](std::ostream& out) { return Render(a, records, store, out); });
 }
 
 int Report(const ReportArgs& a, CliContext& ctx) {

@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -216,23 +215,8 @@ Status Write(const ResultsArgs& a, const std::vector<json>& records, std::ostrea
 // Writes FILE through a temporary file renamed into place, so a failed export leaves no
 // half-written FILE behind (and an existing one untouched).
 Status WriteFile(const ResultsArgs& a, const std::vector<json>& records) {
-  const std::string tmp = a.output + ".tmp-" + std::to_string(::getpid());
-  Status s;
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) return MakeError(a.output + ": cannot write the export; check the directory");
-    s = Write(a, records, file);
-    file.close();
-    if (s.ok() && !file) s = MakeError("writing the export failed (disk full?)");
-  }
-  std::error_code ec;
-  if (s.ok()) fs::rename(tmp, a.output, ec);
-  if (!s.ok() || ec) {
-    fs::remove(tmp, ec);
-    return s.ok() ? MakeError(a.output + ": cannot write the export (" + ec.message() + ")")
-                  : s.error().Wrap(a.output);
-  }
-  return Status::Ok();
+  return WriteFileAtomically(a.output, "the export",
+                             [&](std::ostream& out) { return Write(a, records, out); });
 }
 
 int Export(const ResultsArgs& a, CliContext& ctx) {

@@ -2,6 +2,8 @@
 // meant to keep (DESIGN.md 9: "no lost or corrupted data").
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,5 +20,13 @@ namespace pipette {
 // another regular file is allowed, as `-o` promises.
 Status CheckOutputPath(const std::string& out, const std::vector<std::string>& inputs = {},
                        const std::string& store = {});
+
+// Writes `path` whole or not at all: `write` fills a temporary file beside it, which is renamed
+// over `path` only when `write` and the stream succeeded; otherwise the temporary file is removed
+// and an existing `path` is left as it was. `what` names the content in errors ("the report":
+// "<path>: cannot write the report; check the directory"). Errors from `write` come back
+// prefixed with `path`.
+Status WriteFileAtomically(const std::string& path, const std::string& what,
+                           const std::function<Status(std::ostream&)>& write);
 
 }  // namespace pipette

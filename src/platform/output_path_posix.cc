@@ -1,4 +1,5 @@
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -61,6 +62,27 @@ Status CheckOutputPath(const std::string& out, const std::vector<std::string>& i
   f.read(magic, sizeof magic);
   if (f.gcount() == 16 && std::memcmp(magic, "SQLite format 3", 16) == 0) {
     return MakeError(out + " is an SQLite database (a results store?); choose another output path");
+  }
+  return Status::Ok();
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& what,
+                           const std::function<Status(std::ostream&)>& write) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  Status s;
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    if (!file) return MakeError(path + ": cannot write " + what + "; check the directory");
+    s = write(file);
+    file.close();
+    if (s.ok() && !file) s = MakeError("writing " + what + " failed (disk full?)");
+  }
+  std::error_code ec;
+  if (s.ok()) std::filesystem::rename(tmp, path, ec);
+  if (!s.ok() || ec) {
+    std::filesystem::remove(tmp, ec);
+    return s.ok() ? MakeError(path + ": cannot write " + what + " (" + ec.message() + ")")
+                  : s.error().Wrap(path);
   }
   return Status::Ok();
 }
