@@ -166,14 +166,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   if (!s.cpus.empty()) {
     auto cpus = ParseCpuList(s.cpus);
     if (!cpus) return cpus.error().Wrap("--cpus");
-    const std::vector<int> allowed = AllowedCpus();
-    for (int c : *cpus) {
-      if (!std::binary_search(allowed.begin(), allowed.end(), c)) {
-        return MakeError("--cpus " + s.cpus + ": CPU " + std::to_string(c) +
-                         " is not available here (this process may run on " +
-                         FormatCpuList(allowed) + ")");
-      }
-    }
+    if (auto st = CheckCpusAvailable(*cpus); !st) return st.error().Wrap("--cpus " + s.cpus);
     s.cpus = FormatCpuList(*cpus);
   }
 

@@ -19,9 +19,13 @@ std::string FormatCpuList(std::vector<int> cpus);
 // The CPUs this process may run on now (sched_getaffinity(2)), sorted.
 std::vector<int> AllowedCpus();
 
+// OK when every CPU of `cpus` is among AllowedCpus(); otherwise an Error naming the first one
+// that is not and listing those that are ("CPU 7 is not available here (this process may run on
+// 0-1)").
+Status CheckCpusAvailable(const std::vector<int>& cpus);
+
 // Restricts this process (its calling thread, and every thread it creates afterwards) to `cpus`
-// (sched_setaffinity(2)). Errors: a CPU that is not among AllowedCpus() (the message lists them),
-// or the kernel refusing the mask.
+// (sched_setaffinity(2)). Errors: no CPUs, CheckCpusAvailable's, or the kernel refusing the mask.
 Status RestrictToCpus(const std::vector<int>& cpus);
 
 }  // namespace pipette

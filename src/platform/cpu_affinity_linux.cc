@@ -84,18 +84,23 @@ std::vector<int> AllowedCpus() {
   return cpus;
 }
 
-Status RestrictToCpus(const std::vector<int>& cpus) {
+Status CheckCpusAvailable(const std::vector<int>& cpus) {
   const std::vector<int> allowed = AllowedCpus();
-  cpu_set_t set;
-  CPU_ZERO(&set);
   for (int c : cpus) {
     if (!std::binary_search(allowed.begin(), allowed.end(), c)) {
-      return MakeError("CPU " + std::to_string(c) + " is not available to this process (it may " +
-                       "run on " + FormatCpuList(allowed) + "); choose CPUs from that list");
+      return MakeError("CPU " + std::to_string(c) + " is not available here (this process may " +
+                       "run on " + FormatCpuList(allowed) + ")");
     }
-    CPU_SET(c, &set);
   }
+  return {};
+}
+
+Status RestrictToCpus(const std::vector<int>& cpus) {
   if (cpus.empty()) return MakeError("no CPUs to run on; give CPUs such as 0-3 or 0,2");
+  if (auto s = CheckCpusAvailable(cpus); !s) return s;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
   if (sched_setaffinity(0, sizeof set, &set) != 0) {
     return MakeError(std::string("sched_setaffinity failed: ") + std::strerror(errno));
   }
