@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cmath>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -34,7 +34,10 @@ struct SuiteArgs {
 // <store folder>/suites/<name>/logs, the name made safe for a path.
 std::string DefaultLogsDir(const std::string& store_path, const std::string& name) {
   std::string safe;
-  for (char c : name) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
+  for (char c : name) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    safe += keep ? c : '_';
+  }
   if (safe.empty() || safe == "." || safe == "..") safe = "suite";
   return (fs::absolute(store_path).parent_path() / "suites" / safe / "logs").string();
 }
