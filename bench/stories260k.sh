@@ -40,3 +40,4 @@ for m in "${models[@]}"; do
   done
 done
 "$pipette" --store "$store" results list --label stories260k --limit $(( ${#models[@]} * ${#benchmarks[@]} ))
+echo "Results are in $store (pipette --store $store results list)." >&2

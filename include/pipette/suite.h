@@ -154,7 +154,8 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
                           const SuiteRunOptions& options, const SuiteHooks& hooks = {});
 
 // The plan without running: each cell's config_id and whether it would be skipped (status
-// "skipped" with the stored result_id), is invalid, or would run (status "to run").
+// "skipped" with the stored result_id), is invalid, or would run (status "to run"). Only reads
+// the store; a store that does not exist yet is not created (every valid cell is "to run").
 Result<std::vector<SuiteCellOutcome>> PlanSuite(const Suite& suite,
                                                 const std::vector<SuiteCell>& cells,
                                                 const SuiteRunOptions& options);

@@ -94,10 +94,10 @@ int DryRun(const Suite& suite, const std::vector<SuiteCell>& cells, const SuiteR
     ++counts[o.status];
     std::cout << CellLine(o, static_cast<int>(plan->size())) << "\n";
   }
-  std::cout << fmt::format("{}: {} cells; {} to run, {} already stored ok, {} invalid (dry run: "
-                           "nothing measured)\n",
+  std::cout << fmt::format("{}: {} cells; {} to run, {} already stored ok in {}, {} invalid (dry "
+                           "run: nothing measured)\n",
                            suite.name, plan->size(), counts["to run"], counts["skipped"],
-                           counts["invalid"]);
+                           options.store_path, counts["invalid"]);
   return kExitOk;
 }
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "pipette/store.h"
+
 namespace pipette::cli {
 namespace {
 
@@ -166,7 +168,10 @@ void PrintSummary(const Suite& suite, const SuiteRun& run, const SuiteRunOptions
       if (!o.log_path.empty()) out << "      log: " << o.log_path << "\n";
     }
   }
-  out << "results in " << options.store_path << " (`pipette results list`, `pipette report`)\n";
+  const std::string flag =
+      options.store_path == DefaultStorePath() ? "" : " --store " + options.store_path;
+  out << "results in " << options.store_path << " (`pipette" << flag << " results list`, `pipette"
+      << flag << " report -o report.html`)\n";
 }
 
 }  // namespace pipette::cli

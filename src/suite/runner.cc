@@ -64,9 +64,10 @@ void Headline(const json& record, SuiteCellOutcome& out) {
 }
 
 // Resolves `cell` to its config_id and looks for a stored ok result with it. Sets status
-// "skipped" (found), "invalid" (bad input) or leaves it empty (to run).
+// "skipped" (found), "invalid" (bad input) or leaves it empty (to run). Without a store (a plan
+// for a store not made yet) nothing is skipped and model files are hashed in full.
 void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& catalog,
-             const SuiteRunOptions& options, ResultStore& store, SuiteCellOutcome& out,
+             const SuiteRunOptions& options, ResultStore* store, SuiteCellOutcome& out,
              CellSpec* spec_out) {
   out.cell = cell;
   auto spec = Spec(suite, cell, catalog, options);
@@ -76,7 +77,7 @@ void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& 
     return;
   }
   CellHooks hooks;
-  hooks.hash_file = [&](const std::string& path) { return CachedSha256(store, path); };
+  if (store) hooks.hash_file = [&](const std::string& path) { return CachedSha256(*store, path); };
   auto id = PlannedConfigId(*spec, hooks);
   if (!id) {
     out.status = "invalid";
@@ -84,9 +85,13 @@ void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& 
     return;
   }
   out.config_id = *id;
-  auto ok = store.OkResultIds(*id);
+  if (!store) {
+    if (spec_out) *spec_out = std::move(*spec);
+    return;
+  }
+  auto ok = store->OkResultIds(*id);
   if (ok && !ok->empty()) {
-    auto stored = store.Get(ok->back());
+    auto stored = store->Get(ok->back());
     const json* record = stored && stored->has_value() ? &**stored : nullptr;
     const bool noisy = record && record->value("harness", json::object()).value("ci_reached", true) == false;
     if (!(options.rerun_noisy && noisy)) {
@@ -109,15 +114,23 @@ int SuiteRun::Count(const std::string& status) const {
 Result<std::vector<SuiteCellOutcome>> PlanSuite(const Suite& suite,
                                                 const std::vector<SuiteCell>& cells,
                                                 const SuiteRunOptions& options) {
+  // A plan only reads: a store that does not exist yet is not created (nothing is stored there).
   const std::string path = options.store_path.empty() ? DefaultStorePath() : options.store_path;
-  auto store = ResultStore::Open(path);
-  if (!store) return store.error();
+  StoreOptions read_only;
+  read_only.create_if_missing = false;
+  std::unique_ptr<ResultStore> store;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    auto opened = ResultStore::Open(path, read_only);
+    if (!opened) return opened.error();
+    store = std::move(*opened);
+  }
   auto catalog = Catalog(suite);
   if (!catalog) return catalog.error();
   std::vector<SuiteCellOutcome> plan;
   for (const SuiteCell& cell : cells) {
     SuiteCellOutcome o;
-    Resolve(suite, cell, *catalog, options, **store, o, nullptr);
+    Resolve(suite, cell, *catalog, options, store.get(), o, nullptr);
     if (o.status.empty()) o.status = "to run";
     plan.push_back(std::move(o));
   }
@@ -152,7 +165,7 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
       continue;
     }
     CellSpec spec;
-    Resolve(suite, cell, *catalog, options, **store, out, &spec);
+    Resolve(suite, cell, *catalog, options, store->get(), out, &spec);
     if (!out.status.empty()) {  // skipped or invalid
       run.outcomes.push_back(out);
       if (hooks.cell_finished) hooks.cell_finished(out, static_cast<int>(run.outcomes.size()), total);

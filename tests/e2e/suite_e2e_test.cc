@@ -165,7 +165,10 @@ TEST(SuiteRun, DryRunListsCellsAndMeasuresNothing) {
     EXPECT_EQ(c["status"], "to run");
     EXPECT_EQ(c["config_id"].get<std::string>().size(), 64u);
   }
-  EXPECT_TRUE(Results(store).empty());
+  EXPECT_FALSE(std::filesystem::exists(store));  // a plan only reads: no store is made
+  auto plain = RunPipette({"--store", store, "suite", "run", suite, "--dry-run"});
+  EXPECT_NE(plain.out.find("6 to run, 0 already stored ok in " + store), std::string::npos)
+      << plain.out;
 }
 
 // A failing cell does not stop the suite; it is listed at the end with its reason. A shape longer
