@@ -28,6 +28,7 @@ done
 suite=$out/quickstart.toml
 cat >"$suite" <<EOF
 # Written by scripts/quickstart.sh: a synthetic stories15M-shaped model in three quantizations.
+# Rerun or edit and rerun: pipette --store $store suite run $suite
 name = "quickstart"
 label = "quickstart"
 benchmarks = [
