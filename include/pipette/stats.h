@@ -72,6 +72,29 @@ Summary Summarize(std::span<const double> samples, bool with_percentiles = false
 // (DESIGN.md 4.2 step 5; relative = 0.02 there). False when any value is NaN.
 bool CiWithinTarget(const Summary& summary, double relative);
 
+// Two groups of samples with a clear gap between them, e.g. repetitions that ran at about 360 and
+// at about 470 tokens/s because the runtime moved between CPUs of unequal speed (FindTwoClusters).
+struct TwoClusters {
+  double low_center = 0;   // median of the lower group, in the unit of the samples
+  double high_center = 0;  // median of the higher group
+  size_t low_count = 0;    // samples in the lower group
+  size_t high_count = 0;   // samples in the higher group
+  double gap = 0;          // distance between the two groups: highest low to lowest high sample
+};
+
+// Detects a two-cluster (bimodal) sample: sorts the samples and splits them at the largest gap
+// between neighbours that leaves at least 2 samples and at least 20% of them on each side (one
+// outlier or a slow tail is not a cluster). The split counts only when all of these hold:
+//   - n >= 8: groups of 2-3 among fewer samples arise by chance too often;
+//   - Ashman's D, sqrt(2) (mean_high - mean_low) / sqrt(sd_low^2 + sd_high^2), is at least 8
+//     (sample standard deviations, n - 1): the groups are separated, not one spread-out group
+//     (chance splits of one normal, uniform or skewed group stay well below it);
+//   - the gap is at least 4 times the larger of the two standard deviations;
+//   - the gap is at least 5% of |median of all samples|: a split finer than that (a timer's
+//     resolution, repeated identical values) is not worth naming.
+// nullopt otherwise. Pure and deterministic.
+std::optional<TwoClusters> FindTwoClusters(std::span<const double> samples);
+
 // The metrics block of the result record (DESIGN.md 5):
 // {unit, n, median, mean, stddev, cv, min, max, ci95_low, ci95_high[, p50, p90, p99]}.
 // `unit` is written as given ("tokens/s", "ms", "bytes", "ratio"); non-finite values become null.

@@ -39,6 +39,12 @@ size_t DrawIndex(std::mt19937_64& rng, size_t n) {
   return static_cast<size_t>((static_cast<unsigned __int128>(rng()) * n) >> 64);
 }
 
+// Median of a sorted range [begin, end). REQUIRES: begin < end.
+double RangeMedian(const std::vector<double>& sorted, size_t begin, size_t end) {
+  const size_t n = end - begin, mid = begin + n / 2;
+  return n % 2 == 1 ? sorted[mid] : sorted[mid - 1] + (sorted[mid] - sorted[mid - 1]) / 2;
+}
+
 }  // namespace
 
 double Mean(std::span<const double> samples) {
@@ -124,6 +130,41 @@ bool CiWithinTarget(const Summary& summary, double relative) {
   // Written so that any NaN makes a comparison, and so the result, false.
   return summary.ci95_low >= summary.median - tolerance &&
          summary.ci95_high <= summary.median + tolerance;
+}
+
+std::optional<TwoClusters> FindTwoClusters(std::span<const double> samples) {
+  constexpr size_t kMinSamples = 8;        // fewer: two groups of 2-3 arise by chance too often
+  constexpr double kMinShare = 0.2;        // each side holds at least this share of the samples
+  constexpr double kMinSeparation = 8;     // Ashman's D of the two sides
+  constexpr double kMinSpreads = 4;        // gap / the larger side's standard deviation
+  constexpr double kMinRelativeGap = 0.05;  // gap / |median of all samples|
+  const size_t n = samples.size();
+  if (n < kMinSamples) return std::nullopt;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  const size_t min_side = std::max<size_t>(2, static_cast<size_t>(std::ceil(kMinShare * n)));
+  // The largest gap between neighbours whose split leaves min_side samples on each side.
+  size_t split = 0;
+  double gap = 0;
+  for (size_t k = min_side; k + min_side <= n; ++k) {
+    if (sorted[k] - sorted[k - 1] > gap) {
+      gap = sorted[k] - sorted[k - 1];
+      split = k;
+    }
+  }
+  if (split == 0) return std::nullopt;  // every candidate gap is 0
+  const std::span<const double> low(sorted.data(), split), high(sorted.data() + split, n - split);
+  const double sd_low = SampleStddev(low), sd_high = SampleStddev(high);
+  // Ashman's D = sqrt(2) |mean difference| / sqrt(sd1^2 + sd2^2); above 2 the groups are
+  // separated, and a chance split of one noisy group of 8-20 samples stays well below 8.
+  const double pooled = std::sqrt(sd_low * sd_low + sd_high * sd_high);
+  const double separation = std::sqrt(2.0) * (Mean(high) - Mean(low));
+  const bool separated = separation >= kMinSeparation * pooled &&
+                         gap >= kMinSpreads * std::max(sd_low, sd_high) &&
+                         gap >= kMinRelativeGap * std::fabs(RangeMedian(sorted, 0, n));
+  if (!separated) return std::nullopt;
+  return TwoClusters{RangeMedian(sorted, 0, split), RangeMedian(sorted, split, n), split,
+                     n - split, gap};
 }
 
 nlohmann::json ToJson(const Summary& summary, std::string_view unit) {

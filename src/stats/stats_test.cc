@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 namespace pipette {
@@ -193,4 +194,92 @@ TEST(StatsTest, ToJsonWritesNonFiniteValuesAsNull) {
 }
 
 }  // namespace
+// Repetitions at about 360 and 470 tokens/s (issue 7's Q8_0 run), 6 and 4 of them.
+TEST(FindTwoClustersTest, NamesTheTwoGroupsOfABimodalSample) {
+  const std::vector<double> x = {471, 352, 360, 468, 355, 361, 480, 363, 371, 462};
+  const auto c = FindTwoClusters(x);
+  ASSERT_TRUE(c.has_value());
+  // Sorted: 352 355 360 361 363 371 | 462 468 471 480; the largest gap is 371 -> 462.
+  EXPECT_DOUBLE_EQ(c->low_center, 360.5);  // (360 + 361) / 2
+  EXPECT_DOUBLE_EQ(c->high_center, 469.5);  // (468 + 471) / 2
+  EXPECT_EQ(c->low_count, 6u);
+  EXPECT_EQ(c->high_count, 4u);
+  EXPECT_DOUBLE_EQ(c->gap, 91.0);
+}
+
+TEST(FindTwoClustersTest, UnimodalSamplesHaveNone) {
+  EXPECT_FALSE(FindTwoClusters(std::vector<double>{490, 495, 498, 500, 501, 503, 505, 510}));
+  EXPECT_FALSE(FindTwoClusters(kOneToTen));  // evenly spread: every gap is 1
+  EXPECT_FALSE(FindTwoClusters(std::vector<double>(8, 100.0)));  // identical: no gap at all
+}
+
+TEST(FindTwoClustersTest, FewerThanEightSamplesHaveNone) {
+  EXPECT_FALSE(FindTwoClusters(std::vector<double>{100, 101, 102, 200, 201, 202, 203}));
+  EXPECT_TRUE(FindTwoClusters(std::vector<double>{100, 101, 102, 103, 200, 201, 202, 203}));
+}
+
+TEST(FindTwoClustersTest, OneOutlierIsNotACluster) {
+  // 200 alone is 1 sample (< 2): the splits considered leave it with 103..106, gaps of 1.
+  EXPECT_FALSE(FindTwoClusters(std::vector<double>{100, 101, 102, 103, 104, 105, 106, 200}));
+  // Two of ten at 200 are 20%: a cluster.
+  const auto c = FindTwoClusters(std::vector<double>{100, 101, 102, 103, 104, 105, 106, 107, 200,
+                                                     202});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_DOUBLE_EQ(c->low_center, 103.5);
+  EXPECT_DOUBLE_EQ(c->high_center, 201.0);
+  EXPECT_EQ(c->high_count, 2u);
+}
+
+TEST(FindTwoClustersTest, AGapBelowFivePercentOfTheMedianIsNotNamed) {
+  // Two exact values 0.1% apart (a timer's resolution): separated, but not worth naming.
+  EXPECT_FALSE(FindTwoClusters(std::vector<double>{100, 100, 100, 100, 100.1, 100.1, 100.1,
+                                                   100.1}));
+  // 4 apart: 4 < 5% of the median 102 (5.1).
+  EXPECT_FALSE(FindTwoClusters(std::vector<double>{100, 100, 100, 100, 104, 104, 104, 104}));
+  // 6 apart: 6 >= 5% of the median 103 (5.15).
+  EXPECT_TRUE(FindTwoClusters(std::vector<double>{100, 100, 100, 100, 106, 106, 106, 106}));
+}
+
+TEST(FindTwoClustersTest, OneSpreadOutGroupIsNotTwo) {
+  // A gap of 20 between groups that each spread over 30: Ashman's D is about 3, below 8.
+  EXPECT_FALSE(FindTwoClusters(std::vector<double>{400, 410, 420, 430, 450, 460, 470, 480}));
+}
+
+// Normal draws from a seeded std::mt19937_64 (Box-Muller written out, so the samples do not
+// depend on the standard library's distributions).
+std::vector<double> NormalSample(std::mt19937_64& rng, size_t n, double mean, double sd) {
+  const auto uniform = [&rng] { return (static_cast<double>(rng() >> 11) + 0.5) / 9007199254740992.0; };
+  std::vector<double> x(n);
+  for (double& v : x) v = mean + sd * std::sqrt(-2 * std::log(uniform())) *
+                                     std::cos(2 * 3.141592653589793 * uniform());
+  return x;
+}
+
+TEST(FindTwoClustersTest, NoFalsePositivesOnNoisyUnimodalSamples) {
+  std::mt19937_64 rng(7);
+  int found = 0;
+  for (size_t n : {10, 12, 20, 40}) {
+    for (int trial = 0; trial < 500; ++trial) {
+      found += FindTwoClusters(NormalSample(rng, n, 500, 15)).has_value();  // cv 3%
+    }
+  }
+  EXPECT_EQ(found, 0);
+}
+
+TEST(FindTwoClustersTest, FindsSeparatedGroupsOfNoisySamples) {
+  std::mt19937_64 rng(11);
+  int found = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<double> x = NormalSample(rng, 12, 360, 8);
+    const std::vector<double> high = NormalSample(rng, 8, 470, 10);
+    x.insert(x.end(), high.begin(), high.end());
+    const auto c = FindTwoClusters(x);
+    if (!c) continue;
+    ++found;
+    EXPECT_NEAR(c->low_center, 360, 12);
+    EXPECT_NEAR(c->high_center, 470, 15);
+  }
+  EXPECT_GE(found, 95);
+}
+
 }  // namespace pipette

@@ -1,0 +1,187 @@
+// Noise advice, two clusters and the overhead-bound note: see noise.h.
+#include "analysis/noise.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/record_fields.h"
+#include "pipette/stats.h"
+
+namespace pipette::analysis {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kOverheadBoundBelow = 0.10;  // decode_roofline_efficiency
+constexpr double kBusyWorthSaying = 0.05;     // others' CPU share seen by the readiness gate
+
+// A finite number at a JSON pointer.
+std::optional<double> NumberAt(const json& record, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!record.is_object() || !record.contains(p) || !record.at(p).is_number()) return std::nullopt;
+  const double v = record.at(p).get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+// A value in its unit for a sentence: "360 tokens/s", "12.1 MiB", "0.000779 nats".
+std::string ValueWithUnit(double value, const std::string& unit) {
+  if (unit == "bytes") return FormatBytes(value);
+  const std::string number = FormatNumber(value, 3);
+  return unit.empty() ? number : number + " " + unit;
+}
+
+// Every readiness observation the record kept: each wait's passing observation and the ones that
+// held the gate (harness.readiness.waits[].observation and .held[]).
+std::vector<json> ReadinessObservations(const json& record) {
+  std::vector<json> out;
+  const json::json_pointer p("/harness/readiness/waits");
+  if (!record.is_object() || !record.contains(p) || !record.at(p).is_array()) return out;
+  for (const json& wait : record.at(p)) {
+    if (!wait.is_object()) continue;
+    if (wait.contains("observation") && wait["observation"].is_object()) {
+      out.push_back(wait["observation"]);
+    }
+    if (!wait.contains("held") || !wait["held"].is_array()) continue;
+    for (const json& o : wait["held"]) {
+      if (o.is_object()) out.push_back(o);
+    }
+  }
+  return out;
+}
+
+// The largest finite value of `field` over the observations.
+std::optional<double> MaxObserved(const std::vector<json>& observations, const char* field) {
+  std::optional<double> max;
+  for (const json& o : observations) {
+    if (!o.contains(field) || !o[field].is_number()) continue;
+    const double v = o[field].get<double>();
+    if (std::isfinite(v) && (!max || v > *max)) max = v;
+  }
+  return max;
+}
+
+std::vector<std::string> KlAdvice(const json& record) {
+  const int ctx = PrefillTokensOf(record);
+  std::string longer = "a longer context narrows the interval";
+  if (ctx > 0) longer += fmt::format(" (kl_divergence_{})", 2 * ctx);
+  return {longer, "a rerun gives the same numbers: the evaluation is deterministic"};
+}
+
+std::optional<std::string> MoreRepetitions(const json& record) {
+  const auto reps = NumberAt(record, "/harness/reps");
+  const auto max_reps = NumberAt(record, "/harness/max_reps");
+  if (!reps || !max_reps || *reps < *max_reps) return std::nullopt;
+  return fmt::format("more repetitions (max_reps {:g}; this run stopped at its max_reps {:g})",
+                     2 * *max_reps, *max_reps);
+}
+
+std::optional<std::string> PinCpus(const json& record) {
+  const json::json_pointer cpus("/runtime/settings/cpus");
+  if (record.contains(cpus) && record.at(cpus).is_string() &&
+      !record.at(cpus).get<std::string>().empty()) {
+    return std::nullopt;
+  }
+  return std::string("pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+}
+
+std::optional<std::string> CoolDown(const json& record) {
+  const auto cooldown = NumberAt(record, "/harness/readiness/policy/cooldown_s");
+  if (cooldown && *cooldown > 0) return std::nullopt;
+  return std::string("a cool-down between cells (cooldown_s, e.g. 30)");
+}
+
+// What the readiness gate saw while this cell ran: other processes' load and the CPU's heat.
+std::vector<std::string> ReadinessAdvice(const json& record) {
+  std::vector<std::string> advice;
+  const std::vector<json> observations = ReadinessObservations(record);
+  const auto busy = MaxObserved(observations, "busy_fraction");
+  const double max_busy = NumberAt(record, "/harness/readiness/policy/max_busy_fraction")
+                              .value_or(0.30);
+  if (busy && *busy >= kBusyWorthSaying) {
+    advice.push_back(fmt::format(
+        "other processes were busy up to {:.0f}% of the CPUs during the readiness checks "
+        "(max_busy_fraction {:.2f}): stop them, or lower max_busy_fraction",
+        100 * *busy, max_busy));
+  }
+  const auto celsius = MaxObserved(observations, "hottest_cpu_celsius");
+  const auto max_celsius = NumberAt(record, "/harness/readiness/policy/max_cpu_celsius");
+  if (celsius && max_celsius && *celsius > *max_celsius) {
+    advice.push_back(fmt::format(
+        "the CPU reached {:.0f} C during the readiness checks (max_cpu_celsius {:g}): let it "
+        "cool between cells",
+        *celsius, *max_celsius));
+  }
+  return advice;
+}
+
+}  // namespace
+
+bool IsNoisy(const json& record) {
+  if (!record.is_object() || record.value("status", "") != "ok") return false;
+  if (BenchmarkTypeOf(record) == "soak") return false;
+  const json::json_pointer p("/harness/ci_reached");
+  return record.contains(p) && record.at(p).is_boolean() && !record.at(p).get<bool>();
+}
+
+std::optional<std::string> TwoClustersNote(const json& record) {
+  const std::string metric = HeadlineMetricOf(record);
+  if (metric.empty() || !record.contains("samples") || !record["samples"].is_array()) {
+    return std::nullopt;
+  }
+  std::vector<double> values;
+  for (const json& s : record["samples"]) {
+    if (!s.is_object() || !s.contains(metric) || !s[metric].is_number()) continue;
+    const double v = s[metric].get<double>();
+    if (std::isfinite(v)) values.push_back(v);
+  }
+  const auto c = FindTwoClusters(values);
+  if (!c) return std::nullopt;
+  const std::string unit = MetricUnitOf(record, metric);
+  const std::string low = unit == "bytes" ? FormatBytes(c->low_center)
+                                          : FormatNumber(c->low_center, 3);
+  return fmt::format("two clusters: about {} and {} ({} and {} repetitions)", low,
+                     ValueWithUnit(c->high_center, unit), c->low_count, c->high_count);
+}
+
+std::vector<std::string> NoiseAdvice(const json& record) {
+  if (!IsNoisy(record)) return {};
+  if (BenchmarkTypeOf(record) == "kl_divergence") return KlAdvice(record);
+  std::vector<std::string> advice;
+  const auto add = [&advice](std::optional<std::string> line) {
+    if (line) advice.push_back(std::move(*line));
+  };
+  // Two clusters usually mean two speeds of CPU (or a frequency change): pinning comes first.
+  if (TwoClustersNote(record)) add(PinCpus(record));
+  add(MoreRepetitions(record));
+  if (!TwoClustersNote(record)) add(PinCpus(record));
+  add(CoolDown(record));
+  for (std::string& line : ReadinessAdvice(record)) advice.push_back(std::move(line));
+  return advice;
+}
+
+std::optional<std::string> OverheadBoundNote(const json& record) {
+  const auto efficiency = MetricValue(record, "decode_roofline_efficiency");
+  const auto throughput = MetricValue(record, "decode_throughput");
+  if (!efficiency || !throughput || *efficiency >= kOverheadBoundBelow || *efficiency <= 0 ||
+      *throughput <= 0) {
+    return std::nullopt;
+  }
+  const double per_token_ms = 1000 / *throughput;
+  double weights_ms = *efficiency * per_token_ms;  // by the efficiency's definition
+  const auto bytes = NumberAt(record, "/model/tensor_bytes").has_value()
+                         ? NumberAt(record, "/model/tensor_bytes")
+                         : NumberAt(record, "/model/size_bytes");
+  const auto bandwidth = NumberAt(record, "/device/memory_bandwidth_bytes_per_s");
+  if (bytes && bandwidth && *bytes > 0 && *bandwidth > 0) {
+    weights_ms = std::min(per_token_ms, 1000 * *bytes / *bandwidth);
+  }
+  return fmt::format(
+      "overhead-bound: decode runs at {}% of the memory-bandwidth limit; of {} ms per token "
+      "about {} ms is fixed per-token cost, so a smaller quantization will not make it faster",
+      FormatNumber(100 * *efficiency, 2), FormatNumber(per_token_ms, 3),
+      FormatNumber(per_token_ms - weights_ms, 3));
+}
+
+}  // namespace pipette::analysis

@@ -1,0 +1,53 @@
+// What a result's noise and speed say to do next (issue 7): whether a `pipette.result/1` record
+// is noisy, what to try against the noise, whether its repetitions form two clusters, and whether
+// its decode is bound by per-token overhead rather than by memory bandwidth.
+//
+// Pure functions of one record (DESIGN.md 5), tolerant of absent or mistyped fields like
+// record_fields.h: a field that is not there gives no note rather than an error. Advice names the
+// settings of a suite file and of the record (`max_reps`, `cpus`, `cooldown_s`,
+// `max_busy_fraction`), never the flags of one command; callers print them as they are.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pipette::analysis {
+
+// True for an ok result whose headline interval stayed wider than its target:
+// harness.ci_reached is false. Soak results are never noisy (they run for their time, not to a
+// target, and always record ci_reached false); failed results are not either. A record without
+// harness.ci_reached is not noisy.
+bool IsNoisy(const nlohmann::json& record);
+
+// When the headline metric's per-repetition values (samples[].<headline metric>) form two
+// clusters (FindTwoClusters in pipette/stats.h), e.g. "two clusters: about 360 and 470 tokens/s
+// (6 and 4 repetitions)"; centers have 3 significant digits, bytes are in binary units. Whether
+// or not the record is noisy. nullopt for fewer than 8 values or one cluster.
+std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
+
+// Short remedies for a noisy record (IsNoisy), most useful first; empty when it is not noisy.
+// For measured benchmarks, each when it applies:
+//   "more repetitions (max_reps 40; this run stopped at its max_reps 20)"  when reps hit max_reps;
+//   "pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)"      when cpus is unset;
+//   "a cool-down between cells (cooldown_s, e.g. 30)"                       when cooldown_s is 0;
+//   "other processes were busy up to 45% of the CPUs during the readiness checks (max_busy_fraction
+//    0.30): stop them, or lower max_busy_fraction"  when an observation in harness.readiness saw
+//    at least 5% busy; "the CPU reached 82 C during the readiness checks (max_cpu_celsius 70)"
+//    when an observation was above the threshold.
+// For kl_divergence (deterministic): a longer context narrows the interval (the benchmark id with
+// twice the context), and a rerun gives the same numbers.
+std::vector<std::string> NoiseAdvice(const nlohmann::json& record);
+
+// When decode runs below 10% of the memory-bandwidth limit (metrics.decode_roofline_efficiency
+// median < 0.10), e.g. "overhead-bound: decode runs at 1.2% of the memory-bandwidth limit; of
+// 0.617 ms per token about 0.61 ms is fixed per-token cost, so a smaller quantization will not
+// make it faster". Per-token time is 1 / decode_throughput median; the weights' share is
+// model.tensor_bytes (else model.size_bytes) / device.memory_bandwidth_bytes_per_s, or, without
+// them, efficiency x per-token time (the same by the definition of the efficiency, DESIGN.md
+// 4.3); the fixed cost is the difference. nullopt without both metrics or at >= 10%.
+std::optional<std::string> OverheadBoundNote(const nlohmann::json& record);
+
+}  // namespace pipette::analysis

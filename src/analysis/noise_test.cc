@@ -1,0 +1,170 @@
+// Unit tests of src/analysis/noise.h on hand-built pipette.result/1 records.
+#include "analysis/noise.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace pipette::analysis {
+namespace {
+
+using nlohmann::json;
+
+// An ok decode record: 10 repetitions (of at most 10) whose headline values are `values`,
+// ci_reached as given, no cpus, no cool-down, one readiness wait that saw `busy`.
+json DecodeRecord(const std::vector<double>& values, bool ci_reached, double busy = 0.01) {
+  json samples = json::array();
+  for (size_t i = 0; i < values.size(); ++i) {
+    samples.push_back({{"rep", i + 1}, {"decode_throughput", values[i]}});
+  }
+  return {{"schema", "pipette.result/1"},
+          {"status", "ok"},
+          {"benchmark", {{"id", "decode_throughput_256_100"}, {"type", "decode"},
+                         {"prefill_tokens", 256}, {"decode_tokens", 100}}},
+          {"runtime", {{"settings", {{"threads", 2}}}}},
+          {"metrics", {{"decode_throughput", {{"unit", "tokens/s"}, {"median", 400.0}}}}},
+          {"samples", samples},
+          {"harness",
+           {{"reps", values.size()}, {"max_reps", 10}, {"ci_target", 0.02},
+            {"ci_reached", ci_reached},
+            {"readiness",
+             {{"policy", {{"max_busy_fraction", 0.30}, {"max_cpu_celsius", 70},
+                          {"cooldown_s", 0}}},
+              {"waits", json::array({{{"waited_s", 0.25}, {"polls", 1},
+                                      {"observation", {{"busy_fraction", busy},
+                                                       {"hottest_cpu_celsius", nullptr},
+                                                       {"ready", true}}}}})}}}}}};
+}
+
+const std::vector<double> kTwoSpeeds = {471, 352, 360, 468, 355, 361, 480, 363, 371, 462};
+const std::vector<double> kOneSpeed = {401, 398, 405, 399, 402, 400, 397, 403, 404, 396};
+
+TEST(IsNoisyTest, OkRecordThatMissedItsTarget) {
+  EXPECT_TRUE(IsNoisy(DecodeRecord(kOneSpeed, false)));
+  EXPECT_FALSE(IsNoisy(DecodeRecord(kOneSpeed, true)));
+  json failed = DecodeRecord(kOneSpeed, false);
+  failed["status"] = "failed";
+  EXPECT_FALSE(IsNoisy(failed));
+  json soak = DecodeRecord(kOneSpeed, false);
+  soak["benchmark"] = {{"id", "soak_256_256_2"}, {"type", "soak"}};
+  EXPECT_FALSE(IsNoisy(soak));  // a soak runs for its time and always says ci_reached false
+  json unknown = DecodeRecord(kOneSpeed, false);
+  unknown["harness"].erase("ci_reached");
+  EXPECT_FALSE(IsNoisy(unknown));
+}
+
+TEST(TwoClustersNoteTest, NamesCentersUnitAndCounts) {
+  EXPECT_EQ(TwoClustersNote(DecodeRecord(kTwoSpeeds, false)),
+            "two clusters: about 360 and 470 tokens/s (6 and 4 repetitions)");
+  EXPECT_EQ(TwoClustersNote(DecodeRecord(kOneSpeed, false)), std::nullopt);
+  EXPECT_EQ(TwoClustersNote(json::object()), std::nullopt);
+}
+
+TEST(TwoClustersNoteTest, BytesInBinaryUnits) {
+  const double mib = 1048576;
+  json r = {{"status", "ok"},
+            {"benchmark", {{"id", "max_memory_usage_256"}, {"type", "memory"}}},
+            {"metrics", {{"max_host_usage", {{"unit", "bytes"}, {"median", 100 * mib}}}}},
+            {"samples", json::array()}};
+  for (double v : {100.0, 100.1, 100.2, 100.0, 140.0, 140.1, 140.0, 140.2}) {
+    r["samples"].push_back({{"max_host_usage", v * mib}});
+  }
+  EXPECT_EQ(TwoClustersNote(r),
+            "two clusters: about 100.05 MiB and 140.05 MiB (4 and 4 repetitions)");
+}
+
+TEST(NoiseAdviceTest, EmptyWhenNotNoisy) {
+  EXPECT_TRUE(NoiseAdvice(DecodeRecord(kOneSpeed, true)).empty());
+}
+
+TEST(NoiseAdviceTest, MeasuredBenchmarkGetsSettingNames) {
+  const std::vector<std::string> advice = NoiseAdvice(DecodeRecord(kOneSpeed, false, 0.45));
+  ASSERT_EQ(advice.size(), 4u);
+  EXPECT_EQ(advice[0], "more repetitions (max_reps 20; this run stopped at its max_reps 10)");
+  EXPECT_EQ(advice[1], "pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  EXPECT_EQ(advice[2], "a cool-down between cells (cooldown_s, e.g. 30)");
+  EXPECT_EQ(advice[3],
+            "other processes were busy up to 45% of the CPUs during the readiness checks "
+            "(max_busy_fraction 0.30): stop them, or lower max_busy_fraction");
+}
+
+TEST(NoiseAdviceTest, TwoClustersPutPinningFirst) {
+  const std::vector<std::string> advice = NoiseAdvice(DecodeRecord(kTwoSpeeds, false));
+  ASSERT_EQ(advice.size(), 3u);  // busy 1%: not worth saying
+  EXPECT_EQ(advice[0], "pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  EXPECT_EQ(advice[1], "more repetitions (max_reps 20; this run stopped at its max_reps 10)");
+}
+
+TEST(NoiseAdviceTest, WhatIsAlreadyDoneIsNotAdvised) {
+  json r = DecodeRecord(kOneSpeed, false);
+  r["runtime"]["settings"]["cpus"] = "0";
+  r["harness"]["readiness"]["policy"]["cooldown_s"] = 30;
+  r["harness"]["reps"] = 7;  // stopped before max_reps (an interrupt): more would not be new
+  EXPECT_TRUE(NoiseAdvice(r).empty());
+}
+
+TEST(NoiseAdviceTest, ObservationsThatHeldTheGateCount) {
+  json r = DecodeRecord(kOneSpeed, false);
+  r["harness"]["readiness"]["policy"]["cooldown_s"] = 30;
+  r["runtime"]["settings"]["cpus"] = "0";
+  r["harness"]["reps"] = 7;
+  r["harness"]["readiness"]["waits"][0]["held"] = json::array(
+      {{{"at_s", 0.25}, {"poll", 1}, {"busy_fraction", 0.85}, {"hottest_cpu_celsius", 82.4},
+        {"ready", false}, {"held_by", {"thermal", "load"}}}});
+  const std::vector<std::string> advice = NoiseAdvice(r);
+  ASSERT_EQ(advice.size(), 2u);
+  EXPECT_EQ(advice[0],
+            "other processes were busy up to 85% of the CPUs during the readiness checks "
+            "(max_busy_fraction 0.30): stop them, or lower max_busy_fraction");
+  EXPECT_EQ(advice[1],
+            "the CPU reached 82 C during the readiness checks (max_cpu_celsius 70): let it cool "
+            "between cells");
+}
+
+TEST(NoiseAdviceTest, KlDivergenceNeedsALongerContextNotARerun) {
+  json r = {{"status", "ok"},
+            {"benchmark", {{"id", "kl_divergence_512"}, {"type", "kl_divergence"},
+                           {"prefill_tokens", 512}}},
+            {"harness", {{"reps", 1}, {"ci_reached", false}}}};
+  EXPECT_EQ(NoiseAdvice(r),
+            (std::vector<std::string>{
+                "a longer context narrows the interval (kl_divergence_1024)",
+                "a rerun gives the same numbers: the evaluation is deterministic"}));
+}
+
+// A decode at 1620 tokens/s (0.617 ms per token) of 0.6 MB of weights at 10 GB/s (0.06 ms per
+// token at the limit: 9.7% of it).
+TEST(OverheadBoundNoteTest, FixedCostFromWeightsAndBandwidth) {
+  json r = {{"status", "ok"},
+            {"benchmark", {{"id", "decode_throughput_256_100"}, {"type", "decode"}}},
+            {"model", {{"tensor_bytes", 600000}, {"size_bytes", 700000}}},
+            {"device", {{"memory_bandwidth_bytes_per_s", 1e10}}},
+            {"metrics",
+             {{"decode_throughput", {{"unit", "tokens/s"}, {"median", 1620.0}}},
+              {"decode_roofline_efficiency", {{"unit", "ratio"}, {"median", 0.0972}}}}}};
+  // 1000 / 1620 = 0.6173 ms per token; weights 600000 / 1e10 s = 0.06 ms; fixed 0.5573 ms.
+  EXPECT_EQ(OverheadBoundNote(r),
+            "overhead-bound: decode runs at 9.7% of the memory-bandwidth limit; of 0.617 ms per "
+            "token about 0.557 ms is fixed per-token cost, so a smaller quantization will not "
+            "make it faster");
+  r["metrics"]["decode_roofline_efficiency"]["median"] = 0.10;
+  EXPECT_EQ(OverheadBoundNote(r), std::nullopt);  // at 10% it is not called overhead-bound
+}
+
+TEST(OverheadBoundNoteTest, WithoutBandwidthTheEfficiencyGivesTheWeightsShare) {
+  json r = {{"status", "ok"},
+            {"metrics",
+             {{"decode_throughput", {{"unit", "tokens/s"}, {"median", 400.0}}},
+              {"decode_roofline_efficiency", {{"unit", "ratio"}, {"median", 0.012}}}}}};
+  // 2.5 ms per token; weights 1.2% of it = 0.03 ms; fixed 2.47 ms.
+  EXPECT_EQ(OverheadBoundNote(r),
+            "overhead-bound: decode runs at 1.2% of the memory-bandwidth limit; of 2.5 ms per "
+            "token about 2.47 ms is fixed per-token cost, so a smaller quantization will not "
+            "make it faster");
+  r["metrics"].erase("decode_throughput");
+  EXPECT_EQ(OverheadBoundNote(r), std::nullopt);
+}
+
+}  // namespace
+}  // namespace pipette::analysis
