@@ -32,22 +32,44 @@ struct Configuration {
   std::string model_file;    // model.file_name
   std::string model_sha256;  // model.sha256
   std::string quant;         // model.quant, llama.cpp spelling ("Q4_K_M")
+  // quant as it is shown (QuantLabel in pipette/gguf.h): "Q4_K_M (no q4_K tensors: q5_0 x29,
+  // q8_0 x3)" when the file's tensors do not carry it; the same as quant otherwise.
+  std::string quant_label;
   uint64_t model_size_bytes = 0;  // model.size_bytes
   bool synthetic = false;         // a synthetic model (its speed stands for its shape only)
   std::string runtime;            // runtime.name
   std::string runtime_version;    // runtime.version
   std::string device_id;          // device.id
   nlohmann::json settings;        // runtime.settings as recorded, less a shape-default n_ctx
-  // The newest ok record of each benchmark id, ordered by benchmark id.
+  // One record per benchmark id, ordered by benchmark id: the ok results of that benchmark pooled
+  // (PoolResults; a lone result as it is), or the newest one (Repeats::kNewest).
   std::vector<nlohmann::json> results;
 
-  // The newest ok record of `benchmark_id`, or nullptr.
+  // The record of `benchmark_id`, or nullptr.
   const nlohmann::json* Find(const std::string& benchmark_id) const;
+};
+
+// What the reading commands make of several ok results of one configuration and benchmark.
+enum class Repeats {
+  kPool,    // one estimate over all their repetitions (the default: a noisy rerun does not decide)
+  kNewest,  // the newest result alone (`--newest`)
 };
 
 // Groups `records` (any order, any mix) into configurations; records whose status is not "ok"
 // are ignored. Ordered by model file name, then quant, then settings (canonical JSON), then key.
-std::vector<Configuration> GroupConfigurations(const std::vector<nlohmann::json>& records);
+std::vector<Configuration> GroupConfigurations(const std::vector<nlohmann::json>& records,
+                                               Repeats repeats = Repeats::kPool);
+
+// One estimate from several ok results of one config_id (`results` newest first, non-empty):
+// the newest record with, for prefill, decode, e2e and memory benchmarks, every metric
+// summarized again (pipette/stats.h Summarize: median, bootstrap CI, ...) over the repetitions of
+// all of them (samples[] concatenated, reps renumbered, each sample naming its result_id; a metric
+// measured once per cell, such as load_time, contributes its value; a metric some result lacks
+// keeps the newest result's estimate), harness.reps their total, harness.ci_reached judged again
+// on the pooled headline interval against harness.ci_target (n >= 3), and
+// "pooled": {results, result_ids[], reps, noisy_results}. A single result, or another benchmark
+// type (soak: a time series; kl_divergence: deterministic), gives the newest record unchanged.
+nlohmann::json PoolResults(const std::vector<const nlohmann::json*>& results);
 
 // One point of a throughput-vs-context curve: the median and 95% CI of `metric` for a benchmark
 // with this prompt length (P) and decode length (D; 0 for prefill).
@@ -94,21 +116,64 @@ struct MemoryVsSize {
 // nullopt when the configuration has no max_host_usage metric.
 std::optional<MemoryVsSize> MemoryAgainstSize(const Configuration& config);
 
-// Hard limits of `pipette select`; an absent limit is not applied. Each is checked against every
-// result of the configuration that has the metric (the worst case over shapes), unless
-// `benchmarks` narrows the results looked at. A configuration with no result that has the metric
-// of a given limit cannot be checked and is excluded, saying so. A value equal to its limit passes.
+// Hard limits of `pipette select` and `pipette report`; an absent limit is not applied. Each is
+// checked against every result of the configuration that has the metric (the worst case over
+// shapes), unless `benchmarks` narrows the results looked at. A configuration with no result that
+// has the metric of a given limit cannot be checked and fails, saying so.
 struct Limits {
-  std::optional<double> max_ttft_ms;             // ttft median
-  std::optional<double> max_latency_ms;          // end_to_end_latency median
-  std::optional<double> max_memory_bytes;        // max_host_usage median
-  std::optional<double> min_decode_throughput;   // decode_throughput median, tokens/s
+  std::optional<double> max_ttft_ms;             // ttft, ms
+  std::optional<double> max_latency_ms;          // end_to_end_latency, ms
+  std::optional<double> max_memory_bytes;        // max_host_usage, bytes
+  std::optional<double> min_decode_throughput;   // decode_throughput, tokens/s
   // Quality drop in percentage points: the best quality score in the set minus this
   // configuration's. Quality score: top1_agreement x 100 of its kl_divergence_<ctx> results
   // (100 = agrees with the reference on every token); configurations without a quality metric
-  // cannot be checked and are excluded with that reason when this limit is given.
+  // cannot be checked and fail with that reason when this limit is given.
   std::optional<double> max_quality_drop;
   std::vector<std::string> benchmarks;  // empty: all
+
+  bool any() const {
+    return max_ttft_ms || max_latency_ms || max_memory_bytes || min_decode_throughput ||
+           max_quality_drop;
+  }
+};
+
+// A limit judged with the uncertainty of the measurement: the 95% confidence interval of the
+// median (DESIGN.md 4.2), not the median alone.
+enum class Verdict {
+  kPass,        // the whole interval meets the limit
+  kBorderline,  // the interval crosses the limit: it may or may not hold (never a silent pass)
+  kFail,        // the whole interval breaks the limit, or the metric was not measured
+};
+const char* VerdictName(Verdict v);  // "pass", "borderline", "fail"
+
+// One limit against one configuration: the worst of its results with the metric (fail before
+// borderline before pass, then the smallest margin).
+struct LimitCheck {
+  std::string limit;      // "max_ttft", "max_latency", "max_memory", "min_decode_throughput",
+                          // "max_quality_drop"
+  std::string metric;     // "ttft", "end_to_end_latency", "max_host_usage", "decode_throughput",
+                          // "quality_drop"
+  std::string unit;       // of value, interval and threshold: "ms", "bytes", "tokens/s", "pp"
+  bool upper = true;      // the limit is a maximum (value <= threshold); false: a minimum
+  double threshold = 0;   // the limit
+  bool measured = false;  // false: no result has the metric (verdict kFail)
+  std::string benchmark_id;  // the result judged
+  double value = 0;          // its median
+  double ci95_low = 0, ci95_high = 0;  // its 95% CI (= value when it has none)
+  size_t n = 0;              // repetitions behind it
+  size_t results = 1;        // results pooled into it (PoolResults)
+  bool noisy = false;        // its CI stayed wider than the harness target
+  Verdict verdict = Verdict::kFail;
+  // Room to the limit relative to it, by the median: (threshold - value) / threshold for a
+  // maximum, (value - threshold) / threshold for a minimum; < 0 breaks it. NaN for threshold 0.
+  double margin = 0;
+  // What the median must be multiplied by to meet the limit: threshold / value (2.7 = "needs
+  // 2.7x the decode speed"; 0.96 = "needs 0.96x the peak memory"). Quality: the pp it misses by.
+  double factor = 0;
+  // One line, e.g. "decode_throughput 377 tokens/s [371, 383] (decode_throughput_256_100) >=
+  // 1000 tokens/s: fail, needs 2.65x the decode speed".
+  std::string text;
 };
 
 // What Select decided about one configuration.
@@ -117,36 +182,48 @@ struct Candidate {
   // Objectives (DESIGN.md 6: speed, memory, quality); absent when not measured.
   std::optional<double> decode_throughput;  // tokens/s, geometric mean over the benchmarks in
                                             // common (see SelectResult::speed_benchmarks)
+  std::optional<double> decode_ci95_low, decode_ci95_high;  // the same mean of the CI bounds
   std::optional<double> peak_memory_bytes;  // largest max_host_usage median
+  std::optional<double> peak_memory_ci95_low, peak_memory_ci95_high;  // that result's 95% CI
   std::optional<double> quality;            // quality score (see Limits::max_quality_drop);
                                             // 100 for the reference model of a kl_divergence
                                             // result in the set (it agrees with itself)
-  // One line per violated limit, e.g. "max_host_usage 12.10 MiB (max_memory_usage_256) > limit
-  // 11.00 MiB", "decode_throughput 80.50 tokens/s (decode_throughput_256_100) < limit 100
-  // tokens/s", "quality drop 2.50 pp (top1 agreement 97.50% vs best 100.00%) > limit 1 pp", or
-  // "ttft not measured: cannot check limit 30.00 ms"; empty when it passed every limit.
+  std::optional<double> quality_ci95_low, quality_ci95_high;
+  bool noisy = false;       // a result it was judged or ranked on is noisy
+  size_t pooled_results = 1;  // most results pooled into one of its estimates
+  Verdict verdict = Verdict::kPass;  // the worst of its checks; kPass when no limit is given
+  std::vector<LimitCheck> checks;    // one per limit given, in Limits order
+  // The text of the failing checks, e.g. "max_host_usage 12.10 MiB [12.0, 12.2]
+  // (max_memory_usage_256) > limit 11.00 MiB: fail, needs 0.91x the peak memory" or "ttft not
+  // measured: cannot check limit 30.0 ms"; empty when no limit failed.
   std::vector<std::string> excluded_because;
-  bool on_front = false;  // passed, and no other passing candidate dominates it
-  // Names of passing candidates that dominate this one (better or equal in every objective both
+  // The text of the borderline checks; such a configuration is ranked, marked borderline.
+  std::vector<std::string> borderline_because;
+  bool on_front = false;  // not failed, and no other such candidate dominates it
+  // Names of ranked candidates that dominate this one (better or equal in every objective both
   // have, strictly better in one).
   std::vector<std::string> dominated_by;
 };
 
 struct SelectResult {
-  // Passing candidates first: Pareto front ordered by decode throughput (highest first), then the
-  // dominated ones likewise; then the excluded ones in GroupConfigurations order.
+  // Ranked candidates first (verdict pass or borderline): the Pareto front ordered by decode
+  // throughput (highest first), then the dominated ones likewise; then the failed ones in
+  // GroupConfigurations order.
   std::vector<Candidate> candidates;
-  // The decode benchmark ids present in every passing candidate (every candidate when none
-  // passed) that has a decode result, over which speed is compared. Sorted.
+  // The decode benchmark ids present in every ranked candidate (every candidate when none
+  // is ranked) that has a decode result, over which speed is compared. Sorted.
   std::vector<std::string> speed_benchmarks;
   // Names of those candidates without any decode result (no speed: the speed objective is
   // skipped when they are compared), in GroupConfigurations order.
   std::vector<std::string> without_decode;
+  // True when every pair of ranked candidates with a decode speed has overlapping decode CIs:
+  // their speed differences lie inside the noise (the ranking by speed is not meaningful).
+  bool speed_within_noise = false;
 };
 
-// Applies `limits`, then ranks the passing configurations on the Pareto front of (decode
-// throughput: higher is better, peak memory: lower, quality: higher). An objective that no
-// passing candidate has is left out of the dominance test.
+// Judges `limits` (LimitCheck), then ranks the configurations that did not fail on the Pareto
+// front of (decode throughput: higher is better, peak memory: lower, quality: higher), by
+// medians. An objective that no ranked candidate has is left out of the dominance test.
 SelectResult Select(const std::vector<Configuration>& configs, const Limits& limits);
 
 // Indices of the non-dominated points. `points[i][k]` is objective k of point i, oriented so that

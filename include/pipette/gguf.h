@@ -81,6 +81,23 @@ std::string QuantNameOfTensorType(const std::string& ggml_type_name);
 // "Q8_0" -> "q8_0"; "" when unknown.
 std::string PrincipalTensorType(const std::string& quant);
 
+// What the tensors hold when none of them carries `quant`'s principal type, e.g.
+// "no q4_K tensors: q5_0 x29, q8_0 x3" (types by count, most frequent first; f32/f16 norms left
+// out unless nothing else is there); "" when they do carry it, when the principal type is unknown
+// or when `tensor_types` (ggml type name -> tensor count) is empty.
+std::string QuantLabelMismatch(const std::string& quant,
+                               const std::map<std::string, uint64_t>& tensor_types);
+
+// The quantization as pipette names it wherever a configuration is shown (tables, charts, select,
+// compare, reports): `quant`, and when the tensors do not carry it, what they hold:
+// "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)". A label is never shown without that.
+std::string QuantLabel(const std::string& quant,
+                       const std::map<std::string, uint64_t>& tensor_types);
+
+// The same for a result record's model{} block (quant, quant_inferred, tensor_types); a
+// quantization inferred from the tensors is shown as it is. "" when `model` is not an object.
+std::string QuantLabel(const nlohmann::json& model);
+
 // A one-line warning when a model's tensors do not carry the quantization its header names
 // (llama-quantize falls back to other types for tensors whose rows are not a multiple of the
 // type's block size, and still writes the requested file type); "" when they do. Never a silent

@@ -31,19 +31,37 @@ inline constexpr char kResultSchema[] = "pipette.result/1";
 // $HOME/.local/share/pipette/results.db, else "pipette-results.db" in the working directory.
 std::string DefaultStorePath();
 
-// Selects results. Every non-empty field must match; an empty field (or limit 0) matches all.
+// Selects results. Every non-empty field must match; within a list field any one of its values
+// matches (`quants = {"Q8_0", "Q4_0"}` selects both); an empty field (or limit 0) matches all.
 struct ResultFilter {
-  std::string benchmark;  // benchmark.id, exact
-  std::string model;      // model.sha256 prefix (case-insensitive) or model.file_name substring
-  std::string quant;      // model.quant, exact but case-insensitive ("q4_k_m" matches "Q4_K_M")
-  std::string status;     // "ok" or "failed"
-  std::string device;     // device.id prefix
-  std::string runtime;    // runtime.name, exact
-  std::string label;      // device.label, exact
+  std::vector<std::string> benchmarks;  // benchmark.id, exact
+  std::vector<std::string> models;  // model.sha256 prefix (case-insensitive) or model.file_name
+                                    // substring
+  std::vector<std::string> quants;  // model.quant, exact but case-insensitive ("q4_k_m" matches
+                                    // "Q4_K_M")
+  std::string status;               // "ok" or "failed"
+  std::vector<std::string> devices;   // device.id prefix
+  std::vector<std::string> runtimes;  // runtime.name, exact
+  std::vector<std::string> labels;    // device.label, exact
+  // runtime.settings entries as "key=value" (see ParseSettingFilter): values of one key are
+  // alternatives, different keys must all match ({"threads=1", "threads=2", "cpus=0"} selects
+  // 1 or 2 threads pinned to CPU 0). A result that did not record the key does not match.
+  std::vector<std::string> settings;
   std::string since;      // started at or after this RFC 3339 UTC time or a prefix of it
                           // ("2026", "2026-11-29", "2026-11-29T10:05:00.5Z"); see ParseSince
   int limit = 0;          // at most this many results (the newest); 0 = no limit
 };
+
+// One "key=value" entry of ResultFilter::settings: key = a runtime.settings name (letters,
+// digits, '_'), value = the recorded value as text: a number matches a recorded number of equal
+// value (threads=2 matches 2 and 2.0) or a recorded string spelled the same ("cpus=0"); true/false
+// match booleans; anything else matches a string exactly. Error: "'<text>' is not a setting
+// filter: give KEY=VALUE, e.g. threads=2".
+struct SettingFilter {
+  std::string key;
+  std::string value;
+};
+Result<SettingFilter> ParseSettingFilter(const std::string& text);
 
 // The text `started_at` is compared with (started_at >= it) for ResultFilter::since: `since`
 // without its "Z" (a missing part reads as its start: "2026-11" is 2026-11-01T00:00:00.000Z).
@@ -62,6 +80,9 @@ struct ResultRow {
                          // in the store when List() ran; Get() accepts it
   std::string config_id, status, benchmark_id, benchmark_type, model_file, model_sha256, quant,
       runtime, device_id, label, started_at;
+  // quant as QuantLabel (pipette/gguf.h) names it: "Q4_K_M (no q4_K tensors: q5_0 x29, ...)"
+  // when the file's tensors do not carry it.
+  std::string quant_label;
   int threads = 0;                 // runtime.settings.threads; 0 when not recorded
   std::optional<double> headline;  // median of the headline metric; absent when not measured
   std::string headline_metric;     // HeadlineMetric(benchmark.type), e.g. "prefill_throughput"
@@ -118,8 +139,8 @@ class ResultStore {
   // results (the message says how many).
   Result<std::optional<nlohmann::json>> Get(const std::string& id_or_prefix);
 
-  // Rows matching `filter`, newest first (started_at, then result_id, descending). Error: a
-  // filter.since that ParseSince refuses.
+  // Rows matching `filter`, newest first (started_at, then result_id, descending). Errors: a
+  // filter.since that ParseSince refuses, a setting that ParseSettingFilter refuses.
   Result<std::vector<ResultRow>> List(const ResultFilter& filter);
 
   // Full records matching `filter`, newest first.

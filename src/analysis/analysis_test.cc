@@ -8,6 +8,8 @@
 #include "analysis/group_filter.h"
 #include "analysis/select_parts.h"
 #include "pipette/analysis.h"
+#include "pipette/gguf.h"
+#include "pipette/stats.h"
 
 namespace pipette {
 namespace {
@@ -308,7 +310,13 @@ TEST(Select, MemoryLimitExcludesWithReason) {
   EXPECT_EQ(s.candidates[2].config->name, "F32");
   ASSERT_EQ(s.candidates[2].excluded_because.size(), 1u);
   EXPECT_EQ(s.candidates[2].excluded_because[0],
-            "max_host_usage 30.00 MiB (max_memory_usage_64) > limit 26.00 MiB");
+            "max_host_usage 30.00 MiB [29.70 MiB, 30.30 MiB] (max_memory_usage_64) <= limit "
+            "26.00 MiB: fail, needs 0.867x the peak memory");
+  EXPECT_EQ(s.candidates[2].verdict, Verdict::kFail);
+  ASSERT_EQ(s.candidates[2].checks.size(), 1u);
+  EXPECT_NEAR(s.candidates[2].checks[0].margin, (26.0 - 30.0) / 26.0, 1e-12);
+  EXPECT_NEAR(s.candidates[2].checks[0].factor, 26.0 / 30.0, 1e-12);
+  EXPECT_EQ(s.candidates[0].verdict, Verdict::kPass);
   EXPECT_FALSE(s.candidates[2].on_front);
   EXPECT_TRUE(s.candidates[2].dominated_by.empty());  // only passing ones are ranked
 }
@@ -323,12 +331,13 @@ TEST(Select, DecodeAndLatencyLimitsAndMissingMetrics) {
   // Nothing measured ttft: every configuration is excluded, saying why.
   for (const Candidate& c : s.candidates) {
     ASSERT_FALSE(c.excluded_because.empty());
-    EXPECT_EQ(c.excluded_because[0], "ttft not measured: cannot check limit 30.00 ms");
+    EXPECT_EQ(c.excluded_because[0], "ttft not measured: cannot check limit 30 ms");
   }
   EXPECT_EQ(s.candidates[0].config->name, "F32");  // excluded ones keep the grouping order
   ASSERT_EQ(s.candidates[0].excluded_because.size(), 2u);
   EXPECT_EQ(s.candidates[0].excluded_because[1],
-            "decode_throughput 100.00 tokens/s (decode_throughput_64_32) < limit 150 tokens/s");
+            "decode_throughput 100 tokens/s [99, 101] (decode_throughput_64_32) >= limit 150 "
+            "tokens/s: fail, needs 1.5x the decode speed");
   EXPECT_EQ(s.candidates[1].excluded_because.size(), 1u);
 }
 
@@ -356,7 +365,8 @@ TEST(Select, QualityDropUsesTop1AgreementAndTheReference) {
   EXPECT_EQ(s.candidates[2].config->name, "Q4_0");
   ASSERT_EQ(s.candidates[2].excluded_because.size(), 1u);
   EXPECT_EQ(s.candidates[2].excluded_because[0],
-            "quality drop 5.00 pp (top1 agreement 95.00% vs best 100.00%) > limit 2 pp");
+            "quality_drop 5 pp [4.05, 5.95] (kl_divergence_256) <= limit 2 pp: fail, misses it "
+            "by 3 pp (top-1 agreement 95% vs best 100%)");
 }
 
 TEST(Select, QualityLimitWithoutMeasurementExcludes) {
@@ -473,7 +483,7 @@ TEST(ParseNonNegative, FiniteNumbersAtLeastZeroOnly) {
 }
 
 TEST(ParseByteSize, UnitsAndErrors) {
-  EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("1048576"), 1048576);
+  EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("1048576B"), 1048576);
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("12MiB"), 12 * kMiB);
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("1.5 GiB"), 1.5 * 1073741824.0);
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("800MB"), 800e6);
@@ -486,6 +496,179 @@ TEST(ParseByteSize, UnitsAndErrors) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().message.find("is not a size"), std::string::npos);
   }
+  // Issue 7: "--max-memory 11.5" was 11.5 bytes; a number without a unit is refused with the fix.
+  auto bare = analysis::ParseByteSize("11.5");
+  ASSERT_FALSE(bare.ok());
+  EXPECT_EQ(bare.error().message,
+            "'11.5' has no unit: did you mean 11.5MiB? (give B, KB, MB, GB, KiB, MiB or GiB, e.g. "
+            "12MiB, or 11.5B for bytes)");
+  EXPECT_FALSE(analysis::ParseByteSize("1048576").ok());
+}
+
+// --- limits judged on confidence intervals (issue 7) ---
+
+// A decode result with an explicit interval.
+json Decode(const Model& m, double median, double low, double high, bool noisy = false) {
+  json r = Record(m, "decode_throughput_256_100", {{"decode_throughput", median}});
+  r["metrics"]["decode_throughput"]["ci95_low"] = low;
+  r["metrics"]["decode_throughput"]["ci95_high"] = high;
+  r["benchmark"]["type"] = "decode";
+  r["harness"]["ci_reached"] = !noisy;
+  return r;
+}
+
+TEST(Select, LimitsAreJudgedOnTheConfidenceInterval) {
+  const auto configs = GroupConfigurations({Decode(kF32, 1100, 1050, 1150),   // whole CI above
+                                            Decode(kQ8, 1010, 980, 1040, true),  // crosses 1000
+                                            Decode(kQ4, 377, 371, 383)});     // whole CI below
+  Limits limits;
+  limits.min_decode_throughput = 1000;
+  const SelectResult s = Select(configs, limits);
+  ASSERT_EQ(s.candidates.size(), 3u);
+  EXPECT_EQ(s.candidates[0].config->name, "F32");
+  EXPECT_EQ(s.candidates[0].verdict, Verdict::kPass);
+  EXPECT_NEAR(s.candidates[0].checks[0].margin, 0.10, 1e-12);
+  EXPECT_EQ(s.candidates[0].checks[0].text,
+            "decode_throughput 1100 tokens/s [1050, 1150] (decode_throughput_256_100) >= limit "
+            "1000 tokens/s: pass, margin +10.0%");
+  // Borderline: ranked (never silently passed), said, and flagged noisy.
+  EXPECT_EQ(s.candidates[1].config->name, "Q8_0");
+  EXPECT_EQ(s.candidates[1].verdict, Verdict::kBorderline);
+  EXPECT_TRUE(s.candidates[1].excluded_because.empty());
+  ASSERT_EQ(s.candidates[1].borderline_because.size(), 1u);
+  EXPECT_NE(s.candidates[1].borderline_because[0].find("noisy >= limit 1000 tokens/s: "
+                                                        "borderline, the interval crosses"),
+            std::string::npos);
+  EXPECT_TRUE(s.candidates[1].noisy);
+  EXPECT_TRUE(s.candidates[1].checks[0].noisy);
+  EXPECT_EQ(s.candidates[2].config->name, "Q4_0");
+  EXPECT_EQ(s.candidates[2].verdict, Verdict::kFail);
+  EXPECT_NEAR(s.candidates[2].checks[0].factor, 1000.0 / 377, 1e-12);
+  EXPECT_NE(s.candidates[2].excluded_because[0].find("fail, needs 2.65x the decode speed"),
+            std::string::npos);
+  EXPECT_STREQ(VerdictName(Verdict::kBorderline), "borderline");
+  // F32 and Q8_0 overlap (1050-1150 vs 980-1040)? No: 1040 < 1050, so speed is not all noise.
+  EXPECT_FALSE(s.speed_within_noise);
+}
+
+TEST(Select, SpeedsInsideEachOthersIntervalsAreWithinTheNoise) {
+  const auto configs =
+      GroupConfigurations({Decode(kQ8, 377, 360, 395), Decode(kQ4, 374, 350, 390)});
+  const SelectResult s = Select(configs, Limits{});
+  EXPECT_TRUE(s.speed_within_noise);
+  EXPECT_DOUBLE_EQ(*s.candidates[0].decode_ci95_low, 360);
+  EXPECT_DOUBLE_EQ(*s.candidates[0].decode_ci95_high, 395);
+}
+
+TEST(Select, WorstResultOfAMetricDecides) {
+  json small = Decode(kQ8, 1500, 1490, 1510);
+  json deep = Decode(kQ8, 1000, 990, 1010);
+  deep["benchmark"]["id"] = "decode_throughput_512_100";
+  const auto configs = GroupConfigurations({small, deep});
+  Limits limits;
+  limits.min_decode_throughput = 1200;
+  const SelectResult s = Select(configs, limits);
+  ASSERT_EQ(s.candidates.size(), 1u);
+  EXPECT_EQ(s.candidates[0].verdict, Verdict::kFail);
+  EXPECT_EQ(s.candidates[0].checks[0].benchmark_id, "decode_throughput_512_100");
+}
+
+// --- pooling repeated results (issue 7) ---
+
+// A decode result with per-repetition samples.
+json WithSamples(const Model& m, const std::vector<double>& values, const std::string& started,
+                 bool ci_reached) {
+  json r = Decode(m, 0, 0, 0, !ci_reached);
+  const Summary sum = Summarize(values);
+  r["metrics"]["decode_throughput"] = ToJson(sum, "tokens/s");
+  r["metrics"]["load_time"] = ToJson(Summarize(std::vector<double>{50}), "ms");
+  r["samples"] = json::array();
+  for (size_t i = 0; i < values.size(); ++i) {
+    r["samples"].push_back({{"rep", i + 1}, {"decode_throughput", values[i]},
+                            {"inter_token_latency", {1.0, 2.0}}});
+  }
+  r["metrics"]["inter_token_latency"] =
+      ToJson(Summarize(std::vector<double>(values.size() * 2, 1.5), true), "ms");
+  r["started_at"] = started;
+  r["config_id"] = "cfg-" + m.quant;
+  r["harness"]["ci_target"] = 0.02;
+  return r;
+}
+
+TEST(Pooling, RepeatedResultsArePooledAndNewestKeepsTheOldBehaviour) {
+  // Q8_0: a steady result and a noisy rerun; Q4_K: one steady result just below Q8_0's first.
+  const std::vector<double> steady = {420, 421, 419, 420, 422, 418, 420};
+  const std::vector<double> noisy = {360, 470, 365, 468, 362, 471, 364};
+  const Model q4{"s-Q4_0.gguf", "dddd", "Q4_0", 300000};
+  const std::vector<json> records = {
+      WithSamples(kQ8, steady, "2026-01-01T00:00:00.000Z", true),
+      WithSamples(kQ8, noisy, "2026-01-02T00:00:00.000Z", false),
+      WithSamples(q4, {395, 396, 394, 395, 397, 393, 395}, "2026-01-01T00:00:00.000Z", true)};
+
+  const auto pooled = GroupConfigurations(records);
+  ASSERT_EQ(pooled.size(), 2u);
+  const json* q8 = pooled[1].Find("decode_throughput_256_100");
+  ASSERT_NE(q8, nullptr);
+  EXPECT_EQ((*q8)["pooled"]["results"], 2);
+  EXPECT_EQ((*q8)["pooled"]["noisy_results"], 1);
+  EXPECT_EQ((*q8)["harness"]["reps"], 14);
+  EXPECT_EQ((*q8)["samples"].size(), 14u);
+  EXPECT_EQ((*q8)["samples"][13]["rep"], 14);
+  std::vector<double> all = steady;
+  all.insert(all.end(), noisy.begin(), noisy.end());
+  EXPECT_DOUBLE_EQ((*q8)["metrics"]["decode_throughput"]["median"].get<double>(), Median(all));
+  EXPECT_EQ((*q8)["metrics"]["decode_throughput"]["n"], 14);
+  EXPECT_EQ((*q8)["metrics"]["load_time"]["n"], 2);              // one value per cell
+  EXPECT_EQ((*q8)["metrics"]["inter_token_latency"]["n"], 28);   // per-token series flattened
+  EXPECT_TRUE((*q8)["metrics"]["inter_token_latency"].contains("p99"));
+  // The pooled ranking follows the pooled estimate: Q8_0 (median 419.5) ahead of Q4_0 (395).
+  const SelectResult sp = Select(pooled, Limits{});
+  EXPECT_EQ(sp.candidates[0].config->name, "Q8_0");
+  EXPECT_EQ(sp.candidates[0].pooled_results, 2u);
+
+  // --newest: the noisy rerun alone decides, as before (median 365 < 395).
+  const auto newest = GroupConfigurations(records, Repeats::kNewest);
+  const SelectResult sn = Select(newest, Limits{});
+  EXPECT_EQ(sn.candidates[0].config->name, "Q4_0");
+  EXPECT_FALSE(newest[1].Find("decode_throughput_256_100")->contains("pooled"));
+  EXPECT_TRUE(sn.candidates[1].noisy);
+}
+
+TEST(Pooling, OnlyTheSameConfigIdAndPoolableTypesArePooled) {
+  json a = WithSamples(kQ8, {1, 2, 3}, "2026-01-01T00:00:00.000Z", true);
+  json b = WithSamples(kQ8, {4, 5, 6}, "2026-01-02T00:00:00.000Z", true);
+  b["config_id"] = "another-methodology";
+  const auto configs = GroupConfigurations({a, b});
+  ASSERT_EQ(configs.size(), 1u);
+  EXPECT_FALSE(configs[0].results[0].contains("pooled"));
+  EXPECT_DOUBLE_EQ(configs[0].results[0]["metrics"]["decode_throughput"]["median"].get<double>(), 5);
+  json soak1 = a, soak2 = WithSamples(kQ8, {4, 5, 6}, "2026-01-02T00:00:00.000Z", true);
+  soak1["benchmark"] = {{"id", "soak_8_8_1"}, {"type", "soak"}};
+  soak2["benchmark"] = soak1["benchmark"];
+  EXPECT_EQ(PoolResults({&soak2, &soak1}), soak2);
+}
+
+// --- honest labels (issue 7) ---
+
+TEST(QuantLabel, NamesWhatTheTensorsHoldWhenTheyDoNotCarryTheLabel) {
+  const std::map<std::string, uint64_t> fallback = {{"f32", 13}, {"q5_0", 29}, {"q8_0", 3}};
+  EXPECT_EQ(QuantLabel("Q4_K_M", fallback), "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
+  EXPECT_EQ(QuantLabel("Q8_0", {{"f32", 13}, {"q8_0", 32}}), "Q8_0");
+  EXPECT_EQ(QuantLabel("F32", {{"f32", 45}}), "F32");
+  EXPECT_EQ(QuantLabel("Q4_0", {}), "Q4_0");
+  json model = {{"quant", "Q4_K_M"}, {"tensor_types", {{"q5_0", 29}, {"q8_0", 3}, {"f32", 13}}}};
+  EXPECT_EQ(QuantLabel(model), "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
+  model["quant_inferred"] = true;
+  EXPECT_EQ(QuantLabel(model), "Q4_K_M");
+  // Configurations are named by it wherever they are shown.
+  const Model km{"s-Q4_K_M.gguf", "eeee", "Q4_K_M", 400000};
+  json r = Record(km, "decode_throughput_64_32", {{"decode_throughput", 1}});
+  r["model"]["tensor_types"] = {{"q5_0", 29}, {"q8_0", 3}, {"f32", 13}};
+  const auto configs =
+      GroupConfigurations({r, Record(kQ8, "decode_throughput_64_32", {{"decode_throughput", 1}})});
+  EXPECT_EQ(configs[0].quant_label, "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
+  EXPECT_EQ(configs[0].name, "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
+  EXPECT_EQ(configs[1].name, "Q8_0");
 }
 
 TEST(GroupFilter, ParsesAndMatches) {

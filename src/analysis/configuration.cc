@@ -7,6 +7,7 @@
 #include "analysis/record_fields.h"
 #include "base/sha256.h"
 #include "pipette/analysis.h"
+#include "pipette/gguf.h"
 
 namespace pipette {
 
@@ -84,8 +85,9 @@ void NameConfigurations(std::vector<Configuration>& configs) {
     std::vector<std::string> parts;
     const bool file_part = file_needed;
     if (file_part) parts.push_back(c.model_file);
-    if (quant_differs && !(file_part && Lower(c.model_file).find(Lower(c.quant)) != std::string::npos)) {
-      parts.push_back(c.quant);
+    if (quant_differs && !(file_part && Lower(c.model_file).find(Lower(c.quant)) != std::string::npos &&
+                           c.quant_label == c.quant)) {
+      parts.push_back(c.quant_label);
     }
     if (runtime_differs) parts.push_back(c.runtime + " " + c.runtime_version);
     if (device_differs) parts.push_back(c.device_id.substr(0, 8));
@@ -94,8 +96,10 @@ void NameConfigurations(std::vector<Configuration>& configs) {
     }
     if (parts.empty()) {
       parts.push_back(c.model_file);
-      if (Lower(c.model_file).find(Lower(c.quant)) == std::string::npos && !c.quant.empty()) {
-        parts.push_back(c.quant);
+      if ((Lower(c.model_file).find(Lower(c.quant)) == std::string::npos ||
+           c.quant_label != c.quant) &&
+          !c.quant.empty()) {
+        parts.push_back(c.quant_label);
       }
     }
     std::string name;
@@ -124,24 +128,42 @@ const json* Configuration::Find(const std::string& benchmark_id) const {
   return nullptr;
 }
 
-std::vector<Configuration> GroupConfigurations(const std::vector<json>& records) {
-  std::map<std::string, std::map<std::string, const json*>> newest;  // key -> benchmark -> record
+std::vector<Configuration> GroupConfigurations(const std::vector<json>& records, Repeats repeats) {
+  // key -> benchmark -> the ok records, newest first
+  std::map<std::string, std::map<std::string, std::vector<const json*>>> grouped;
   for (const json& r : records) {
     if (!r.is_object() || StringAt(r, "/status") != "ok") continue;
     const std::string benchmark = analysis::BenchmarkIdOf(r);
     if (benchmark.empty()) continue;
-    const json*& slot = newest[ConfigurationKey(r)][benchmark];
-    if (slot == nullptr || Newer(r, *slot)) slot = &r;
+    grouped[ConfigurationKey(r)][benchmark].push_back(&r);
+  }
+  std::map<std::string, std::map<std::string, json>> chosen;  // key -> benchmark -> record
+  for (auto& [key, by_benchmark] : grouped) {
+    for (auto& [benchmark, list] : by_benchmark) {
+      std::sort(list.begin(), list.end(), [](const json* a, const json* b) { return Newer(*a, *b); });
+      if (repeats == Repeats::kNewest) {
+        chosen[key][benchmark] = *list.front();
+        continue;
+      }
+      // Pool only what shares the newest result's config_id (the same methodology and shape).
+      std::vector<const json*> same;
+      const std::string config_id = StringAt(*list.front(), "/config_id");
+      for (const json* r : list) {
+        if (StringAt(*r, "/config_id") == config_id) same.push_back(r);
+      }
+      chosen[key][benchmark] = PoolResults(same);
+    }
   }
   std::vector<Configuration> configs;
-  for (const auto& [key, by_benchmark] : newest) {
+  for (auto& [key, by_benchmark] : chosen) {
     Configuration c;
     c.key = key;
-    for (const auto& [id, record] : by_benchmark) c.results.push_back(*record);
+    for (auto& [id, record] : by_benchmark) c.results.push_back(std::move(record));
     const json& r = c.results.front();
     c.model_file = StringAt(r, "/model/file_name");
     c.model_sha256 = StringAt(r, "/model/sha256");
     c.quant = StringAt(r, "/model/quant");
+    c.quant_label = r.contains("model") ? QuantLabel(r["model"]) : c.quant;
     const json::json_pointer size("/model/size_bytes"), synth("/model/synthetic");
     if (r.contains(size) && r.at(size).is_number() && r.at(size).get<double>() > 0) {
       c.model_size_bytes = r.at(size).is_number_unsigned()

@@ -13,8 +13,15 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kKeys[] = {"quant",  "model", "benchmark", "runtime",
-                                 "device", "label", "threads"};
+constexpr const char* kKeys[] = {"quant",   "model",  "benchmark",  "runtime", "device",
+                                 "label",   "threads", "cpus",      "n_batch", "n_ubatch",
+                                 "n_ctx",   "flash_attn", "mmap",   "type_k",  "type_v",
+                                 "n_gpu_layers"};
+// Keys that name runtime.settings entries (the rest are the results list filters).
+bool IsSettingKey(const std::string& key) {
+  return key != "quant" && key != "model" && key != "benchmark" && key != "runtime" &&
+         key != "device" && key != "label";
+}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -109,15 +116,30 @@ bool Matches(const GroupFilter& filter, const json& record) {
       if (!StringAt(record, "/device/id").starts_with(value)) return false;
     } else if (key == "label") {
       if (StringAt(record, "/device/label") != value) return false;
-    } else if (key == "threads") {
-      const json::json_pointer p("/runtime/settings/threads");
-      if (!record.contains(p) || !record.at(p).is_number_integer() ||
-          std::to_string(record.at(p).get<long long>()) != value) {
-        return false;
-      }
+    } else if (IsSettingKey(key)) {
+      const json::json_pointer p("/runtime/settings/" + key);
+      if (!record.contains(p)) return false;
+      const json& v = record.at(p);
+      const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+      if (text != value) return false;
     }
   }
   return true;
+}
+
+ResultFilter ToResultFilter(const GroupFilter& group) {
+  ResultFilter f;
+  f.status = "ok";
+  for (const auto& [key, value] : group.terms) {
+    if (key == "quant") f.quants = {value};
+    else if (key == "model") f.models = {value};
+    else if (key == "benchmark") f.benchmarks = {value};
+    else if (key == "runtime") f.runtimes = {value};
+    else if (key == "device") f.devices = {value};
+    else if (key == "label") f.labels = {value};
+    else f.settings.push_back(key + "=" + value);
+  }
+  return f;
 }
 
 GroupPairs PairByBenchmark(const std::vector<json>& a, const std::vector<json>& b) {

@@ -10,14 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/status.h"
+#include "pipette/store.h"
 
 namespace pipette::analysis {
 
 // "key=value[,key=value...]": every pair must match (ok results only). Keys and what they match,
 // as `pipette results list` filters: quant (model.quant, case-insensitive), model (model.sha256
 // prefix, case-insensitive, or part of model.file_name), benchmark (benchmark.id), runtime
-// (runtime.name), device (device.id prefix), label (device.label), threads
-// (runtime.settings.threads).
+// (runtime.name), device (device.id prefix), label (device.label), and the runtime.settings
+// entries threads, cpus, n_batch, n_ubatch, n_ctx, flash_attn, mmap, type_k, type_v,
+// n_gpu_layers (the recorded value as text, e.g. threads=2, mmap=false, cpus=0).
 struct GroupFilter {
   std::map<std::string, std::string> terms;
   std::string text;  // as given, for messages
@@ -29,6 +31,9 @@ Result<GroupFilter> ParseGroupFilter(std::string_view text);
 
 // True when `record` is ok and matches every term.
 bool Matches(const GroupFilter& filter, const nlohmann::json& record);
+
+// The same selection as the store's filter (status ok), so the store narrows it.
+ResultFilter ToResultFilter(const GroupFilter& filter);
 
 // The two sides paired by benchmark id: the newest ok result of each benchmark id on each side.
 struct GroupPairs {

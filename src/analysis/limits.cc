@@ -1,10 +1,31 @@
-// Hard limits of `pipette select` and the per-configuration values they are checked against.
+// Hard limits of `pipette select` / `pipette report`, judged against the confidence interval of
+// each configuration's results (issue 7: pass, borderline, fail), and the per-configuration values
+// they are checked against.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
+#include "analysis/noise.h"
 #include "analysis/record_fields.h"
 #include "analysis/select_parts.h"
+
+namespace pipette {
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kBorderline:
+      return "borderline";
+    case Verdict::kFail:
+      return "fail";
+  }
+  return "fail";
+}
+
+}  // namespace pipette
 
 namespace pipette::analysis {
 
@@ -31,12 +52,123 @@ std::optional<Extreme> Pick(const std::vector<const json*>& results, const std::
   for (const json* r : results) {
     auto v = MetricValue(*r, metric);
     if (!v || (best && !better(*v, best->value))) continue;
-    best = Extreme{*v, BenchmarkIdOf(*r)};
+    best = Extreme{*v, BenchmarkIdOf(*r), r};
   }
   return best;
 }
 
-std::string Ms(double v) { return fmt::format("{:.2f} ms", v); }
+// A metric's value in the unit a person reads it in, with three significant digits at least.
+std::string Value(double v, const std::string& unit) {
+  if (unit == "bytes") return FormatBytes(v);
+  if (unit == "pp") return FormatNumber(v, 3) + " pp";
+  return FormatNumber(v, 3) + " " + unit;
+}
+
+std::string Interval(double low, double high, const std::string& unit) {
+  if (unit == "bytes") {
+    return fmt::format("[{}, {}]", FormatBytes(low), FormatBytes(high));
+  }
+  return fmt::format("[{}, {}]", FormatNumber(low, 3), FormatNumber(high, 3));
+}
+
+const char* What(const std::string& metric) {
+  if (metric == "decode_throughput") return "decode speed";
+  if (metric == "max_host_usage") return "peak memory";
+  if (metric == "ttft") return "time to first token";
+  if (metric == "end_to_end_latency") return "end-to-end latency";
+  return "value";
+}
+
+int Severity(Verdict v) { return v == Verdict::kFail ? 2 : v == Verdict::kBorderline ? 1 : 0; }
+
+// Fills verdict, margin, factor and text of a measured check.
+void Judge(LimitCheck& c) {
+  const bool low_ok = c.upper ? c.ci95_low <= c.threshold : c.ci95_low >= c.threshold;
+  const bool high_ok = c.upper ? c.ci95_high <= c.threshold : c.ci95_high >= c.threshold;
+  c.verdict = low_ok && high_ok ? Verdict::kPass : !low_ok && !high_ok ? Verdict::kFail
+                                                                         : Verdict::kBorderline;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  c.margin = c.threshold == 0 ? nan
+             : c.upper        ? (c.threshold - c.value) / c.threshold
+                              : (c.value - c.threshold) / c.threshold;
+  c.factor = c.metric == "quality_drop" ? c.value - c.threshold
+             : c.value == 0             ? nan
+                                        : c.threshold / c.value;
+  std::string head = fmt::format("{} {}", c.metric, Value(c.value, c.unit));
+  if (c.ci95_low != c.ci95_high) head += " " + Interval(c.ci95_low, c.ci95_high, c.unit);
+  else if (c.n < 3) head += fmt::format(" (n={}: no interval)", c.n);
+  if (!c.benchmark_id.empty()) {
+    head += " (" + c.benchmark_id;
+    if (c.results > 1) head += fmt::format(", {} results pooled", c.results);
+    head += ")";
+  }
+  if (c.noisy) head += " noisy";
+  head += fmt::format(" {} limit {}: {}", c.upper ? "<=" : ">=", Value(c.threshold, c.unit),
+                      VerdictName(c.verdict));
+  const std::string margin =
+      std::isfinite(c.margin) ? fmt::format("{:+.1f}%", 100 * c.margin) : std::string("-");
+  if (c.verdict == Verdict::kPass) {
+    head += ", margin " + margin;
+  } else if (c.verdict == Verdict::kBorderline) {
+    head += ", the interval crosses the limit (median margin " + margin +
+            "): measure again with more repetitions before relying on it";
+  } else if (c.metric == "quality_drop") {
+    head += fmt::format(", misses it by {}", Value(c.factor, "pp"));
+  } else if (std::isfinite(c.factor)) {
+    head += fmt::format(", needs {}x the {}", FormatNumber(c.factor, 3), What(c.metric));
+  }
+  c.text = head;
+}
+
+LimitCheck Unmeasured(const char* limit, const std::string& metric, const std::string& unit,
+                      bool upper, double threshold) {
+  LimitCheck c;
+  c.limit = limit;
+  c.metric = metric;
+  c.unit = unit;
+  c.upper = upper;
+  c.threshold = threshold;
+  c.measured = false;
+  c.verdict = Verdict::kFail;
+  c.text = fmt::format("{} not measured: cannot check limit {}", metric, Value(threshold, unit));
+  return c;
+}
+
+size_t PooledCount(const json& r) {
+  const json::json_pointer p("/pooled/results");
+  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>() : 1;
+}
+
+// The worst check of `metric` against `threshold` over `results`.
+LimitCheck CheckMetric(const std::vector<const json*>& results, const char* limit,
+                       const std::string& metric, const std::string& unit, bool upper,
+                       double threshold) {
+  std::optional<LimitCheck> worst;
+  for (const json* r : results) {
+    auto median = MetricValue(*r, metric);
+    if (!median) continue;
+    LimitCheck c;
+    c.limit = limit;
+    c.metric = metric;
+    c.unit = unit;
+    c.upper = upper;
+    c.threshold = threshold;
+    c.measured = true;
+    c.benchmark_id = BenchmarkIdOf(*r);
+    c.value = *median;
+    c.ci95_low = MetricValue(*r, metric, "ci95_low").value_or(*median);
+    c.ci95_high = MetricValue(*r, metric, "ci95_high").value_or(*median);
+    c.n = static_cast<size_t>(MetricValue(*r, metric, "n").value_or(1));
+    c.results = PooledCount(*r);
+    c.noisy = IsNoisy(*r);
+    Judge(c);
+    const bool worse = !worst || Severity(c.verdict) > Severity(worst->verdict) ||
+                       (Severity(c.verdict) == Severity(worst->verdict) &&
+                        c.margin < worst->margin);
+    if (worse) worst = std::move(c);
+  }
+  return worst ? *worst : Unmeasured(limit, metric, unit, upper, threshold);
+}
 
 }  // namespace
 
@@ -48,66 +180,78 @@ std::optional<Extreme> Smallest(const std::vector<const json*>& results, const s
   return Pick(results, metric, [](double a, double b) { return a < b; });
 }
 
-std::optional<double> QualityScore(const Configuration& config,
-                                   const std::vector<const json*>& results,
-                                   const std::vector<Configuration>& all) {
+std::optional<Quality> QualityScore(const Configuration& config,
+                                    const std::vector<const json*>& results,
+                                    const std::vector<Configuration>& all) {
   std::vector<const json*> kl;
   for (const json* r : results) {
     if (BenchmarkTypeOf(*r) == "kl_divergence") kl.push_back(r);
   }
-  if (auto worst = Smallest(kl, "top1_agreement")) return 100 * worst->value;
+  if (auto worst = Smallest(kl, "top1_agreement")) {
+    const json& r = *worst->record;
+    return Quality{100 * worst->value,
+                   100 * MetricValue(r, "top1_agreement", "ci95_low").value_or(worst->value),
+                   100 * MetricValue(r, "top1_agreement", "ci95_high").value_or(worst->value),
+                   worst->benchmark_id, IsNoisy(r)};
+  }
   if (config.model_sha256.empty()) return std::nullopt;
   for (const Configuration& other : all) {
     for (const json& r : other.results) {
       if (BenchmarkTypeOf(r) == "kl_divergence" &&
           StringAt(r, "/input/reference_model/sha256") == config.model_sha256) {
-        return 100.0;
+        return Quality{100.0, 100.0, 100.0, "", false};
       }
     }
   }
   return std::nullopt;
 }
 
-std::vector<std::string> LimitViolations(const std::vector<const json*>& results,
-                                         const Limits& limits, std::optional<double> quality,
-                                         std::optional<double> best_quality) {
-  std::vector<std::string> out;
-  const auto upper = [&](const std::optional<double>& limit, const std::string& metric,
-                         const auto& format) {
-    if (!limit) return;
-    auto worst = Largest(results, metric);
-    if (!worst) {
-      out.push_back(fmt::format("{} not measured: cannot check limit {}", metric, format(*limit)));
-    } else if (worst->value > *limit) {
-      out.push_back(fmt::format("{} {} ({}) > limit {}", metric, format(worst->value),
-                                worst->benchmark_id, format(*limit)));
-    }
-  };
-  upper(limits.max_ttft_ms, "ttft", Ms);
-  upper(limits.max_latency_ms, "end_to_end_latency", Ms);
-  upper(limits.max_memory_bytes, "max_host_usage", FormatBytes);
+std::vector<LimitCheck> CheckLimits(const std::vector<const json*>& results, const Limits& limits,
+                                    const std::optional<Quality>& quality,
+                                    std::optional<double> best_quality) {
+  std::vector<LimitCheck> out;
+  if (limits.max_ttft_ms) {
+    out.push_back(CheckMetric(results, "max_ttft", "ttft", "ms", true, *limits.max_ttft_ms));
+  }
+  if (limits.max_latency_ms) {
+    out.push_back(CheckMetric(results, "max_latency", "end_to_end_latency", "ms", true,
+                              *limits.max_latency_ms));
+  }
+  if (limits.max_memory_bytes) {
+    out.push_back(CheckMetric(results, "max_memory", "max_host_usage", "bytes", true,
+                              *limits.max_memory_bytes));
+  }
   if (limits.min_decode_throughput) {
-    const double limit = *limits.min_decode_throughput;
-    auto worst = Smallest(results, "decode_throughput");
-    if (!worst) {
-      out.push_back(fmt::format("decode_throughput not measured: cannot check limit {} tokens/s",
-                                FormatNumber(limit)));
-    } else if (worst->value < limit) {
-      out.push_back(fmt::format("decode_throughput {:.2f} tokens/s ({}) < limit {} tokens/s",
-                                worst->value, worst->benchmark_id, FormatNumber(limit)));
-    }
+    out.push_back(CheckMetric(results, "min_decode_throughput", "decode_throughput", "tokens/s",
+                              false, *limits.min_decode_throughput));
   }
   if (limits.max_quality_drop) {
     const double limit = *limits.max_quality_drop;
     if (!quality || !best_quality) {
-      out.push_back(fmt::format("quality not measured (no kl_divergence result): cannot check "
-                                "quality drop limit {} pp",
-                                FormatNumber(limit)));
-    } else if (*best_quality - *quality > limit) {
-      out.push_back(fmt::format("quality drop {:.2f} pp (top1 agreement {:.2f}% vs best {:.2f}%) "
-                                "> limit {} pp",
-                                *best_quality - *quality, *quality, *best_quality,
-                                FormatNumber(limit)));
+      LimitCheck c = Unmeasured("max_quality_drop", "quality_drop", "pp", true, limit);
+      c.text = fmt::format("quality not measured (no kl_divergence result): cannot check "
+                           "quality drop limit {}",
+                           Value(limit, "pp"));
+      out.push_back(c);
+    } else {
+      // The drop from the best score; its interval from this configuration's top-1 agreement.
+      LimitCheck c;
+      c.limit = "max_quality_drop";
+      c.metric = "quality_drop";
+      c.unit = "pp";
+      c.upper = true;
+      c.threshold = limit;
+      c.measured = true;
+      c.benchmark_id = quality->benchmark_id;
+      c.value = *best_quality - quality->value;
+      c.ci95_low = *best_quality - quality->ci95_high;
+      c.ci95_high = *best_quality - quality->ci95_low;
+      c.n = 1;
+      c.noisy = quality->noisy;
+      Judge(c);
+      c.text += fmt::format(" (top-1 agreement {}% vs best {}%)", FormatNumber(quality->value, 4),
+                            FormatNumber(*best_quality, 4));
+      out.push_back(c);
     }
   }
   return out;

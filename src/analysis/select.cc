@@ -5,6 +5,7 @@
 #include <iterator>
 #include <set>
 
+#include "analysis/noise.h"
 #include "analysis/record_fields.h"
 #include "analysis/select_parts.h"
 
@@ -28,9 +29,11 @@ std::set<std::string> DecodeBenchmarks(const std::vector<const json*>& results) 
   return ids;
 }
 
-// Geometric mean of the decode throughput over `benchmarks` (those of them the results have).
+// Geometric mean of the decode throughput's `field` (median, ci95_low, ci95_high) over
+// `benchmarks` (those of them the results have).
 std::optional<double> DecodeSpeed(const std::vector<const json*>& results,
-                                  const std::vector<std::string>& benchmarks) {
+                                  const std::vector<std::string>& benchmarks,
+                                  const char* field = "median") {
   double log_sum = 0;
   int n = 0;
   for (const json* r : results) {
@@ -38,7 +41,9 @@ std::optional<double> DecodeSpeed(const std::vector<const json*>& results,
         benchmarks.end()) {
       continue;
     }
-    if (auto v = analysis::MetricValue(*r, "decode_throughput")) {
+    auto v = analysis::MetricValue(*r, "decode_throughput", field);
+    if (!v) v = analysis::MetricValue(*r, "decode_throughput");
+    if (v && *v > 0) {
       log_sum += std::log(*v);
       ++n;
     }
@@ -47,29 +52,55 @@ std::optional<double> DecodeSpeed(const std::vector<const json*>& results,
   return std::exp(log_sum / n);
 }
 
+size_t PooledCount(const json& r) {
+  const json::json_pointer p("/pooled/results");
+  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>() : 1;
+}
+
 }  // namespace
 
 SelectResult Select(const std::vector<Configuration>& configs, const Limits& limits) {
   const size_t n = configs.size();
   std::vector<std::vector<const json*>> looked(n);
   std::vector<Candidate> all(n);
+  std::vector<std::optional<analysis::Quality>> quality(n);
   std::optional<double> best_quality;
   for (size_t i = 0; i < n; ++i) {
     looked[i] = analysis::ResultsLookedAt(configs[i], limits.benchmarks);
     all[i].config = &configs[i];
-    all[i].quality = analysis::QualityScore(configs[i], looked[i], configs);
-    if (all[i].quality && (!best_quality || *all[i].quality > *best_quality)) {
-      best_quality = all[i].quality;
+    quality[i] = analysis::QualityScore(configs[i], looked[i], configs);
+    if (quality[i]) {
+      all[i].quality = quality[i]->value;
+      all[i].quality_ci95_low = quality[i]->ci95_low;
+      all[i].quality_ci95_high = quality[i]->ci95_high;
+      if (!best_quality || quality[i]->value > *best_quality) best_quality = quality[i]->value;
     }
     if (auto peak = analysis::Largest(looked[i], "max_host_usage")) {
       all[i].peak_memory_bytes = peak->value;
+      all[i].peak_memory_ci95_low = analysis::MetricValue(*peak->record, "max_host_usage", "ci95_low");
+      all[i].peak_memory_ci95_high =
+          analysis::MetricValue(*peak->record, "max_host_usage", "ci95_high");
+    }
+    for (const json* r : looked[i]) {
+      all[i].pooled_results = std::max(all[i].pooled_results, PooledCount(*r));
     }
   }
-  std::vector<size_t> passing;
+  std::vector<size_t> passing;  // not failed: pass or borderline, ranked
   for (size_t i = 0; i < n; ++i) {
-    all[i].excluded_because =
-        analysis::LimitViolations(looked[i], limits, all[i].quality, best_quality);
-    if (all[i].excluded_because.empty()) passing.push_back(i);
+    Candidate& c = all[i];
+    c.checks = analysis::CheckLimits(looked[i], limits, quality[i], best_quality);
+    c.verdict = Verdict::kPass;
+    for (const LimitCheck& check : c.checks) {
+      c.noisy = c.noisy || check.noisy;
+      if (check.verdict == Verdict::kFail) {
+        c.excluded_because.push_back(check.text);
+        c.verdict = Verdict::kFail;
+      } else if (check.verdict == Verdict::kBorderline) {
+        c.borderline_because.push_back(check.text);
+        if (c.verdict == Verdict::kPass) c.verdict = Verdict::kBorderline;
+      }
+    }
+    if (c.excluded_because.empty()) passing.push_back(i);
   }
 
   // Speed is compared over the decode shapes that every passing configuration (every one when
@@ -96,6 +127,28 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
   if (common) out.speed_benchmarks.assign(common->begin(), common->end());
   for (size_t i = 0; i < n; ++i) {
     all[i].decode_throughput = DecodeSpeed(looked[i], out.speed_benchmarks);
+    all[i].decode_ci95_low = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_low");
+    all[i].decode_ci95_high = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_high");
+    for (const json* r : looked[i]) {
+      const std::string id = analysis::BenchmarkIdOf(*r);
+      if (std::find(out.speed_benchmarks.begin(), out.speed_benchmarks.end(), id) !=
+          out.speed_benchmarks.end()) {
+        all[i].noisy = all[i].noisy || analysis::IsNoisy(*r);
+      }
+    }
+  }
+  // Inside the noise: every two ranked speeds have overlapping intervals.
+  std::vector<size_t> with_speed;
+  for (size_t i : passing) {
+    if (all[i].decode_throughput) with_speed.push_back(i);
+  }
+  out.speed_within_noise = with_speed.size() > 1;
+  for (size_t a : with_speed) {
+    for (size_t b : with_speed) {
+      if (a != b && (*all[a].decode_ci95_high < *all[b].decode_ci95_low)) {
+        out.speed_within_noise = false;
+      }
+    }
   }
 
   // Pareto front of the passing ones: larger is better in every oriented objective.

@@ -24,23 +24,32 @@ std::vector<const nlohmann::json*> ResultsLookedAt(const Configuration& config,
 struct Extreme {
   double value = 0;
   std::string benchmark_id;
+  const nlohmann::json* record = nullptr;  // the result it came from
 };
 std::optional<Extreme> Largest(const std::vector<const nlohmann::json*>& results,
                                const std::string& metric);
 std::optional<Extreme> Smallest(const std::vector<const nlohmann::json*>& results,
                                 const std::string& metric);
 
-// Quality score of `config` (Limits::max_quality_drop): 100 x the lowest top1_agreement median of
-// its kl_divergence results; 100 for a configuration without one whose model file is the
-// reference (input.reference_model.sha256) of a kl_divergence result in `all` (it agrees with
-// itself); nullopt otherwise.
-std::optional<double> QualityScore(const Configuration& config,
-                                   const std::vector<const nlohmann::json*>& results,
-                                   const std::vector<Configuration>& all);
+// A configuration's quality score (Limits::max_quality_drop), x 100 of top1_agreement.
+struct Quality {
+  double value = 0;                    // percent
+  double ci95_low = 0, ci95_high = 0;  // percent; = value when the result has no interval
+  std::string benchmark_id;            // the kl_divergence result; "" for a reference model
+  bool noisy = false;
+};
 
-// One line per limit `config` violates or cannot be checked against (see Candidate).
-std::vector<std::string> LimitViolations(const std::vector<const nlohmann::json*>& results,
-                                         const Limits& limits, std::optional<double> quality,
-                                         std::optional<double> best_quality);
+// Quality score of `config`: 100 x the lowest top1_agreement median of its kl_divergence results;
+// 100 for a configuration without one whose model file is the reference
+// (input.reference_model.sha256) of a kl_divergence result in `all` (it agrees with itself);
+// nullopt otherwise.
+std::optional<Quality> QualityScore(const Configuration& config,
+                                    const std::vector<const nlohmann::json*>& results,
+                                    const std::vector<Configuration>& all);
+
+// One check per limit given (Limits order: ttft, latency, memory, decode, quality drop).
+std::vector<LimitCheck> CheckLimits(const std::vector<const nlohmann::json*>& results,
+                                    const Limits& limits, const std::optional<Quality>& quality,
+                                    std::optional<double> best_quality);
 
 }  // namespace pipette::analysis

@@ -94,18 +94,7 @@ int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
 
 // The ok results a group filter selects, narrowed in the store where its filter can.
 Result<std::vector<json>> GroupRecords(ResultStore& store, const analysis::GroupFilter& group) {
-  ResultFilter f;
-  f.status = "ok";
-  const auto term = [&](const char* key) {
-    auto it = group.terms.find(key);
-    return it == group.terms.end() ? std::string() : it->second;
-  };
-  f.benchmark = term("benchmark");
-  f.model = term("model");
-  f.quant = term("quant");
-  f.runtime = term("runtime");
-  f.device = term("device");
-  f.label = term("label");
+  const ResultFilter f = analysis::ToResultFilter(group);
   auto records = store.Records(f);
   if (!records) return records.error();
   std::vector<json> out;

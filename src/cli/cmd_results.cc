@@ -63,6 +63,7 @@ json RowJson(const ResultRow& r) {
           {"model_file", r.model_file},
           {"model_sha256", r.model_sha256},
           {"quant", r.quant},
+          {"quant_label", r.quant_label},
           {"runtime", r.runtime},
           {"threads", r.threads},
           {"device_id", r.device_id},
@@ -124,7 +125,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
   for (const ResultRow& r : rows) {
     std::string started = r.started_at.substr(0, 19);  // "2026-11-29T13:48:33" (UTC)
     if (started.size() == 19) started[10] = ' ';
-    table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant,
+    table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant_label,
                      r.threads > 0 ? std::to_string(r.threads) : "-",
                      r.headline ? FormatValue(*r.headline, r.headline_unit) : "-", CiText(r)});
     noisy = noisy || Noisy(r);
@@ -243,7 +244,6 @@ int Export(const ResultsArgs& a, CliContext& ctx) {
 }
 
 void AddFilterOptions(CLI::App* cmd, ResultFilter& f) {
-  cmd->add_option("--benchmark", f.benchmark, "benchmark id, e.g. decode_throughput_256_100");
   cmd->add_option("--status", f.status, "ok or failed")->check(CLI::IsMember({"ok", "failed"}));
   AddConfigurationFilters(cmd, f);
   cmd->add_option("--limit", f.limit, "at most N results, the newest (0: all)")

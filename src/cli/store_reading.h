@@ -19,10 +19,14 @@ std::string StorePath(const CliContext& ctx);
 // for a missing file, 1 otherwise) and nullptr returned.
 std::unique_ptr<ResultStore> OpenStoreToRead(CliContext& ctx);
 
-// Adds the filters that select configurations' results: --model, --quant, --device, --runtime,
-// --label and --since (check it with CheckSince). --benchmark, --status and --limit differ
-// between commands and are added by each.
+// Adds the filters every command that reads results takes (one set, issue 7): --benchmark,
+// --model, --quant, --device, --runtime, --label (each repeatable, values alternatives),
+// --threads, --cpus and --setting KEY=VALUE (runtime.settings; ResultFilter::settings), --since
+// (check it with CheckSince). --status and --limit are `results`' own.
 void AddConfigurationFilters(CLI::App* cmd, ResultFilter& filter);
+
+// The filters of `f` as flags, e.g. "--quant Q8_0 --quant Q4_0 --setting threads=1"; "" for none.
+std::string FilterText(const ResultFilter& f);
 
 // False, after reporting "--since: '<value>' is not a date or RFC 3339 UTC time (...)" (exit 2),
 // when `cmd` was given a --since that ParseSince refuses (an empty one included).

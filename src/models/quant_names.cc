@@ -10,8 +10,6 @@
 #include "models/llama_tools.h"
 #include "pipette/gguf.h"
 
-#include <cctype>
-#include <map>
 
 namespace pipette {
 namespace {
@@ -72,30 +70,13 @@ std::string CanonicalQuantizeType(const std::string& type_name) {
   return std::find(names.begin(), names.end(), upper) != names.end() ? upper : std::string();
 }
 
-std::string PrincipalTensorType(const std::string& quant) {
-  static const std::map<std::string, std::string> kSpecial = {
-      {"Q2_K_S", "q2_K"}, {"Q3_K_S", "q3_K"},   {"Q3_K_M", "q3_K"},  {"Q3_K_L", "q3_K"},
-      {"Q4_K_S", "q4_K"}, {"Q4_K_M", "q4_K"},   {"Q5_K_S", "q5_K"},  {"Q5_K_M", "q5_K"},
-      {"IQ2_M", "iq2_s"}, {"IQ3_XS", "iq3_s"},  {"IQ3_M", "iq3_s"},  {"MXFP4_MOE", "mxfp4"}};
-  if (auto it = kSpecial.find(quant); it != kSpecial.end()) return it->second;
-  if (quant.empty() || quant.rfind("FTYPE_", 0) == 0) return "";
-  std::string t;
-  for (char c : quant) t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  if (t.size() >= 4 && t.compare(t.size() - 2, 2, "_k") == 0) t[t.size() - 1] = 'K';  // q6_K
-  return t;
-}
-
 std::string QuantFallbackWarning(const GgufInfo& info) {
   if (info.quant_inferred) return "";
-  const std::string principal = PrincipalTensorType(info.quant);
-  if (principal.empty() || info.tensor_types.count(principal)) return "";
-  std::string types;
-  for (const auto& [type, count] : info.tensor_types) {
-    types += (types.empty() ? "" : ", ") + type + " x" + std::to_string(count);
-  }
-  return info.file_name + " is labelled " + info.quant + " but has no " + principal +
-         " tensors (" + types + "): llama.cpp fell back to other types, probably because the " +
-         "rows are not a multiple of " + info.quant + "'s block size";
+  const std::string mismatch = QuantLabelMismatch(info.quant, info.tensor_types);
+  if (mismatch.empty()) return "";
+  return info.file_name + " is labelled " + info.quant + " but has " + mismatch +
+         ": llama.cpp fell back to other types, probably because the rows are not a multiple of " +
+         info.quant + "'s block size";
 }
 
 }  // namespace pipette

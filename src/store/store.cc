@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
+#include "pipette/gguf.h"
 #include "store/record.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
@@ -34,27 +38,76 @@ struct Where {
   std::string sql;
   std::vector<std::string> params;
 
-  void Add(const std::string& condition, const std::string& param, int uses = 1) {
+  void Add(const std::string& condition, const std::vector<std::string>& condition_params) {
     sql += sql.empty() ? " WHERE " : " AND ";
     sql += condition;
-    for (int i = 0; i < uses; ++i) params.push_back(param);
+    params.insert(params.end(), condition_params.begin(), condition_params.end());
+  }
+
+  // "(c OR c OR ...)" over `values`: `condition` binds its value `uses` times.
+  void AddAny(const std::string& condition, const std::vector<std::string>& values, int uses = 1) {
+    if (values.empty()) return;
+    std::string any;
+    std::vector<std::string> p;
+    for (const std::string& v : values) {
+      any += (any.empty() ? "(" : " OR ") + condition;
+      for (int i = 0; i < uses; ++i) p.push_back(v);
+    }
+    Add(any + ")", p);
   }
 };
 
-// `since` is ParseSince(f.since) when f.since is not empty.
-Where BuildWhere(const ResultFilter& f, const std::string& since) {
-  Where w;
-  if (!f.benchmark.empty()) w.Add("benchmark_id = ?", f.benchmark);
-  if (!f.model.empty()) {
-    w.Add("(substr(model_sha256, 1, length(?)) = lower(?) OR instr(model_file, ?) > 0)", f.model,
-          3);
+bool IsNumber(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(v);
+}
+
+// One runtime.settings entry against its filter value (see ParseSettingFilter): the same text, or
+// for a number the same value, or for true/false the same boolean. The key is checked to be a
+// plain name, so it can be part of the JSON path.
+std::pair<std::string, std::vector<std::string>> SettingCondition(const SettingFilter& f) {
+  const std::string path = "'$.runtime.settings." + f.key + "'";
+  const std::string value = "json_extract(record, " + path + ")";
+  const std::string type = "json_type(record, " + path + ")";
+  if (f.value == "true" || f.value == "false") return {type + " = ?", {f.value}};
+  if (IsNumber(f.value)) {
+    return {"((" + type + " = 'text' AND " + value + " = ?) OR (" + type +
+                " IN ('integer', 'real') AND " + value + " = CAST(? AS REAL)))",
+            {f.value, f.value}};
   }
-  if (!f.quant.empty()) w.Add("quant = ? COLLATE NOCASE", f.quant);
-  if (!f.status.empty()) w.Add("status = ?", f.status);
-  if (!f.device.empty()) w.Add("substr(device_id, 1, length(?)) = ?", f.device, 2);
-  if (!f.runtime.empty()) w.Add("runtime = ?", f.runtime);
-  if (!f.label.empty()) w.Add("label = ?", f.label);
-  if (!f.since.empty()) w.Add("started_at >= ?", since);
+  return {"(" + type + " = 'text' AND " + value + " = ?)", {f.value}};
+}
+
+// `since` is ParseSince(f.since) when f.since is not empty.
+Result<Where> BuildWhere(const ResultFilter& f, const std::string& since) {
+  Where w;
+  w.AddAny("benchmark_id = ?", f.benchmarks);
+  w.AddAny("(substr(model_sha256, 1, length(?)) = lower(?) OR instr(model_file, ?) > 0)",
+           f.models, 3);
+  w.AddAny("quant = ? COLLATE NOCASE", f.quants);
+  if (!f.status.empty()) w.Add("status = ?", {f.status});
+  w.AddAny("substr(device_id, 1, length(?)) = ?", f.devices, 2);
+  w.AddAny("runtime = ?", f.runtimes);
+  w.AddAny("label = ?", f.labels);
+  // Alternatives of one key are ORed, keys ANDed.
+  std::map<std::string, std::vector<SettingFilter>> by_key;
+  for (const std::string& text : f.settings) {
+    auto parsed = ParseSettingFilter(text);
+    if (!parsed.ok()) return parsed.error();
+    by_key[parsed->key].push_back(*parsed);
+  }
+  for (const auto& [key, alternatives] : by_key) {
+    std::string any;
+    std::vector<std::string> params;
+    for (const SettingFilter& alternative : alternatives) {
+      auto [condition, p] = SettingCondition(alternative);
+      any += (any.empty() ? "(" : " OR ") + condition;
+      params.insert(params.end(), p.begin(), p.end());
+    }
+    w.Add(any + ")", params);
+  }
+  if (!f.since.empty()) w.Add("started_at >= ?", {since});
   w.sql += " ORDER BY started_at DESC, result_id DESC";
   if (f.limit > 0) w.sql += " LIMIT " + std::to_string(f.limit);
   return w;
@@ -67,6 +120,17 @@ size_t CommonPrefix(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+Result<SettingFilter> ParseSettingFilter(const std::string& text) {
+  const size_t eq = text.find('=');
+  const Error bad = MakeError("'" + text + "' is not a setting filter: give KEY=VALUE, e.g. threads=2");
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return bad;
+  SettingFilter f{text.substr(0, eq), text.substr(eq + 1)};
+  for (char c : f.key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return bad;
+  }
+  return f;
+}
 
 std::string DefaultStorePath() {
   if (std::string p = Env("PIPETTE_STORE"); !p.empty()) return p;
@@ -89,7 +153,9 @@ struct ResultStore::Impl {
       if (!parsed.ok()) return parsed.error().Wrap("since");
       since = std::move(*parsed);
     }
-    const Where where = BuildWhere(filter, since);
+    auto built = BuildWhere(filter, since);
+    if (!built.ok()) return built.error();
+    const Where& where = *built;
     auto stmt = db->Prepare(select + where.sql);
     if (!stmt.ok()) return stmt.error();
     for (size_t i = 0; i < where.params.size(); ++i) stmt->Bind(int(i) + 1, where.params[i]);
@@ -292,7 +358,9 @@ Result<std::vector<ResultRow>> ResultStore::List(const ResultFilter& filter) {
       "json_extract(record, '$.metrics.' || headline_metric || '.ci95_low') END, "
       "CASE WHEN headline_metric <> '' THEN "
       "json_extract(record, '$.metrics.' || headline_metric || '.ci95_high') END, "
-      "coalesce(json_extract(record, '$.harness.ci_reached'), 0) FROM results",
+      "coalesce(json_extract(record, '$.harness.ci_reached'), 0), "
+      "json_extract(record, '$.model.tensor_types'), "
+      "coalesce(json_extract(record, '$.model.quant_inferred'), 0) FROM results",
       filter, [&rows](const Stmt& st) {
         ResultRow r;
         std::string* texts[] = {&r.result_id,      &r.config_id,  &r.status,       &r.benchmark_id,
@@ -306,6 +374,10 @@ Result<std::vector<ResultRow>> ResultStore::List(const ResultFilter& filter) {
         r.headline_ci95_low = st.OptDouble(16);
         r.headline_ci95_high = st.OptDouble(17);
         r.ci_reached = st.Int(18) != 0;
+        const json types = json::parse(st.Text(19), nullptr, /*allow_exceptions=*/false);
+        r.quant_label = QuantLabel(json{{"quant", r.quant},
+                                        {"quant_inferred", st.Int(20) != 0},
+                                        {"tensor_types", types.is_discarded() ? json() : types}});
         rows.push_back(std::move(r));
         return Status::Ok();
       });

@@ -26,6 +26,14 @@ ResultFilter By(std::string ResultFilter::*field, const std::string& value,
   return f;
 }
 
+ResultFilter By(std::vector<std::string> ResultFilter::*field, const std::string& value,
+                std::string ResultFilter::*field2 = nullptr, const std::string& value2 = "") {
+  ResultFilter f;
+  (f.*field).push_back(value);
+  if (field2 != nullptr) f.*field2 = value2;
+  return f;
+}
+
 ResultFilter Limited(ResultFilter f, int limit) {
   f.limit = limit;
   return f;
@@ -275,7 +283,7 @@ TEST_F(StoreTest, PutToleratesOddButValidRecords) {
   odd["device"] = nullptr;
   odd["samples"] = json::array({{{"tokens_out", 8}, {"prefill_throughput", NAN}}});
   ASSERT_TRUE(store->Put(odd).ok());
-  auto rows = store->List(By(&ResultFilter::model, "stories"));
+  auto rows = store->List(By(&ResultFilter::models, "stories"));
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->size(), 1u);  // only bad_utf8 has a model file name
   auto records = store->Records({});
@@ -311,15 +319,15 @@ TEST_F(StoreTest, ListFiltersAndOrder) {
   };
   using V = std::vector<std::string>;
   EXPECT_EQ(ids({}), (V{id4, id3, id2, id1}));  // newest first
-  EXPECT_EQ(ids(By(&ResultFilter::benchmark, "decode_256")), (V{id2}));
-  EXPECT_EQ(ids(By(&ResultFilter::model, "AA11")), (V{id1}));  // sha256 prefix, any case
-  EXPECT_EQ(ids(By(&ResultFilter::model, "stories-Q4")),
+  EXPECT_EQ(ids(By(&ResultFilter::benchmarks, "decode_256")), (V{id2}));
+  EXPECT_EQ(ids(By(&ResultFilter::models, "AA11")), (V{id1}));  // sha256 prefix, any case
+  EXPECT_EQ(ids(By(&ResultFilter::models, "stories-Q4")),
             (V{id4, id3, id2}));  // file-name substring
-  EXPECT_EQ(ids(By(&ResultFilter::quant, "q4_k_m")), (V{id4, id3, id2}));
+  EXPECT_EQ(ids(By(&ResultFilter::quants, "q4_k_m")), (V{id4, id3, id2}));
   EXPECT_EQ(ids(By(&ResultFilter::status, "failed")), (V{id4}));
-  EXPECT_EQ(ids(By(&ResultFilter::device, "ffee")), (V{id3}));
-  EXPECT_EQ(ids(By(&ResultFilter::runtime, "openai")), (V{id3}));
-  EXPECT_EQ(ids(By(&ResultFilter::label, "laptop")), (V{id4, id2, id1}));
+  EXPECT_EQ(ids(By(&ResultFilter::devices, "ffee")), (V{id3}));
+  EXPECT_EQ(ids(By(&ResultFilter::runtimes, "openai")), (V{id3}));
+  EXPECT_EQ(ids(By(&ResultFilter::labels, "laptop")), (V{id4, id2, id1}));
   EXPECT_EQ(ids(By(&ResultFilter::since, "2026-11-29T13:00:30")), (V{id4, id3}));
   // A full time with Z matches a result started at that very second (stored as ".000Z").
   EXPECT_EQ(ids(By(&ResultFilter::since, "2026-11-29T13:00:30Z")), (V{id4, id3}));
@@ -330,10 +338,30 @@ TEST_F(StoreTest, ListFiltersAndOrder) {
   ASSERT_FALSE(garbage.ok());
   EXPECT_NE(garbage.error().message.find("'garbage' is not a date"), std::string::npos);
   EXPECT_EQ(ids(Limited(ResultFilter{}, 2)), (V{id4, id3}));
-  EXPECT_EQ(ids(Limited(By(&ResultFilter::quant, "Q4_K_M", &ResultFilter::status, "ok"), 1)),
+  EXPECT_EQ(ids(Limited(By(&ResultFilter::quants, "Q4_K_M", &ResultFilter::status, "ok"), 1)),
             (V{id3}));
 
-  auto rows = store->List(By(&ResultFilter::benchmark, "memory_256"));
+  // Repeated values are alternatives; settings match the recorded value (issue 7).
+  ResultFilter two_quants;
+  two_quants.quants = {"F32", "q4_k_m"};
+  two_quants.status = "ok";
+  EXPECT_EQ(ids(two_quants), (V{id3, id2, id1}));
+  EXPECT_EQ(ids(By(&ResultFilter::settings, "threads=2")), (V{id4, id3, id2, id1}));
+  EXPECT_EQ(ids(By(&ResultFilter::settings, "threads=2.0")), (V{id4, id3, id2, id1}));
+  EXPECT_EQ(ids(By(&ResultFilter::settings, "threads=1")), V{});
+  EXPECT_EQ(ids(By(&ResultFilter::settings, "cpus=0")), V{});  // not recorded: no match
+  ResultFilter either;
+  either.settings = {"threads=1", "threads=2"};
+  EXPECT_EQ(ids(either), (V{id4, id3, id2, id1}));
+  either.settings = {"threads=2", "mmap=true"};
+  EXPECT_EQ(ids(either), V{});
+  auto bad_setting = store->List(By(&ResultFilter::settings, "threads"));
+  ASSERT_FALSE(bad_setting.ok());
+  EXPECT_EQ(bad_setting.error().message,
+            "'threads' is not a setting filter: give KEY=VALUE, e.g. threads=2");
+  EXPECT_FALSE(ParseSettingFilter("a.b=1").ok());
+
+  auto rows = store->List(By(&ResultFilter::benchmarks, "memory_256"));
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);
   const ResultRow& row = (*rows)[0];
@@ -343,12 +371,13 @@ TEST_F(StoreTest, ListFiltersAndOrder) {
   EXPECT_EQ(row.threads, 2);
   EXPECT_EQ(row.runtime, "openai");
   EXPECT_EQ(row.label, "phone");
+  EXPECT_EQ(row.quant_label, "Q4_K_M");  // no tensor_types recorded: the label as it is
 
   auto failed = store->List(By(&ResultFilter::status, "failed"));
   ASSERT_TRUE(failed.ok());
   EXPECT_FALSE((*failed)[0].headline.has_value());
 
-  auto records = store->Records(By(&ResultFilter::quant, "F32"));
+  auto records = store->Records(By(&ResultFilter::quants, "F32"));
   ASSERT_TRUE(records.ok());
   ASSERT_EQ(records->size(), 1u);
   EXPECT_EQ((*records)[0]["result_id"], id1);
