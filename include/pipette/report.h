@@ -5,7 +5,13 @@
 // Both formats have the same sections, in this order; a section without data is left out and a
 // one-line note says why ("no kl_divergence results: ..."):
 //
-//   Summary       configurations and results counted, the device(s), the time span, a notice when
+//   Decision      only with limits (ReportOptions::limits, those of `pipette select`): every
+//                 configuration's verdict (pass, borderline, fail: each limit judged on the 95% CI
+//                 of the median, Select()), its decode speed and peak memory with intervals, the
+//                 reasons, and the Pareto front of those that do not fail. In every chart below,
+//                 the configurations that fail are grey (class "excluded") and never on a front.
+//   Summary       results read and failed, configurations, the estimates shown (one per
+//                 configuration and benchmark: pooled, PoolResults, or the newest), configurations and results counted, the device(s), the time span, a notice when
 //                 any model is synthetic (`pipette models synth`: its speed stands for its shape,
 //                 not for any quality), how many results missed their CI target.
 //   Decode throughput vs context length
@@ -34,15 +40,19 @@
 //                 a scatter of the configurations: x = decode throughput (tokens/s, geometric mean
 //                 over the decode benchmarks all of them ran), y = quality score (top1_agreement x
 //                 100 of kl_divergence_<ctx> results: 100 = the same next token as the reference
-//                 everywhere), the Pareto front of (speed, memory, quality) from Select() without
-//                 limits highlighted and joined. Needs kl_divergence results.
-//   Results       one row per charted result (the newest ok result of each configuration and
-//                 benchmark): its headline metric's median, 95% CI, repetitions, and "!" when
-//                 its CI stayed wider than the harness target; then failed results with their
-//                 stage and message.
-//   Provenance    per configuration: model file, SHA-256 prefix, size, quantization, runtime name,
-//                 version and commit, settings, device id and label, harness version and commit,
-//                 repetitions, and the distinct warnings its results logged.
+//                 everywhere), both with their 95% CI as error bars, the Pareto front of (speed,
+//                 memory, quality) from Select() with the limits highlighted and joined, and a
+//                 notice when every two intervals overlap (the differences lie inside the noise).
+//                 Needs kl_divergence results.
+//   Results       one row per estimate (configuration and benchmark): its headline metric's
+//                 median, 95% CI, repetitions, and "!" when its CI stayed wider than the harness
+//                 target, with what to try and any two clusters of repetitions; notes where decode
+//                 is overhead-bound; then failed results with their stage and message.
+//   Provenance    per configuration: model file, SHA-256 prefix, size, quantization (QuantLabel:
+//                 what the tensors hold when it differs from the label), runtime name, version and
+//                 commit, settings, device id and label, harness version and commit, repetitions,
+//                 and the distinct warnings its results logged (a warning every configuration
+//                 logged is said once above the table).
 //
 // The HTML embeds its CSS and SVG; it has no scripts and loads nothing (its Content-Security-
 // Policy forbids any fetch), so it works offline and from a mail attachment. Every string from a
@@ -55,6 +65,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipette/analysis.h"
+
 namespace pipette {
 
 struct ReportOptions {
@@ -65,6 +77,10 @@ struct ReportOptions {
   // (commit 1234abc)"; shown as given, omitted when empty.
   std::string generated_at;
   std::string generator;
+  // Hard limits, as `pipette select` takes them; with any, the report opens with a Decision.
+  Limits limits;
+  std::string limits_text;  // the limits as given, e.g. "--max-memory 11.5MiB"
+  Repeats repeats = Repeats::kPool;  // several ok results of one configuration and benchmark
 };
 
 // The HTML document (UTF-8). `records` are `pipette.result/1` records in any order (ok and

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "cli/limit_options.h"
 #include "cli/store_reading.h"
 #include "pipette/build_info.h"
 #include "pipette/report.h"
@@ -24,29 +25,21 @@ using nlohmann::json;
 
 struct ReportArgs {
   ResultFilter filter;
+  LimitOptions limits;
+  bool newest = false;
   std::string format = "html";
   std::string output;
   std::string title = "pipette report";
 };
 
-// "store PATH, --quant Q8_0 --since 2026-11-29": where the records came from.
+// "the store PATH (--quant Q8_0 --since 2026-11-29)": where the records came from.
 std::string Source(const ReportArgs& a, const std::string& store) {
-  std::string filters;
-  const auto add = [&](const char* flag, const std::string& value) {
-    if (!value.empty()) filters += std::string(filters.empty() ? "" : " ") + flag + " " + value;
-  };
-  add("--benchmark", a.filter.benchmark);
-  add("--model", a.filter.model);
-  add("--quant", a.filter.quant);
-  add("--device", a.filter.device);
-  add("--runtime", a.filter.runtime);
-  add("--label", a.filter.label);
-  add("--since", a.filter.since);
+  const std::string filters = FilterText(a.filter);
   return "the store " + store + (filters.empty() ? "" : " (" + filters + ")");
 }
 
-Status Render(const ReportArgs& a, const std::vector<json>& records, const std::string& store,
-              std::ostream& out) {
+Status Render(const ReportArgs& a, const Limits& limits, const std::vector<json>& records,
+              const std::string& store, std::ostream& out) {
   if (a.format == "csv") return ExportCsv(records, out);
   if (a.format == "jsonl") return ExportJsonl(records, out);
   ReportOptions o;
@@ -55,6 +48,9 @@ Status Render(const ReportArgs& a, const std::vector<json>& records, const std::
   o.generated_at = NowRfc3339();
   o.generator = std::string("pipette ") + build_info::kVersion + " (commit " +
                 std::string(build_info::kGitCommit).substr(0, 12) + ")";
+  o.limits = limits;
+  o.limits_text = LimitsText(a.limits);
+  o.repeats = a.newest ? Repeats::kNewest : Repeats::kPool;
   out << (a.format == "md" ? RenderMarkdown(records, o) : RenderHtml(records, o));
   if (!out) return MakeError("writing the report failed (disk full or closed pipe?)");
   return Status::Ok();
@@ -62,12 +58,16 @@ Status Render(const ReportArgs& a, const std::vector<json>& records, const std::
 
 // FILE through a temporary file renamed into place: a failed write leaves no half report behind
 // (and an existing FILE untouched).
-Status WriteFile(const ReportArgs& a, const std::vector<json>& records, const std::string& store) {
-  return WriteFileAtomically(a.output, "the report",
-                             [&](std::ostream& out) { return Render(a, records, store, out); });
+Status WriteFile(const ReportArgs& a, const Limits& limits, const std::vector<json>& records,
+                 const std::string& store) {
+  return WriteFileAtomically(a.output, "the report", [&](std::ostream& out) {
+    return Render(a, limits, records, store, out);
+  });
 }
 
 int Report(const ReportArgs& a, CliContext& ctx) {
+  auto limits = ParseLimits(a.limits);
+  if (!limits) return ReportError(ctx, limits.error());
   const std::string store_path = StorePath(ctx);
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
@@ -88,16 +88,23 @@ int Report(const ReportArgs& a, CliContext& ctx) {
                        kExitFailure);
   }
   if (!to_file) {
-    if (Status s = Render(a, records, store_path, std::cout); !s.ok()) {
+    if (Status s = Render(a, *limits, records, store_path, std::cout); !s.ok()) {
       return ReportError(ctx, s.error(), kExitFailure);
     }
     return kExitOk;
   }
-  if (Status s = WriteFile(a, records, store_path); !s.ok()) {
+  if (Status s = WriteFile(a, *limits, records, store_path); !s.ok()) {
     return ReportError(ctx, s.error(), kExitFailure);
   }
+  // The same counts as the report's summary.
+  size_t estimates = 0;
+  for (const Configuration& c :
+       GroupConfigurations(records, a.newest ? Repeats::kNewest : Repeats::kPool)) {
+    estimates += c.results.size();
+  }
   std::cerr << "pipette: wrote the " << a.format << " report of " << records.size()
-            << " results to " << a.output << "\n";
+            << " results (" << estimates << " estimates shown, one per configuration and "
+            << "benchmark) to " << a.output << "\n";
   return kExitOk;
 }
 
@@ -115,8 +122,9 @@ void AddReportCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"html", "md", "csv", "jsonl"}));
   cmd->add_option("--title", args->title, "the report's title")->capture_default_str();
   ResultFilter& f = args->filter;
-  cmd->add_option("--benchmark", f.benchmark, "benchmark id, e.g. decode_throughput_256_100");
   AddConfigurationFilters(cmd, f);
+  AddLimitOptions(cmd, args->limits);
+  AddRepeatsOption(cmd, args->newest);
   cmd->callback([args, &ctx, cmd] {
     if (CheckSince(*cmd, args->filter, ctx)) Report(*args, ctx);
   });

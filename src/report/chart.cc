@@ -13,6 +13,7 @@ namespace {
 
 constexpr double kEps = 1e-9;
 constexpr double kLegendRow = 18;
+constexpr const char* kMutedColor = "#b8b8b8";
 
 // Drops trailing zeros after a decimal point, and the point; "-0" becomes "0".
 std::string Trim(std::string s) {
@@ -449,7 +450,7 @@ class Canvas {
     const size_t max_chars = static_cast<size_t>(std::max(6.0, (spec_.margins.legend_width - 40) / 6.6));
     for (size_t i = 0; i < names.size(); ++i) {
       const double y = plot_.top + 6 + kLegendRow * static_cast<double>(i);
-      const std::string_view c = Color(i);
+      const std::string_view c = SeriesColor(i, names[i]);
       if (squares) {
         svg_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", Px(x),
                             Px(y - 6), c);
@@ -471,6 +472,14 @@ class Canvas {
     svg_ += fmt::format(
         "<text class=\"note\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#666\">{}</text>\n",
         Px((plot_.left + plot_.right) / 2), Px((plot_.top + plot_.bottom) / 2), XmlEscape(text));
+  }
+
+  // Series i's colour: grey when its name is muted (ChartSpec::muted).
+  std::string_view SeriesColor(size_t i, const std::string& name) const {
+    return spec_.muted.count(name) ? std::string_view(kMutedColor) : Color(i);
+  }
+  std::string SeriesClass(const std::string& name) const {
+    return spec_.muted.count(name) ? " excluded" : "";
   }
 
   static std::string Dash(size_t series) {
@@ -553,13 +562,14 @@ std::string LineChart(const ChartSpec& in, const std::vector<LineSeries>& series
   c.XAxis(x);
   if (xs.empty()) c.Note("no data");
   for (size_t i = 0; i < series.size(); ++i) {
-    const std::string_view color = Color(i);
+    const std::string_view color = c.SeriesColor(i, series[i].name);
     std::vector<LinePoint> pts;
     for (const LinePoint& p : series[i].points) {
       if (std::isfinite(p.x) && std::isfinite(p.y)) pts.push_back(p);
     }
     std::stable_sort(pts.begin(), pts.end(), [](const LinePoint& a, const LinePoint& b) { return a.x < b.x; });
-    c.svg() += fmt::format("<g class=\"series\" data-series=\"{}\">\n", XmlEscape(series[i].name));
+    c.svg() += fmt::format("<g class=\"series{}\" data-series=\"{}\">\n",
+                           c.SeriesClass(series[i].name), XmlEscape(series[i].name));
     if (pts.size() > 1) {
       std::string d;
       for (const LinePoint& p : pts) AppendPoint(d, x.Map(p.x), y.Map(p.y));
@@ -631,9 +641,10 @@ std::string BarChart(const ChartSpec& in, const std::vector<std::string>& series
       const double py = y.Map(b->value);
       const std::string name = i < series.size() ? series[i] : std::string();
       c.svg() += fmt::format(
-          "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+          "<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
           "data-value=\"{}\"><title>{}</title></rect>\n",
-          Px(bx), Px(std::min(py, zero)), Px(bar_w), Px(std::abs(zero - py)), Color(i),
+          c.SeriesClass(name), Px(bx), Px(std::min(py, zero)), Px(bar_w), Px(std::abs(zero - py)),
+          c.SeriesColor(i, name),
           Num(b->value), Tip(name, groups[g].name, b->value, b->low, b->high));
       if (Finite(b->low) && Finite(b->high)) {
         c.svg() += Canvas::CiPath(bx + bar_w / 2, y.Map(*b->low), y.Map(*b->high),
@@ -665,6 +676,14 @@ std::string ParetoScatter(const ChartSpec& spec, const std::vector<ScatterPoint>
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
     xs.push_back(p.x);
     ys.push_back(p.y);
+    if (Finite(p.x_low) && Finite(p.x_high)) {
+      xs.push_back(*p.x_low);
+      xs.push_back(*p.x_high);
+    }
+    if (Finite(p.y_low) && Finite(p.y_high)) {
+      ys.push_back(*p.y_low);
+      ys.push_back(*p.y_high);
+    }
   }
   const PlotArea& plot = c.plot();
   const Scale x = XScale(spec.x, xs, plot);
@@ -673,9 +692,10 @@ std::string ParetoScatter(const ChartSpec& spec, const std::vector<ScatterPoint>
   c.XAxis(x);
   if (xs.empty()) c.Note("no data");
   const std::string_view front_color = Color(3), other_color = Color(0);
+  const auto muted = [&](const ScatterPoint& p) { return spec.muted.count(p.name) > 0; };
   std::vector<const ScatterPoint*> front;
   for (const ScatterPoint& p : points) {
-    if (p.on_front && std::isfinite(p.x) && std::isfinite(p.y)) front.push_back(&p);
+    if (p.on_front && !muted(p) && std::isfinite(p.x) && std::isfinite(p.y)) front.push_back(&p);
   }
   std::stable_sort(front.begin(), front.end(),
                    [](const ScatterPoint* a, const ScatterPoint* b) { return a->x < b->x; });
@@ -687,29 +707,56 @@ std::string ParetoScatter(const ChartSpec& spec, const std::vector<ScatterPoint>
         "stroke-dasharray=\"6 3\"/>\n",
         d, front_color);
   }
+  bool any_muted = false;
   for (const ScatterPoint& p : points) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+    const bool grey = muted(p);
+    const bool on_front = p.on_front && !grey;
+    any_muted = any_muted || grey;
     const double px = x.Map(p.x), py = y.Map(p.y);
+    const std::string_view stroke = grey ? std::string_view(kMutedColor)
+                                    : on_front ? front_color
+                                               : other_color;
+    if (Finite(p.y_low) && Finite(p.y_high)) {
+      c.svg() += Canvas::CiPath(px, y.Map(*p.y_low), y.Map(*p.y_high), 4, stroke) + "\n";
+    }
+    if (Finite(p.x_low) && Finite(p.x_high)) {  // the same bar, lying down
+      const double x0 = x.Map(*p.x_low), x1 = x.Map(*p.x_high);
+      c.svg() += fmt::format(
+          "<path class=\"ci\" d=\"M{0} {1}H{2}M{0} {3}V{4}M{2} {3}V{4}\" stroke=\"{5}\" "
+          "stroke-width=\"1.5\" fill=\"none\"/>\n",
+          Px(x0), Px(py), Px(x1), Px(py - 4), Px(py + 4), stroke);
+    }
     const std::string tip = XmlEscape(fmt::format("{}: {:.4g}, {:.4g}{}", p.name, p.x, p.y,
-                                                  p.on_front ? " (Pareto front)" : ""));
+                                                  grey       ? " (fails the limits)"
+                                                  : on_front ? " (Pareto front)"
+                                                             : ""));
     c.svg() += fmt::format(
         "<circle class=\"point{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"{}\" "
         "stroke-width=\"1.5\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>"
-        "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#222\">{}</text>\n",
-        p.on_front ? " front" : "", Px(px), Px(py), p.on_front ? "5.5" : "4",
-        p.on_front ? front_color : "#ffffff", p.on_front ? front_color : other_color, Num(p.x),
-        Num(p.y), tip, Px(px + 8), Px(py - 7), XmlEscape(Shorten(p.name, 32)));
+        "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\">{}</text>\n",
+        grey ? " excluded" : on_front ? " front" : "", Px(px), Px(py), on_front ? "5.5" : "4",
+        on_front ? front_color : "#ffffff", stroke, Num(p.x), Num(p.y), tip, Px(px + 8), Px(py - 7),
+        grey ? "#888" : "#222", XmlEscape(Shorten(p.name, 32)));
   }
-  // Legend: what the two marks mean.
+  // Legend: what the marks mean.
   const double lx = plot.right + 14;
   c.svg() += fmt::format(
       "<g class=\"legend\">\n"
       "<circle cx=\"{0}\" cy=\"{1}\" r=\"5.5\" fill=\"{2}\"/><text x=\"{3}\" y=\"{4}\" "
       "fill=\"#222\">on the Pareto front</text>\n"
       "<circle cx=\"{0}\" cy=\"{5}\" r=\"4\" fill=\"#ffffff\" stroke=\"{6}\" stroke-width=\"1.5\"/>"
-      "<text x=\"{3}\" y=\"{7}\" fill=\"#222\">dominated</text>\n</g>\n",
+      "<text x=\"{3}\" y=\"{7}\" fill=\"#222\">dominated</text>\n",
       Px(lx + 6), Px(plot.top + 6), front_color, Px(lx + 18), Px(plot.top + 10),
       Px(plot.top + 6 + kLegendRow), other_color, Px(plot.top + 10 + kLegendRow));
+  if (any_muted) {
+    c.svg() += fmt::format(
+        "<circle cx=\"{0}\" cy=\"{1}\" r=\"4\" fill=\"#ffffff\" stroke=\"{2}\" "
+        "stroke-width=\"1.5\"/><text x=\"{3}\" y=\"{4}\" fill=\"#222\">fails the limits</text>\n",
+        Px(lx + 6), Px(plot.top + 6 + 2 * kLegendRow), kMutedColor, Px(lx + 18),
+        Px(plot.top + 10 + 2 * kLegendRow));
+  }
+  c.svg() += "</g>\n";
   return c.Finish();
 }
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,6 +131,9 @@ struct Margins {
 
 struct ChartSpec {
   std::string title;
+  // Series (line and bar charts) and points (scatter) with these names are drawn in grey with
+  // class "excluded": the configurations that fail a report's limits stay visible but recede.
+  std::set<std::string> muted;
   std::string id;  // the svg's id attribute (letters, digits, '-' and '_'; others dropped)
   double width = 760, height = 360;
   Margins margins;
@@ -175,8 +179,11 @@ struct ScatterPoint {
   std::string name;
   double x = 0, y = 0;
   bool on_front = false;  // drawn filled and larger, and joined by the front line
+  // 95% CIs of x and y: horizontal and vertical error bars (class "ci") where both ends are finite.
+  std::optional<double> x_low, x_high, y_low, y_high;
 };
-// Every point labelled with its name; the front points joined in x order by a polyline.
+// Every point labelled with its name; the front points joined in x order by a polyline. The
+// domains cover the error bars. Muted points (ChartSpec::muted) are grey, never on the front.
 std::string ParetoScatter(const ChartSpec& spec, const std::vector<ScatterPoint>& points);
 
 }  // namespace pipette::report

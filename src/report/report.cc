@@ -12,7 +12,9 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/noise.h"
 #include "pipette/analysis.h"
+#include "pipette/gguf.h"
 #include "report/chart.h"
 
 namespace pipette {
@@ -68,11 +70,12 @@ std::string Prefix(const std::string& s, size_t n) { return s.substr(0, std::min
 
 // ---- formatting values ---------------------------------------------------------------------------
 
+std::string FormatBare(double v, const std::string& unit);
+
 std::string FormatValue(double v, const std::string& unit) {
   if (!std::isfinite(v)) return "-";
   if (unit == "bytes") return report::FormatBytes(v);
-  if (unit == "ms") return fmt::format("{:.2f} ms", v);
-  if (unit == "tokens/s") return fmt::format("{:.1f} tokens/s", v);
+  if (unit == "ms" || unit == "tokens/s") return FormatBare(v, unit) + " " + unit;
   if (unit.empty() || unit == "ratio") return fmt::format("{:.4g}", v);
   return fmt::format("{:.4g} {}", v, unit);
 }
@@ -81,8 +84,11 @@ std::string FormatValue(double v, const std::string& unit) {
 std::string FormatBare(double v, const std::string& unit) {
   if (!std::isfinite(v)) return "-";
   if (unit == "bytes") return report::FormatBytes(v);
-  if (unit == "ms") return fmt::format("{:.2f}", v);
-  if (unit == "tokens/s") return fmt::format("{:.1f}", v);
+  // At least three significant digits: 0.0523 ms, 3.41 ms, 377.2 tokens/s.
+  if (unit == "ms") return std::abs(v) >= 100 ? fmt::format("{:.2f}", v) : fmt::format("{:#.3g}", v);
+  if (unit == "tokens/s") {
+    return std::abs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:#.3g}", v);
+  }
   return fmt::format("{:.4g}", v);
 }
 
@@ -204,7 +210,8 @@ std::vector<Curve> PrefillCurves(const std::vector<Configuration>& configs) {
 
 // The "throughput vs context" section of `curves` (decode or prefill).
 Section ScalingSection(const std::string& id, const std::string& title, const std::string& metric,
-                       const std::vector<Curve>& curves, bool decode) {
+                       const std::vector<Curve>& curves, bool decode,
+                       const std::set<std::string>& muted) {
   Section s;
   s.id = id;
   s.title = title;
@@ -247,6 +254,7 @@ Section ScalingSection(const std::string& id, const std::string& title, const st
   }
   report::ChartSpec spec = Spec(id + "-chart", title, "context length P (tokens, log scale)",
                                 metric + " (tokens/s)");
+  spec.muted = muted;
   spec.x.log = true;
   spec.x.ticks = DistinctPrefill(curves);
   spec.y.units = report::Units::kSi;
@@ -257,7 +265,7 @@ Section ScalingSection(const std::string& id, const std::string& title, const st
   return s;
 }
 
-Section RetentionSection(const std::vector<Curve>& curves) {
+Section RetentionSection(const std::vector<Curve>& curves, const std::set<std::string>& muted) {
   Section s;
   s.id = "retention";
   s.title = "Context-scaling retention";
@@ -298,6 +306,7 @@ Section RetentionSection(const std::vector<Curve>& curves) {
   }
   report::ChartSpec spec = Spec("retention-chart", s.title, "context length P (tokens, log scale)",
                                 "retention (vs smallest P)");
+  spec.muted = muted;
   spec.x.log = true;
   spec.x.ticks = ps;
   spec.y.include_zero = true;
@@ -309,7 +318,7 @@ Section RetentionSection(const std::vector<Curve>& curves) {
 
 // One chart and table of the `type` throughput benchmarks, or nothing when none was run.
 void ThroughputBars(const std::vector<Configuration>& configs, const std::string& type,
-                    Section& s) {
+                    const std::set<std::string>& muted, Section& s) {
   const std::string metric = type + "_throughput";
   // Benchmarks by (P, D), then id.
   std::map<std::tuple<int, int, std::string>, bool> ids;
@@ -354,11 +363,13 @@ void ThroughputBars(const std::vector<Configuration>& configs, const std::string
                                                  : "benchmark (prompt length P)",
                                 metric + " (tokens/s)");
   spec.y.units = report::Units::kSi;
+  spec.muted = muted;
   s.charts.push_back(report::BarChart(spec, names, groups));
   s.tables.push_back(std::move(t));
 }
 
-Section MemorySection(const std::vector<Configuration>& configs) {
+Section MemorySection(const std::vector<Configuration>& configs,
+                      const std::set<std::string>& muted) {
   Section s;
   s.id = "memory";
   s.title = "Peak memory vs model file size";
@@ -376,7 +387,7 @@ Section MemorySection(const std::vector<Configuration>& configs) {
       low = Metric(*r, "max_host_usage", "ci95_low");
       high = Metric(*r, "max_host_usage", "ci95_high");
     }
-    groups.push_back({c.name,
+    groups.push_back({muted.count(c.name) ? c.name + " (fails the limits)" : c.name,
                       {report::BarValue{static_cast<double>(m->file_bytes), {}, {}},
                        report::BarValue{m->peak_bytes, low, high}}});
     t.rows.push_back({c.name, report::FormatBytes(static_cast<double>(m->file_bytes)),
@@ -454,15 +465,26 @@ Section SpeedRatioSection(const std::vector<Configuration>& configs) {
   return s;
 }
 
-Section QualitySection(const std::vector<Configuration>& configs) {
+// Intervals overlap pairwise: no ordering among `values` is outside the noise.
+bool AllOverlap(const std::vector<std::pair<double, double>>& intervals) {
+  for (const auto& a : intervals) {
+    for (const auto& b : intervals) {
+      if (a.second < b.first) return false;
+    }
+  }
+  return intervals.size() > 1;
+}
+
+Section QualitySection(const SelectResult& sel, const std::set<std::string>& muted,
+                       bool limits_given) {
   Section s;
   s.id = "quality";
   s.title = "Quality vs speed";
-  const SelectResult sel = Select(configs, Limits{});
   bool any_quality = false;
   // The configurations that have both axes are drawn, marked with Select's verdict: a
   // configuration without a quality score never dominates one that has it (ParetoFront), so
-  // whatever dominates a drawn point is drawn too.
+  // whatever dominates a drawn point is drawn too. Those that fail the limits are grey and never
+  // on the front (Select ranks only the others).
   std::vector<const Candidate*> drawn;
   for (const Candidate& c : sel.candidates) {
     any_quality = any_quality || c.quality.has_value();
@@ -479,40 +501,134 @@ Section QualitySection(const std::vector<Configuration>& configs) {
     return s;
   }
   std::vector<report::ScatterPoint> points;
-  std::map<const Candidate*, std::pair<bool, std::string>> verdict;  // on front, dominated by
+  std::vector<std::pair<double, double>> speed_ci, quality_ci;
   for (const Candidate* c : drawn) {
-    std::string by;
-    for (const std::string& name : c->dominated_by) by += (by.empty() ? "" : ", ") + name;
-    verdict[c] = {c->on_front, by};
-    points.push_back({c->config->name, *c->decode_throughput, *c->quality, c->on_front});
+    report::ScatterPoint p{c->config->name, *c->decode_throughput, *c->quality, c->on_front};
+    p.x_low = c->decode_ci95_low;
+    p.x_high = c->decode_ci95_high;
+    p.y_low = c->quality_ci95_low;
+    p.y_high = c->quality_ci95_high;
+    points.push_back(p);
+    if (c->verdict == Verdict::kFail) continue;
+    speed_ci.emplace_back(c->decode_ci95_low.value_or(*c->decode_throughput),
+                          c->decode_ci95_high.value_or(*c->decode_throughput));
+    quality_ci.emplace_back(c->quality_ci95_low.value_or(*c->quality),
+                            c->quality_ci95_high.value_or(*c->quality));
   }
   std::string over;
   for (const std::string& b : sel.speed_benchmarks) over += (over.empty() ? "" : ", ") + b;
   s.paragraphs.push_back(fmt::format(
       "Each configuration's decode throughput (geometric mean over {}) against its quality score "
       "(top1_agreement x 100: how often it predicts the same next token as the reference; the "
-      "reference itself scores 100). Highlighted: the Pareto front of speed, peak memory and "
-      "quality among the configurations drawn (no other is at least as good in all three and "
-      "better in one; a configuration without a quality score is not drawn and dominates none).",
-      over.empty() ? "the decode benchmarks all of them ran" : over));
-  Table t{{"configuration", "decode (tokens/s)", "quality (top1 %)", "peak memory",
+      "reference itself scores 100), with 95% confidence intervals on both axes. Highlighted: the "
+      "Pareto front of speed, peak memory and quality among the configurations {} (no other is at "
+      "least as good in all three and better in one; a configuration without a quality score is "
+      "not drawn and dominates none).",
+      over.empty() ? "the decode benchmarks all of them ran" : over,
+      limits_given ? "that do not fail the limits (those that do are grey)" : "drawn"));
+  const bool speed_noise = AllOverlap(speed_ci), quality_noise = AllOverlap(quality_ci);
+  if (speed_noise && quality_noise) {
+    s.notice = "All differences lie inside the noise: every two configurations' intervals overlap "
+               "in both speed and quality, so neither axis orders them with confidence.";
+  } else if (speed_noise) {
+    s.notice = "The speed differences lie inside the noise: every two configurations' decode "
+               "intervals overlap, so the horizontal order is not meaningful.";
+  } else if (quality_noise) {
+    s.notice = "The quality differences lie inside the noise: every two configurations' quality "
+               "intervals overlap.";
+  }
+  Table t{{"configuration", "decode (tokens/s)", "95% CI", "quality (top1 %)", "peak memory",
            "Pareto front", "dominated by"},
-          {false, true, true, true, false, false},
+          {false, true, true, true, true, false, false},
           {}};
   for (const Candidate& c : sel.candidates) {
-    const auto v = verdict.find(&c);
+    const bool is_drawn = std::find(drawn.begin(), drawn.end(), &c) != drawn.end();
+    std::string by;
+    for (const std::string& name : c.dominated_by) by += (by.empty() ? "" : ", ") + name;
     t.rows.push_back(
         {c.config->name, c.decode_throughput ? FormatBare(*c.decode_throughput, "tokens/s") : "-",
+         CiText(c.decode_ci95_low, c.decode_ci95_high, "tokens/s"),
          c.quality ? fmt::format("{:.2f}", *c.quality) : "-",
          c.peak_memory_bytes ? report::FormatBytes(*c.peak_memory_bytes) : "-",
-         v == verdict.end() ? "not drawn" : v->second.first ? "yes" : "no",
-         v == verdict.end() || v->second.second.empty() ? "-" : v->second.second});
+         !is_drawn                         ? "not drawn"
+         : c.verdict == Verdict::kFail     ? "fails the limits"
+         : c.on_front                      ? "yes"
+                                           : "no",
+         by.empty() ? "-" : by});
   }
   report::ChartSpec spec = Spec("quality-chart", s.title, "decode throughput (tokens/s)",
                                 "quality: top1 agreement (%)");
   spec.x.units = report::Units::kSi;
+  spec.muted = muted;
   s.charts.push_back(report::ParetoScatter(spec, points));
   s.tables.push_back(std::move(t));
+  return s;
+}
+
+std::string Interval(const std::optional<double>& v, const std::optional<double>& low,
+                     const std::optional<double>& high, const std::string& unit) {
+  if (!v) return "-";
+  std::string out = FormatValue(*v, unit);
+  if (low && high && *low != *high) out += " [" + CiText(low, high, unit) + "]";
+  return out;
+}
+
+// The decision (issue 7): every configuration judged against the limits on its 95% CIs.
+Section DecisionSection(const SelectResult& sel, const ReportOptions& o) {
+  Section s;
+  s.id = "decision";
+  s.title = "Decision";
+  size_t pass = 0, borderline = 0, fail = 0;
+  std::vector<std::string> shortlist;
+  for (const Candidate& c : sel.candidates) {
+    if (c.verdict == Verdict::kPass) ++pass;
+    if (c.verdict == Verdict::kBorderline) ++borderline;
+    if (c.verdict == Verdict::kFail) ++fail;
+    if (c.verdict != Verdict::kFail && c.on_front) {
+      shortlist.push_back(c.config->name + (c.verdict == Verdict::kBorderline ? " (borderline)" : ""));
+    }
+  }
+  s.paragraphs.push_back(
+      "Limits: " + o.limits_text +
+      ". Each limit is judged on the 95% confidence interval of the median: pass when the whole "
+      "interval meets it, fail when the whole interval breaks it, borderline when it crosses it "
+      "(then more repetitions decide). A limit is checked against every result with its metric "
+      "(the worst counts); a configuration that did not measure it fails.");
+  std::string front;
+  for (const std::string& n : shortlist) front += (front.empty() ? "" : ", ") + n;
+  s.notice = pass + borderline == 0
+                 ? fmt::format("No configuration meets the limits ({} fail).", fail)
+                 : fmt::format("{} pass, {} borderline, {} fail. On the Pareto front of those that "
+                               "do not fail: {}.",
+                               pass, borderline, fail, front.empty() ? "-" : front);
+  Table t{{"configuration", "verdict", "decode (tokens/s)", "peak memory", "quality (top1 %)",
+           "Pareto front", "why"},
+          {false, false, true, true, true, false, false},
+          {}};
+  for (const Candidate& c : sel.candidates) {
+    std::string why;
+    for (const LimitCheck& k : c.checks) why += (why.empty() ? "" : "; ") + k.text;
+    t.rows.push_back(
+        {c.config->name, VerdictName(c.verdict),
+         Interval(c.decode_throughput, c.decode_ci95_low, c.decode_ci95_high, "tokens/s"),
+         Interval(c.peak_memory_bytes, c.peak_memory_ci95_low, c.peak_memory_ci95_high, "bytes"),
+         c.quality ? fmt::format("{:.2f}", *c.quality) : "-",
+         c.verdict == Verdict::kFail ? "-"
+         : c.on_front                ? "yes"
+                                     : "dominated by " + [&] {
+                                         std::string by;
+                                         for (const std::string& n : c.dominated_by) {
+                                           by += (by.empty() ? "" : ", ") + n;
+                                         }
+                                         return by;
+                                       }(),
+         why.empty() ? "-" : why});
+  }
+  s.tables.push_back(std::move(t));
+  if (sel.speed_within_noise) {
+    s.bullets.push_back("The decode speeds of the configurations that do not fail lie inside each "
+                        "other's 95% intervals: their speed order is within the noise.");
+  }
   return s;
 }
 
@@ -544,7 +660,18 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
   for (const json& r : all) {
     if (r.is_object() && r.contains("status") && r["status"].is_string()) records.push_back(r);
   }
-  const std::vector<Configuration> configs = GroupConfigurations(records);
+  const std::vector<Configuration> configs = GroupConfigurations(records, o.repeats);
+  const SelectResult sel = Select(configs, o.limits);
+  // Configurations that fail the limits, by their names and the names of their curves.
+  std::set<std::string> muted;
+  std::vector<bool> failed_config(configs.size(), false);
+  if (o.limits.any()) {
+    for (const Candidate& c : sel.candidates) {
+      if (c.verdict != Verdict::kFail) continue;
+      muted.insert(c.config->name);
+      failed_config[static_cast<size_t>(c.config - configs.data())] = true;
+    }
+  }
   Document doc;
   doc.title = o.title;
   if (!o.source.empty()) doc.meta.push_back("Results from " + o.source + ".");
@@ -552,6 +679,8 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
     doc.meta.push_back("Generated" + (o.generated_at.empty() ? "" : " " + o.generated_at) +
                        (o.generator.empty() ? "" : " by " + o.generator) + ".");
   }
+
+  if (o.limits.any() && !configs.empty()) doc.sections.push_back(DecisionSection(sel, o));
 
   // Summary.
   Section sum;
@@ -569,11 +698,19 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
       failures.push_back(&r);
     }
   }
+  size_t pooled = 0;
+  for (const Configuration& c : configs) {
+    for (const json& r : c.results) pooled += r.contains("pooled") ? 1 : 0;
+  }
   sum.bullets.push_back(fmt::format(
-      "{} configuration{} (model file + quantization + runtime + settings + device), {} result{} "
-      "shown (the newest ok result of each configuration and benchmark) of {} read{}.",
-      configs.size(), configs.size() == 1 ? "" : "s", charted, charted == 1 ? "" : "s",
-      records.size(), failed ? fmt::format(", {} failed", failed) : ""));
+      "{} result{} ({} failed) in {} configuration{} (model file + quantization + runtime + "
+      "settings + device): {} estimate{} shown, one per configuration and benchmark ({}).",
+      records.size(), records.size() == 1 ? "" : "s", failed, configs.size(),
+      configs.size() == 1 ? "" : "s", charted, charted == 1 ? "" : "s",
+      o.repeats == Repeats::kNewest
+          ? "the newest ok result of each"
+          : pooled ? fmt::format("{} of them pool the repetitions of several ok results", pooled)
+                   : "each from one ok result"));
   std::map<std::string, std::string> devices;
   std::set<std::string> runtimes;
   std::string first, last;
@@ -626,15 +763,20 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
   } else {
     const std::vector<Curve> decode = DecodeCurves(configs);
     const std::vector<Curve> prefill = PrefillCurves(configs);
+    for (const std::vector<Curve>* curves : {&decode, &prefill}) {
+      for (const Curve& c : *curves) {
+        if (failed_config[c.config]) muted.insert(c.name);
+      }
+    }
     doc.sections.push_back(ScalingSection("decode-scaling", "Decode throughput vs context length",
-                                          "decode_throughput", decode, true));
+                                          "decode_throughput", decode, true, muted));
     doc.sections.push_back(ScalingSection("prefill-scaling", "Prefill throughput vs context length",
-                                          "prefill_throughput", prefill, false));
+                                          "prefill_throughput", prefill, false, muted));
     Section bars;
     bars.id = "throughput";
     bars.title = "Throughput per quantization";
-    ThroughputBars(configs, "prefill", bars);
-    ThroughputBars(configs, "decode", bars);
+    ThroughputBars(configs, "prefill", muted, bars);
+    ThroughputBars(configs, "decode", muted, bars);
     if (bars.charts.empty()) {
       bars.omitted = "no prefill_throughput or decode_throughput results.";
     } else {
@@ -644,9 +786,16 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
     }
     doc.sections.push_back(std::move(bars));
     doc.sections.push_back(SpeedRatioSection(configs));
-    doc.sections.push_back(MemorySection(configs));
-    doc.sections.push_back(RetentionSection(decode));
-    doc.sections.push_back(QualitySection(configs));
+    doc.sections.push_back(MemorySection(configs, muted));
+    doc.sections.push_back(RetentionSection(decode, muted));
+    doc.sections.push_back(QualitySection(sel, muted, o.limits.any()));
+    if (!muted.empty()) {
+      for (Section& sec : doc.sections) {
+        if (!sec.charts.empty() && sec.id != "quality") {
+          sec.paragraphs.push_back("Grey: configurations that fail the limits (see Decision).");
+        }
+      }
+    }
   }
 
   // Results.
@@ -676,14 +825,32 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
       }
     }
     res.tables.push_back(std::move(t));
-    if (noisy) res.paragraphs.push_back("! the 95% CI of the median stayed wider than the harness target.");
+    if (noisy) {
+      res.paragraphs.push_back("! the 95% CI of the median stayed wider than the harness target.");
+    }
+    for (const Configuration& c : configs) {
+      for (const json& r : c.results) {
+        const std::string id = Str(r, "/benchmark/id");
+        if (analysis::IsNoisy(r)) {
+          std::string line = "! " + c.name + " " + id + " is noisy";
+          if (auto clusters = analysis::TwoClustersNote(r)) line += " (" + *clusters + ")";
+          std::string advice;
+          for (const std::string& a : analysis::NoiseAdvice(r)) advice += (advice.empty() ? "" : "; ") + a;
+          if (!advice.empty()) line += "; try: " + advice;
+          res.bullets.push_back(line);
+        }
+        if (auto note = analysis::OverheadBoundNote(r)) res.bullets.push_back(c.name + " " + id + ": " + *note);
+      }
+    }
   }
   if (!failures.empty()) {
     Table f{{"model", "quant", "benchmark", "stage", "message", "started (UTC)"},
             {false, false, false, false, false, false},
             {}};
     for (const json* r : failures) {
-      f.rows.push_back({Str(*r, "/model/file_name"), Str(*r, "/model/quant"), Str(*r, "/benchmark/id"),
+      f.rows.push_back({Str(*r, "/model/file_name"),
+                        r->contains("model") ? QuantLabel((*r)["model"]) : std::string("-"),
+                        Str(*r, "/benchmark/id"),
                         Str(*r, "/failure/stage"), Str(*r, "/failure/message"), Str(*r, "/started_at")});
     }
     res.paragraphs.push_back(fmt::format("Failed results ({}):", failures.size()));
@@ -704,6 +871,24 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
              "settings", "device", "harness", "reps", "warnings"},
             {false, false, false, true, false, false, false, false, false, false, true, false},
             {}};
+    // A warning every configuration logged (the vocabulary's, say) is said once, above the table.
+    std::map<std::string, size_t> configs_with;
+    for (const Configuration& c : configs) {
+      std::set<std::string> seen;
+      for (const json& r : c.results) {
+        const json::json_pointer w("/logs/warnings");
+        if (!r.contains(w) || !r.at(w).is_array()) continue;
+        for (const json& x : r.at(w)) seen.insert(x.is_string() ? x.get<std::string>() : x.dump());
+      }
+      for (const std::string& w : seen) ++configs_with[w];
+    }
+    std::set<std::string> common;
+    for (const auto& [w, n] : configs_with) {
+      if (n == configs.size() && configs.size() > 1) common.insert(w);
+    }
+    for (const std::string& w : common) {
+      prov.bullets.push_back("Every configuration logged: " + w);
+    }
     for (const Configuration& c : configs) {
       std::vector<std::string> commits, harness, labels, warnings;
       double min_reps = 1e300, max_reps = 0;
@@ -720,6 +905,7 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
         if (r.contains(w) && r.at(w).is_array()) {
           for (const json& x : r.at(w)) {
             const std::string text = x.is_string() ? x.get<std::string>() : x.dump();
+            if (common.count(text)) continue;
             if (!warning_count.count(text)) warnings.push_back(text);
             ++warning_count[text];
           }
@@ -734,7 +920,7 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
       t.rows.push_back(
           {c.name, c.model_file, Prefix(c.model_sha256, 12),
            c.model_size_bytes ? report::FormatBytes(static_cast<double>(c.model_size_bytes)) : "-",
-           c.quant, c.runtime + " " + c.runtime_version, Distinct(commits), SettingsText(c.settings),
+           c.quant_label, c.runtime + " " + c.runtime_version, Distinct(commits), SettingsText(c.settings),
            Prefix(c.device_id, 12) + (label == "-" ? "" : " (" + label + ")"), Distinct(harness),
            max_reps == 0 ? "-"
            : min_reps == max_reps ? fmt::format("{}", max_reps)

@@ -506,7 +506,9 @@ TEST(HtmlReport, EveryChartOfAFullSet) {
   EXPECT_NE(html.find("<td>aaaaaaaaaaaa</td>"), std::string::npos);  // sha256 prefix
   EXPECT_NE(html.find("80fb11ac73e6"), std::string::npos);
   EXPECT_NE(html.find("0.1.0 (1234567890ab)"), std::string::npos);
-  EXPECT_NE(html.find("(8 of 8)"), std::string::npos);  // the synthetic warning on every result
+  // The synthetic warning every configuration logged is said once, not in every row (issue 7).
+  EXPECT_NE(html.find("Every configuration logged: "), std::string::npos);
+  EXPECT_EQ(html.find("(8 of 8)"), std::string::npos);
   EXPECT_NE(html.find("99.00%"), std::string::npos);   // top1 agreement in the results table
   EXPECT_EQ(html.find("not shown"), std::string::npos);
   // Self-contained: no scripts, nothing fetched.
@@ -580,6 +582,56 @@ TEST(HtmlReport, QualityFrontIsAmongTheDrawnConfigurations) {
   EXPECT_EQ(Count(quality, "<circle class=\"point"), 2u);
   EXPECT_EQ(Count(quality, "<circle class=\"point front\""), 2u);
   EXPECT_NE(html.find("<td>not drawn</td>"), std::string::npos);
+}
+
+TEST(HtmlReport, LimitsOpenWithADecisionAndGreyTheFailingConfigurations) {
+  // Q8_0 peaks at 50 MiB [49.5, 50.5], Q4_0 at 40 MiB: a 45 MiB limit fails Q8_0 only.
+  ReportOptions o;
+  o.limits.max_memory_bytes = 45 * kMiB;
+  o.limits_text = "--max-memory 45MiB";
+  const std::vector<json> records = FullSet("m", false);
+  const std::string html = RenderHtml(records, o);
+  const size_t decision = html.find("<section id=\"decision\">");
+  ASSERT_NE(decision, std::string::npos) << html.substr(0, 3000);
+  EXPECT_LT(decision, html.find("<section id=\"summary\">"));
+  EXPECT_NE(html.find("1 pass, 0 borderline, 1 fail. On the Pareto front of those that do not "
+                      "fail: Q4_0."),
+            std::string::npos);
+  EXPECT_NE(html.find("Limits: --max-memory 45MiB."), std::string::npos);
+  EXPECT_NE(html.find("fail, needs 0.9x the peak memory"), std::string::npos);
+  EXPECT_NE(html.find("pass, margin +11.1%"), std::string::npos);
+  // Charts: the failing configuration is grey, and the quality front is drawn over Q4_0 only.
+  const std::string quality = SvgById(html, "quality-chart");
+  EXPECT_EQ(Count(quality, "<circle class=\"point excluded\""), 1u);
+  EXPECT_EQ(Count(quality, "<circle class=\"point front\""), 1u);
+  EXPECT_NE(quality.find("fails the limits"), std::string::npos);
+  EXPECT_GE(Count(quality, "class=\"ci\""), 2u);  // decode intervals on the x axis
+  EXPECT_NE(SvgById(html, "decode-scaling-chart").find("class=\"series excluded\" data-series=\"Q8_0\""),
+            std::string::npos);
+  EXPECT_NE(SvgById(html, "decode-bars").find("<rect class=\"bar excluded\""), std::string::npos);
+  EXPECT_NE(html.find("Q8_0 (fails the limits)"), std::string::npos);  // memory chart category
+  // Without limits there is no decision and nothing is grey.
+  const std::string plain = RenderHtml(records, {});
+  EXPECT_EQ(plain.find("id=\"decision\""), std::string::npos);
+  EXPECT_EQ(plain.find("excluded"), std::string::npos);
+}
+
+TEST(HtmlReport, QualityChartSaysWhenDifferencesAreInsideTheNoise) {
+  std::vector<json> records;
+  for (const char* quant : {"Q8_0", "Q4_0"}) {
+    const std::string file = std::string("m-") + quant + ".gguf";
+    const double speed = quant == std::string("Q8_0") ? 377 : 374;
+    records.push_back(Record(file, quant, "decode_throughput_64_16", "decode_throughput",
+                             "tokens/s", speed, 355, 395, 10 * kMiB, false));
+    json kl = Record(file, quant, "kl_divergence_64", "kl_divergence", "nats", 0.01, 0.005, 0.02,
+                     10 * kMiB, false);
+    kl["metrics"]["top1_agreement"] = {{"unit", "ratio"}, {"n", 1}, {"median", 0.96},
+                                       {"ci95_low", 0.95}, {"ci95_high", 0.97}};
+    records.push_back(kl);
+  }
+  const std::string html = RenderHtml(records, {});
+  EXPECT_NE(html.find("All differences lie inside the noise"), std::string::npos);
+  EXPECT_EQ(Count(SvgById(html, "quality-chart"), "class=\"ci\""), 4u);  // both axes, 2 points
 }
 
 TEST(MarkdownReport, SameContentAsTables) {
