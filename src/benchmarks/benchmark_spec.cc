@@ -61,7 +61,8 @@ std::string DefaultDescription(const BenchmarkSpec& spec) {
     case BenchmarkType::kEndToEnd:
       return "End-to-end request: " + p + " prompt tokens, " + d + " generated tokens";
     case BenchmarkType::kMemory:
-      return "Peak memory of loading the model, prefilling " + p + " tokens and decoding 1";
+      return "Peak memory of a fresh runtime process that loads the model, prefills " + p +
+             " tokens and decodes 1 token";
     case BenchmarkType::kEval:
       return "Eval " + spec.eval_name + " on data set " + spec.eval_version;
     case BenchmarkType::kSoak:

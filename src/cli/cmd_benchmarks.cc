@@ -68,6 +68,11 @@ void PrintSpec(const BenchmarkSpec& spec) {
                     : fmt::format("{} ({})", TypeName(spec.type), CatalogTypeName(spec.type)));
   if (spec.prefill_tokens > 0) field("prefill_tokens", std::to_string(spec.prefill_tokens));
   if (spec.decode_tokens > 0) field("decode_tokens", std::to_string(spec.decode_tokens));
+  if (spec.type == BenchmarkType::kMemory) {
+    // Not a parameter of the id, so the definition and the record's benchmark block say 0.
+    field("decoded_tokens", "1 (fixed for every memory benchmark; each result's samples say "
+                            "tokens_out 1, its benchmark.decode_tokens stays 0)");
+  }
   if (spec.minutes > 0) field("minutes", std::to_string(spec.minutes));
   if (!spec.eval_name.empty()) field("eval_name", spec.eval_name);
   if (!spec.eval_version.empty()) field("eval_version", spec.eval_version);

@@ -45,6 +45,18 @@ struct Rep {
   std::string started_at;
 };
 
+// "rep 4: decode_throughput median 1602.3 tokens/s, 95% CI +-1.2%"; before the third repetition
+// "rep 1: ... (n < 3: no interval)", as an interval of one or two samples says nothing.
+std::string RepLine(int rep, const std::string& metric, const Summary& s) {
+  std::string line = fmt::format("rep {}: {} median {:.6g} {}", rep, metric, s.median,
+                                 MetricUnit(metric));
+  if (s.n < 3) return line + " (n < 3: no interval)";
+  const double half_width = 100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median;
+  // Two significant digits below 0.1%, so that a tight interval does not read as +-0.0%.
+  return line + (half_width >= 0.1 ? fmt::format(", 95% CI +-{:.1f}%", half_width)
+                                   : fmt::format(", 95% CI +-{:.2g}%", half_width));
+}
+
 Status Validate(const Rep& rep) {
   for (const auto& [name, v] : rep.values) {
     if (!std::isfinite(v) || (v <= 0 && name != "harness_overhead")) {
@@ -249,7 +261,7 @@ Status CellRun::AwaitReadiness(const Runtime& rt) {
   const auto waiting = [&](const ReadinessWait& w) {
     if (w.polls % 10 != 1) return;
     Progress(fmt::format("waiting for the device to be ready ({:.0f} s of {:g} s): {}",
-                         w.waited_s, spec_.readiness.deadline_s, w.last.Describe()));
+                         w.waited_s, spec_.readiness.deadline_s, w.last.DescribeHeld()));
   };
   auto wait = WaitUntilReady(spec_.readiness, clock_, own, [] { return Interrupted(); }, waiting);
   if (Interrupted()) return MakeError("interrupted by the user", "readiness");
@@ -299,8 +311,7 @@ json CellRun::Run() {
     std::vector<double> h;
     for (const Rep& r : reps) h.push_back(r.values.at(headline));
     const Summary s = Summarize(h);
-    Progress(fmt::format("rep {}: {} median {:.6g} {}, 95% CI +-{:.1f}%", i + 1, headline, s.median,
-                         MetricUnit(headline), 100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median));
+    Progress(RepLine(i + 1, headline, s));
     // A confidence interval from fewer than 3 samples says nothing; it never counts as reached.
     if (static_cast<int>(reps.size()) >= std::max(policy.min_reps, 3) &&
         CiWithinTarget(s, policy.ci_target)) {

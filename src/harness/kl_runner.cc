@@ -75,6 +75,11 @@ class KlRun {
   Result<KlAccumulator> Compare(const std::string& ref_file, const std::string& q_file,
                                 const std::vector<int32_t>& tokens);
   json Fail(const Error& e);
+  // The runtime log of one evaluation: the cell's log (spec.log_path) for the model, a sibling
+  // "<stem>.reference.log" for the reference; temporary files in dir_ when no log was asked for.
+  std::string LogPath(bool reference) const;
+  // logs.runtime_log_path and logs.reference_runtime_log_path, when a log was asked for.
+  void RecordLogPaths();
 
   const CellSpec& spec_;
   const CellHooks& hooks_;
@@ -86,7 +91,7 @@ class KlRun {
 Result<TokenPrompt> KlRun::Evaluate(const std::string& model, const std::string& out,
                                     bool record_runtime) {
   const std::string driver = spec_.driver_path.empty() ? DefaultDriverPath() : spec_.driver_path;
-  const std::string log = (dir_ / (fs::path(out).stem().string() + ".log")).string();
+  const std::string log = LogPath(!record_runtime);
   auto loaded = StartAndLoad(driver, log, std::chrono::seconds(spec_.policy.request_timeout_s),
                              model, record_["runtime"]["settings"], hooks_.on_driver_started);
   if (!loaded) {
@@ -128,7 +133,21 @@ Result<KlAccumulator> KlRun::Compare(const std::string& ref_file, const std::str
   return acc;
 }
 
+std::string KlRun::LogPath(bool reference) const {
+  if (spec_.log_path.empty()) return (dir_ / (reference ? "reference.log" : "model.log")).string();
+  if (!reference) return spec_.log_path;
+  const fs::path p(spec_.log_path);
+  return (p.parent_path() / (p.stem().string() + ".reference.log")).string();
+}
+
+void KlRun::RecordLogPaths() {
+  if (spec_.log_path.empty()) return;
+  record_["logs"]["runtime_log_path"] = LogPath(false);
+  record_["logs"]["reference_runtime_log_path"] = LogPath(true);
+}
+
 json KlRun::Fail(const Error& e) {
+  RecordLogPaths();
   MarkFailed(record_, e, "kl_divergence");
   return record_;
 }
@@ -172,12 +191,16 @@ json KlRun::Run() {
   record_["samples"] = json::array({sample});
   record_["status"] = "ok";
   record_["harness"]["reps"] = 1;
-  record_["harness"]["ci_reached"] = true;  // deterministic: one evaluation is exact
+  // One evaluation is exact (a rerun gives the same numbers), but the median KL over the
+  // text's positions has an interval like any median: too wide a one flags the result noisy, so
+  // that a longer context is tried (analysis/noise.h).
+  record_["harness"]["ci_reached"] = CiWithinTarget(kl, spec_.policy.ci_target);
   record_["harness"]["timing"] = {
       {"cell_wall_ms",
        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()}};
   record_["finished_at"] = NowRfc3339();
   record_["config_id"] = ConfigId(record_);
+  RecordLogPaths();
   return record_;
 }
 

@@ -21,6 +21,45 @@ std::string Format(const char* format, double value) {
   return buf;
 }
 
+std::string Join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+// Keeps a poll that held the gate: the first, every kHeldPollEvery-th, and always the latest
+// (which replaces the previous latest unless that one is kept for its number).
+void KeepHeld(ReadinessWait& wait) {
+  if (!wait.held.empty() && (wait.held.back().poll - 1) % kHeldPollEvery != 0) wait.held.pop_back();
+  wait.held.push_back({wait.waited_s, wait.polls, wait.last});
+}
+
+// The worst value of `field` over the held polls whose held_by names `criterion`.
+std::optional<double> WorstHeld(const json& readiness, const char* criterion, const char* field) {
+  std::optional<double> worst;
+  const json waits = readiness.is_object() ? readiness.value("waits", json::array()) : json();
+  if (!waits.is_array()) return worst;
+  for (const json& wait : waits) {
+    if (!wait.is_object() || !wait.contains("held") || !wait["held"].is_array()) continue;
+    for (const json& o : wait["held"]) {
+      const json held_by = o.is_object() ? o.value("held_by", json::array()) : json();
+      if (!held_by.is_array() || std::find(held_by.begin(), held_by.end(), criterion) == held_by.end()) {
+        continue;
+      }
+      const double v = o.contains(field) && o[field].is_number() ? o[field].get<double>() : 1.0;
+      if (!worst || v > *worst) worst = v;
+    }
+  }
+  return worst;
+}
+
+double PolicyNumber(const json& readiness, const char* field, double fallback) {
+  const json::json_pointer p("/policy/" + std::string(field));
+  return readiness.is_object() && readiness.contains(p) && readiness.at(p).is_number()
+             ? readiness.at(p).get<double>()
+             : fallback;
+}
+
 std::string Waived(bool waived) { return waived ? " (waived)" : ""; }
 
 std::string DescribeThermal(const ReadinessObservation& o) {
@@ -118,6 +157,22 @@ std::string ReadinessObservation::Describe() const {
   return DescribeThermal(*this) + "; " + DescribeLoad(*this) + "; " + DescribeThrottle(*this);
 }
 
+std::vector<std::string> ReadinessObservation::HeldBy() const {
+  std::vector<std::string> held;
+  if (!ThermalOk()) held.push_back("thermal");
+  if (!LoadOk()) held.push_back("load");
+  if (!ThrottleOk()) held.push_back("throttle");
+  return held;
+}
+
+std::string ReadinessObservation::DescribeHeld() const {
+  std::vector<std::string> parts;
+  if (!ThermalOk()) parts.push_back(DescribeThermal(*this));
+  if (!LoadOk()) parts.push_back(DescribeLoad(*this));
+  if (!ThrottleOk()) parts.push_back(DescribeThrottle(*this));
+  return Join(parts, "; ");
+}
+
 ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& clock,
                                       const std::vector<int>& own_pids,
                                       ThrottleCounts* previous_throttle) {
@@ -156,6 +211,7 @@ Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock
       wait.ready = true;
       return wait;
     }
+    KeepHeld(wait);
     const double next_poll = poll_start + interval;
     if (next_poll - start > policy.deadline_s) return NotReadyError(policy, wait);
     if (waiting) waiting(wait);
@@ -194,13 +250,37 @@ json ObservationJson(const ReadinessObservation& o) {
   if (o.hottest_cpu_celsius) j["hottest_cpu_celsius"] = *o.hottest_cpu_celsius;
   if (o.load_available) j["busy_fraction"] = o.busy_fraction;
   if (o.throttle_available) j["throttling"] = o.throttling;
+  if (!o.Ready()) j["held_by"] = o.HeldBy();
   return j;
 }
 
 json WaitJson(const ReadinessWait& wait) {
-  return {{"waited_s", wait.waited_s},
-          {"polls", wait.polls},
-          {"observation", ObservationJson(wait.last)}};
+  json j = {{"waited_s", wait.waited_s},
+            {"polls", wait.polls},
+            {"observation", ObservationJson(wait.last)}};
+  if (wait.held.empty()) return j;
+  json& held = j["held"] = json::array();
+  for (const HeldPoll& h : wait.held) {
+    json o = ObservationJson(h.observation);
+    o["at_s"] = h.at_s;
+    o["poll"] = h.poll;
+    held.push_back(std::move(o));
+  }
+  return j;
+}
+
+std::string DescribeHolds(const json& readiness) {
+  std::vector<std::string> parts;
+  if (const auto c = WorstHeld(readiness, "thermal", "hottest_cpu_celsius")) {
+    parts.push_back("hottest CPU zone up to " + Format("%.1f", *c) + " C > " +
+                    Format("%g", PolicyNumber(readiness, "max_cpu_celsius", 70)) + " C");
+  }
+  if (const auto busy = WorstHeld(readiness, "load", "busy_fraction")) {
+    parts.push_back("other processes busy up to " + Format("%.2f", *busy) + " > " +
+                    Format("%.2f", PolicyNumber(readiness, "max_busy_fraction", 0.30)));
+  }
+  if (WorstHeld(readiness, "throttle", "throttling")) parts.push_back("throttling reported");
+  return Join(parts, "; ");
 }
 
 json ThermalSnapshotJson(const std::vector<ThermalSample>& zones) {

@@ -93,6 +93,19 @@ struct ReadinessObservation {
   // One line, e.g. "hottest CPU zone thermal_zone0 (x86_pkg_temp) 85.0 C > 70 C; other processes
   // busy 0.12 <= 0.30; no throttling". Waived criteria end in " (waived)".
   std::string Describe() const;
+  // The criteria that hold the gate, named "thermal", "load", "throttle" in that order; empty
+  // when Ready().
+  std::vector<std::string> HeldBy() const;
+  // Only what holds the gate, e.g. "other processes busy 0.85 > 0.30"; several joined by "; ";
+  // "" when Ready().
+  std::string DescribeHeld() const;
+};
+
+// A poll that was not ready, kept in ReadinessWait::held.
+struct HeldPoll {
+  double at_s = 0;  // seconds from the start of the wait to the end of this poll, on the Clock
+  int poll = 0;     // 1-based poll number within the wait
+  ReadinessObservation observation;
 };
 
 // Outcome of WaitUntilReady.
@@ -101,7 +114,15 @@ struct ReadinessWait {
   double waited_s = 0;        // seconds from the call to the end of the passing poll, on the Clock
   int polls = 0;              // polls taken, >= 1
   ReadinessObservation last;  // the passing poll
+  // The polls that held the gate, bounded: the first, every kHeldPollEvery-th after it (polls 1,
+  // 11, 21, ...) and the last one before the passing poll; at most
+  // deadline_s / poll_interval_s / kHeldPollEvery + 2 entries (12 at the defaults). Empty when
+  // the first poll was ready.
+  std::vector<HeldPoll> held;
 };
+
+// Of the polls that held the gate, every kHeldPollEvery-th is kept (besides the first and last).
+inline constexpr int kHeldPollEvery = 10;
 
 // One poll: reads our and the machine's CPU time, sleeps sample_window_s on `clock` (skipped when
 // load and throttle are both waived), reads them again, then the throttle counters and the
@@ -138,11 +159,19 @@ void CoolDown(const ReadinessPolicy& policy, Clock& clock);
 nlohmann::json PolicyJson(const ReadinessPolicy& policy, const ReadinessObservation& first);
 
 // {"hottest_cpu_celsius", "hottest_zone", "hottest_type", "busy_fraction", "throttling",
-// "ready"}; an unavailable criterion's value is null.
+// "ready"}, and "held_by": [criteria] (HeldBy) when not ready; an unavailable criterion's value is
+// null.
 nlohmann::json ObservationJson(const ReadinessObservation& observation);
 
-// {"waited_s", "polls", "observation": ObservationJson(last)}: one per gated repetition.
+// {"waited_s", "polls", "observation": ObservationJson(last)}: one per gated repetition; with
+// "held": [{"at_s", "poll", ...ObservationJson}] (wait.held) when a poll held the gate.
 nlohmann::json WaitJson(const ReadinessWait& wait);
+
+// What held the gate over all waits of a harness.readiness block ({"policy", "waits"} as the
+// harness records it), each criterion at its worst, e.g. "other processes busy up to 0.85 >
+// 0.30; hottest CPU zone up to 85.0 C > 70 C; throttling reported". "" when no poll held it (or
+// the block is absent or from a version that kept no held polls).
+std::string DescribeHolds(const nlohmann::json& readiness);
 
 // [{"zone", "type", "celsius", "gates"}] for samples[].thermal_before / thermal_after.
 nlohmann::json ThermalSnapshotJson(const std::vector<ThermalSample>& zones);

@@ -503,5 +503,76 @@ TEST(ReadinessGate, SteadyClockAdvances) {
   EXPECT_GE(clock.NowSeconds() - t0, 0.01);
 }
 
+// Issue 7: the record keeps the polls that held the gate, so the reason for a wait survives.
+TEST(ReadinessGate, HeldPollsAreKeptWithTheirReason) {
+  FakeSys sys;
+  FakeProc proc(8);
+  sys.Zone(0, "cpu-thermal", "50000");
+  FakeClock clock;
+  clock.on_sleep = [&](double now, double slept) {
+    proc.Advance(slept, now <= 1000 + 10 ? 0.85 : 0.1);
+  };
+  const auto wait = WaitUntilReady(PolicyFor(sys, proc), clock, {FakeProc::kOwnPid});
+  ASSERT_TRUE(wait.ok()) << wait.error().message;
+  // Windows end at 1, 4, 7, 10 s (busy) and 13 s (idle): polls 1 and 4 are kept.
+  ASSERT_EQ(wait->held.size(), 2u);
+  EXPECT_EQ(wait->held[0].poll, 1);
+  EXPECT_DOUBLE_EQ(wait->held[0].at_s, 1.0);
+  EXPECT_EQ(wait->held[1].poll, 4);
+  EXPECT_DOUBLE_EQ(wait->held[1].at_s, 10.0);
+  EXPECT_EQ(wait->held[0].observation.HeldBy(), std::vector<std::string>{"load"});
+  EXPECT_EQ(wait->held[0].observation.DescribeHeld(), "other processes busy 0.85 > 0.30");
+  EXPECT_EQ(wait->last.DescribeHeld(), "");
+
+  const nlohmann::json j = WaitJson(*wait);
+  ASSERT_EQ(j["held"].size(), 2u);
+  EXPECT_EQ(j["held"][0]["poll"], 1);
+  EXPECT_NEAR(j["held"][0]["busy_fraction"].get<double>(), 0.85, 1e-9);
+  EXPECT_EQ(j["held"][0]["held_by"], nlohmann::json::array({"load"}));
+  EXPECT_EQ(j["held"][0]["ready"], false);
+  EXPECT_FALSE(j["observation"].contains("held_by"));  // the passing poll holds nothing
+
+  nlohmann::json readiness = {{"policy", PolicyJson(PolicyFor(sys, proc), wait->last)},
+                              {"waits", nlohmann::json::array({j})}};
+  EXPECT_EQ(DescribeHolds(readiness), "other processes busy up to 0.85 > 0.30");
+}
+
+// A long wait keeps poll 1, every 10th after it and the last one: bounded, whatever its length.
+TEST(ReadinessGate, HeldPollsOfALongWaitAreBounded) {
+  FakeSys sys;
+  FakeProc proc;
+  sys.Zone(0, "x86_pkg_temp", "85000");
+  FakeClock clock;
+  clock.on_sleep = [&](double now, double slept) {
+    proc.Advance(slept, 0.05);
+    sys.Zone(0, "x86_pkg_temp", now >= 1000 + 70 ? "60000" : "85000");  // cools after ~70 s
+  };
+  const auto wait = WaitUntilReady(PolicyFor(sys, proc), clock, {FakeProc::kOwnPid});
+  ASSERT_TRUE(wait.ok()) << wait.error().message;
+  // Polls start every 3 s; the 24th (window 69..70 s) is the first cool one.
+  EXPECT_EQ(wait->polls, 24);
+  std::vector<int> kept;
+  for (const HeldPoll& h : wait->held) kept.push_back(h.poll);
+  EXPECT_EQ(kept, (std::vector<int>{1, 11, 21, 23}));
+  EXPECT_EQ(wait->held.back().observation.DescribeHeld(),
+            "hottest CPU zone thermal_zone0 (x86_pkg_temp) 85.0 C > 70 C");
+  nlohmann::json readiness = {{"policy", PolicyJson(PolicyFor(sys, proc), wait->last)},
+                              {"waits", nlohmann::json::array({WaitJson(*wait)})}};
+  EXPECT_EQ(DescribeHolds(readiness), "hottest CPU zone up to 85.0 C > 70 C");
+}
+
+TEST(ReadinessGate, NoHeldPollsWhenReadyAtOnce) {
+  FakeSys sys;
+  FakeProc proc;
+  FakeClock clock;
+  clock.on_sleep = [&](double, double slept) { proc.Advance(slept, 0.0); };
+  const auto wait = WaitUntilReady(PolicyFor(sys, proc), clock, {});
+  ASSERT_TRUE(wait.ok()) << wait.error().message;
+  EXPECT_TRUE(wait->held.empty());
+  EXPECT_FALSE(WaitJson(*wait).contains("held"));
+  EXPECT_EQ(DescribeHolds({{"waits", nlohmann::json::array({WaitJson(*wait)})}}), "");
+  EXPECT_EQ(DescribeHolds(nlohmann::json()), "");
+}
+
 }  // namespace
 }  // namespace pipette
