@@ -40,6 +40,12 @@ Result<double> ParseByteSize(std::string_view text) {
   if (unit.empty()) {  // 11.5 bytes is never meant: "--max-memory 11.5" was 11.5 MiB
     std::string number(text);
     while (!number.empty() && std::isspace(static_cast<unsigned char>(number.back()))) number.pop_back();
+    // A small number is meant in MiB or GiB, a large one in bytes.
+    if (value >= 1024) {
+      return MakeError(fmt::format("'{}' has no unit: did you mean {}B (bytes)? (or give KB, MB, "
+                                   "GB, KiB, MiB or GiB, e.g. 12MiB)",
+                                   text, number));
+    }
     return MakeError(fmt::format("'{}' has no unit: did you mean {}MiB? (give B, KB, MB, GB, KiB, "
                                  "MiB or GiB, e.g. 12MiB, or {}B for bytes)",
                                  text, number, number));

@@ -64,6 +64,9 @@ int RunSelect(const SelectArgs& a, CliContext& ctx) {
     out["repeats"] = a.newest ? "newest" : "pooled";
     out["configurations"] = configs.size();
     out["ranked"] = ranked;
+    size_t passed = 0;
+    for (const Candidate& c : s.candidates) passed += c.verdict == Verdict::kPass ? 1 : 0;
+    out["passed"] = passed;
     if (ranked == 0) out["message"] = "no configuration meets the limits";
     std::cout << out.dump(2) << std::endl;
     return kExitOk;

@@ -71,6 +71,7 @@ json OutcomeJson(const SuiteCellOutcome& o) {
   if (!o.reason.empty()) j["reason"] = o.reason;
   if (!o.log_path.empty()) j["log"] = o.log_path;
   if (o.seconds > 0) j["seconds"] = o.seconds;
+  if (o.readiness_wait_s > 0) j["readiness_wait_s"] = o.readiness_wait_s;
   if (o.headline) {
     j["headline"] = {{"metric", o.headline_metric}, {"unit", o.headline_unit},
                      {"median", *o.headline}};
@@ -175,7 +176,8 @@ void AddSuiteCommand(CLI::App& app, CliContext& ctx) {
                 "measure nothing");
   run->add_flag("--rerun-noisy", args->rerun_noisy,
                 "measure again the cells whose stored result is noisy (marked ! in `results "
-                "list`: its 95% CI stayed wider than the target)");
+                "list`: its 95% CI stayed wider than the target); not kl_divergence cells "
+                "(deterministic: a rerun gives the same numbers) nor soak cells");
   run->add_option("--logs", args->logs_dir,
                   "folder for each cell's runtime log (default: next to the store, "
                   "suites/<name>/logs)");

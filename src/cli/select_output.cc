@@ -25,8 +25,8 @@ std::string Joined(const std::vector<std::string>& items, const char* separator)
 // At least three significant digits: 1602, 377, 11.2, 0.000779.
 std::string Sig3(double v) {
   if (!std::isfinite(v)) return "-";
-  if (std::abs(v) >= 1000) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.3g}", v);
+  if (std::abs(v) >= 100) return fmt::format("{:.0f}", v);
+  return fmt::format("{:#.3g}", v);
 }
 
 std::string WithInterval(const std::optional<double>& v, const std::optional<double>& low,

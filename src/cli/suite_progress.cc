@@ -26,6 +26,9 @@ std::string Value(double v, const std::string& unit) {
   return (std::abs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.4g}", v)) + " " + unit;
 }
 
+// The estimate leaves readiness waits out (they depend on the machine, not on the cells).
+std::string TimeLeft(double seconds) { return Duration(seconds) + " left (not counting waits)"; }
+
 }  // namespace
 
 std::string Duration(double seconds) {
@@ -113,10 +116,12 @@ void SuiteProgress::CellFinished(const SuiteCellOutcome& o, int done) {
   if (o.status == "failed" || o.status == "invalid") ++failed_;
   if (o.status == "skipped") ++skipped_;
   if (o.seconds > 0) {
+    // A readiness wait says how busy or hot the machine was, not how long the benchmark takes.
+    const double working = std::max(0.0, o.seconds - o.readiness_wait_s);
     ++measured_;
-    seconds_ += o.seconds;
+    seconds_ += working;
     auto& [sum, count] = seconds_by_benchmark_[o.cell.benchmark_id];
-    sum += o.seconds;
+    sum += working;
     ++count;
   }
   current_.clear();
@@ -124,7 +129,7 @@ void SuiteProgress::CellFinished(const SuiteCellOutcome& o, int done) {
   if (quiet_) return;
   std::string line = CellLine(o, total_);
   if (!bar_) {
-    if (auto left = EstimateLeft(); left && !pending_.empty()) line += "; " + Duration(*left) + " left";
+    if (auto left = EstimateLeft(); left && !pending_.empty()) line += "; " + TimeLeft(*left);
     out_ << line << "\n" << std::flush;
     return;
   }
@@ -140,7 +145,7 @@ void SuiteProgress::Draw() {
   std::string status = fmt::format("[{}{}] {}/{}  ok {}  failed {}  skipped {}  {}",
                                    std::string(filled, '#'), std::string(kWidth - filled, '.'),
                                    done_, total_, ok_, failed_, skipped_,
-                                   left ? Duration(*left) + " left" : "time left: after 1 cell");
+                                   left ? TimeLeft(*left) : "time left: after 1 cell");
   if (!current_.empty()) status += "  " + current_ + (detail_.empty() ? "" : ": " + detail_);
   if (status.size() > 200) status.resize(200);
   out_ << "\r\033[K" << status << std::flush;

@@ -13,7 +13,9 @@
 namespace pipette::cli {
 
 // One line for a settled (or planned) cell, e.g. "[ 12/36] ok       stories260K-Q8_0.gguf
-// decode_throughput_256_100 threads=1: 1602.3 tokens/s (2.1 s)".
+// decode_throughput_256_100 threads=1: 1602.3 tokens/s (2.1 s)", or after a readiness wait
+// "... (1m12s, of which 1m05s waiting for the device to be ready): readiness held by other
+// processes busy up to 0.85 > 0.30" (the reason is the outcome's note, set by RunSuite).
 std::string CellLine(const SuiteCellOutcome& outcome, int total);
 
 // "1h02m", "3m05s", "42s".
@@ -36,6 +38,9 @@ class SuiteProgress {
 
   // Seconds left: the mean duration of the cells measured so far (of the same benchmark when
   // one ran, else of all) times each cell still to run; nullopt before any cell was measured.
+  // Durations leave the readiness waits out (seconds - readiness_wait_s of each cell), so one
+  // long wait does not inflate the estimate of every cell after it; shown as "3m05s left (not
+  // counting waits)".
   std::optional<double> EstimateLeft() const;
 
  private:
