@@ -40,14 +40,29 @@ bool Newer(const json& a, const json& b) {
   return StringAt(a, "/result_id") > StringAt(b, "/result_id");
 }
 
-std::map<std::string, const json*> NewestByBenchmark(const std::vector<json>& records) {
-  std::map<std::string, const json*> out;
+// Per benchmark id, the estimate of one side: its ok results of that benchmark pooled
+// (PoolResults: those sharing the newest one's config_id), or the newest alone.
+std::map<std::string, json> ByBenchmark(const std::vector<json>& records, Repeats repeats) {
+  std::map<std::string, std::vector<const json*>> all;
   for (const json& r : records) {
     if (StringAt(r, "/status") != "ok") continue;
     const std::string id = BenchmarkIdOf(r);
-    if (id.empty()) continue;
-    const json*& slot = out[id];
-    if (slot == nullptr || Newer(r, *slot)) slot = &r;
+    if (!id.empty()) all[id].push_back(&r);
+  }
+  std::map<std::string, json> out;
+  for (auto& [id, list] : all) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const json* a, const json* b) { return Newer(*a, *b); });
+    if (repeats == Repeats::kNewest) {
+      out[id] = *list.front();
+      continue;
+    }
+    std::vector<const json*> same;
+    const std::string config_id = StringAt(*list.front(), "/config_id");
+    for (const json* r : list) {
+      if (StringAt(*r, "/config_id") == config_id) same.push_back(r);
+    }
+    out[id] = PoolResults(same);
   }
   return out;
 }
@@ -142,15 +157,16 @@ ResultFilter ToResultFilter(const GroupFilter& group) {
   return f;
 }
 
-GroupPairs PairByBenchmark(const std::vector<json>& a, const std::vector<json>& b) {
-  const auto na = NewestByBenchmark(a), nb = NewestByBenchmark(b);
+GroupPairs PairByBenchmark(const std::vector<json>& a, const std::vector<json>& b,
+                           Repeats repeats) {
+  auto na = ByBenchmark(a, repeats), nb = ByBenchmark(b, repeats);
   GroupPairs out;
-  for (const auto& [id, ra] : na) {
+  for (auto& [id, ra] : na) {
     auto it = nb.find(id);
     if (it == nb.end()) {
       out.only_a.push_back(id);
     } else {
-      out.pairs.push_back({id, ra, it->second});
+      out.pairs.push_back({id, std::move(ra), std::move(it->second)});
     }
   }
   for (const auto& [id, rb] : nb) {

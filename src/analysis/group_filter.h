@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipette/analysis.h"
 #include "pipette/status.h"
 #include "pipette/store.h"
 
@@ -35,19 +36,21 @@ bool Matches(const GroupFilter& filter, const nlohmann::json& record);
 // The same selection as the store's filter (status ok), so the store narrows it.
 ResultFilter ToResultFilter(const GroupFilter& filter);
 
-// The two sides paired by benchmark id: the newest ok result of each benchmark id on each side.
+// The two sides paired by benchmark id: on each side, the ok results of each benchmark id pooled
+// into one estimate (PoolResults, those sharing the newest one's config_id), or with
+// Repeats::kNewest the newest alone.
 struct GroupPairs {
   struct Pair {
     std::string benchmark_id;
-    const nlohmann::json* a = nullptr;
-    const nlohmann::json* b = nullptr;
+    nlohmann::json a;
+    nlohmann::json b;
   };
   std::vector<Pair> pairs;          // ordered by benchmark id
   std::vector<std::string> only_a;  // benchmark ids measured in A only, ordered
   std::vector<std::string> only_b;  // and in B only
 };
-// Pointers are into `a` and `b`, which must outlive the result.
 GroupPairs PairByBenchmark(const std::vector<nlohmann::json>& a,
-                           const std::vector<nlohmann::json>& b);
+                           const std::vector<nlohmann::json>& b,
+                           Repeats repeats = Repeats::kPool);
 
 }  // namespace pipette::analysis

@@ -6,9 +6,12 @@
 #include <set>
 
 #include "analysis/group_filter.h"
+#include "analysis/noise.h"
 #include "cli/compare_metrics.h"
+#include "cli/limit_options.h"
 #include "cli/store_reading.h"
 #include "pipette/analysis.h"
+#include "pipette/gguf.h"
 #include "pipette/store.h"
 
 namespace pipette::cli {
@@ -20,6 +23,7 @@ struct CompareArgs {
   std::string a, b;              // result ids (or unique prefixes)
   std::string group_a, group_b;  // --a / --b filters
   CompareOptions options;
+  bool newest = false;
 };
 
 Result<json> Load(ResultStore& store, const std::string& id) {
@@ -40,7 +44,7 @@ std::string Describe(const json& r) {
       r.contains("runtime") && r["runtime"].is_object() ? r["runtime"].value("settings", none) : none;
   return fmt::format("{} {} {} threads={}", r.value("benchmark", none).value("id", ""),
                      r.value("model", none).value("file_name", ""),
-                     r.value("model", none).value("quant", ""),
+                     QuantLabel(r.value("model", none)),
                      settings.is_object() ? settings.value("threads", 0) : 0);
 }
 
@@ -60,10 +64,17 @@ void NoteNoisy(const json& r, const char* side) {
   const json none = json::object();
   const json& h = r.value("harness", none);
   if (!h.is_object() || !h.contains("ci_reached") || h["ci_reached"] != false) return;
-  std::cerr << "note: " << side << " " << r["result_id"].get<std::string>() << " ("
-            << r.value("benchmark", none).value("id", "")
+  const std::string id = r.contains("pooled") ? fmt::format("{} pooled results",
+                                                             r["pooled"].value("results", 0))
+                                                : r["result_id"].get<std::string>();
+  std::cerr << "note: " << side << " " << id << " (" << r.value("benchmark", none).value("id", "")
             << ") is noisy: its 95% CI stayed wider than the target; rerun it before trusting a "
-               "verdict\n";
+               "verdict";
+  if (auto clusters = analysis::TwoClustersNote(r)) std::cerr << " (" << *clusters << ")";
+  std::string advice;
+  for (const std::string& a : analysis::NoiseAdvice(r)) advice += (advice.empty() ? "" : "; ") + a;
+  if (!advice.empty()) std::cerr << "; try: " << advice;
+  std::cerr << "\n";
 }
 
 int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
@@ -128,24 +139,29 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
                                                     flag, *filter, store.path())));
     }
   }
-  const analysis::GroupPairs pairs = analysis::PairByBenchmark(*ga, *gb);
+  const analysis::GroupPairs pairs =
+      analysis::PairByBenchmark(*ga, *gb, a.newest ? Repeats::kNewest : Repeats::kPool);
   json out_pairs = json::array(), rows = json::array();
   std::vector<const json*> side_a, side_b;
+  size_t pooled = 0;
   for (const auto& p : pairs.pairs) {
-    side_a.push_back(p.a);
-    side_b.push_back(p.b);
-    NoteSameResult(*p.a, *p.b, "the filters overlap");
-    NoteNoisy(*p.a, "A");
-    NoteNoisy(*p.b, "B");
-    json metrics = CompareMetrics(*p.a, *p.b, a.options);
+    side_a.push_back(&p.a);
+    side_b.push_back(&p.b);
+    pooled += p.a.contains("pooled") || p.b.contains("pooled") ? 1 : 0;
+    NoteSameResult(p.a, p.b, "the filters overlap");
+    NoteNoisy(p.a, "A");
+    NoteNoisy(p.b, "B");
+    json metrics = CompareMetrics(p.a, p.b, a.options);
     for (json& m : metrics) {
       json row = m;
       row["benchmark_id"] = p.benchmark_id;
       rows.push_back(row);
     }
     out_pairs.push_back({{"benchmark_id", p.benchmark_id},
-                         {"a", (*p.a)["result_id"]},
-                         {"b", (*p.b)["result_id"]},
+                         {"a", p.a.contains("pooled") ? p.a["pooled"]["result_ids"]
+                                                        : p.a["result_id"]},
+                         {"b", p.b.contains("pooled") ? p.b["pooled"]["result_ids"]
+                                                        : p.b["result_id"]},
                          {"metrics", metrics}});
   }
   const auto warn_mixed = [&](const char* flag, const std::string& filter,
@@ -153,8 +169,8 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
     const size_t configs = ConfigurationCount(side);
     if (configs > 1) {
       std::cerr << fmt::format(
-          "pipette: warning: {} {} holds {} configurations; each benchmark uses its newest "
-          "result (narrow the filter, e.g. with threads= or model=)\n",
+          "pipette: warning: {} {} holds {} configurations; each benchmark uses the newest "
+          "configuration's results (narrow the filter, e.g. with threads= or model=)\n",
           flag, filter, configs);
     }
   };
@@ -177,8 +193,13 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   if (pairs.pairs.empty()) {
     std::cout << "no benchmark was measured in both groups\n";
   } else {
-    std::cout << fmt::format("{} benchmarks in both, newest result of each:\n",
-                             pairs.pairs.size());
+    std::cout << fmt::format(
+        "{} benchmarks in both, {}:\n", pairs.pairs.size(),
+        a.newest   ? "the newest result of each"
+        : pooled ? fmt::format("the repetitions of all ok results of each pooled ({} pooled from "
+                               "several; --newest for the newest alone)",
+                               pooled)
+                 : "one ok result of each");
     PrintCompareTable(rows, true, std::cout);
     PrintCompareFootnote(a.options, std::cout);
   }
@@ -221,6 +242,7 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--b", args->group_b, "group compared with it, same syntax");
   cmd->add_option("--alpha", args->options.alpha, "significance level")->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
+  AddRepeatsOption(cmd, args->newest);
   cmd->add_option("--noise", args->options.noise,
                   "relative noise band: smaller changes are not reported")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));

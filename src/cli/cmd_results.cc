@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/noise.h"
 #include "cli/store_reading.h"
 #include "cli/text_table.h"
 #include "pipette/store.h"
@@ -109,9 +110,23 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     if (!listed.ok()) return ReportError(ctx, listed.error(), kExitFailure);
     rows = std::move(*listed);
   }
+  // What to try for each noisy result, from its record (issue 7: noise that tells what to do).
+  const auto noise = [&](const ResultRow& r) {
+    json out = json::object();
+    auto record = store->Get(r.result_id);
+    if (!record.ok() || !record->has_value()) return out;
+    out["advice"] = analysis::NoiseAdvice(**record);
+    if (auto clusters = analysis::TwoClustersNote(**record)) out["clusters"] = *clusters;
+    return out;
+  };
   if (ctx.json) {
     json out = json::array();
-    for (const ResultRow& r : rows) out.push_back(RowJson(r));
+    for (const ResultRow& r : rows) {
+      json row = RowJson(r);
+      row["noisy"] = Noisy(r);
+      if (Noisy(r)) row["noise"] = noise(r);
+      out.push_back(std::move(row));
+    }
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
   }
@@ -133,7 +148,23 @@ int List(const ResultsArgs& a, CliContext& ctx) {
   PrintTable(table, std::cout);
   if (noisy) {
     std::cout << "! the 95% CI of the median stayed wider than the harness target: a noisy "
-                 "measurement (a busy or throttling machine?); rerun before comparing\n";
+                 "measurement; rerun it before comparing:\n";
+    size_t shown = 0, total = 0;
+    for (const ResultRow& r : rows) {
+      if (!Noisy(r)) continue;
+      if (++total > 10) continue;  // the newest ten; the rest are alike
+      ++shown;
+      const json n = noise(r);
+      std::string line = "  " + r.short_id + " " + r.benchmark_id;
+      if (n.contains("clusters")) line += " (" + n["clusters"].get<std::string>() + ")";
+      std::string advice;
+      for (const json& a : n.value("advice", json::array())) {
+        advice += (advice.empty() ? "" : "; ") + a.get<std::string>();
+      }
+      if (!advice.empty()) line += ": try " + advice;
+      std::cout << line << "\n";
+    }
+    if (total > shown) std::cout << "  (and " << total - shown << " more)\n";
   }
   return kExitOk;
 }

@@ -34,11 +34,13 @@ std::vector<double> Samples(const json& record, const std::string& metric) {
   return out;
 }
 
-// A median as the table shows it: bytes in MiB, other units as they are.
+// A median as the table shows it, in the unit its column names (DisplayUnit): bytes in MiB.
 std::string Value(double v, const std::string& unit) {
-  if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1 << 20));
+  if (unit == "bytes") return fmt::format("{:.3f}", v / (1 << 20));
   return fmt::format("{:.6g}", v);
 }
+
+std::string DisplayUnit(const std::string& unit) { return unit == "bytes" ? "MiB" : unit; }
 
 bool HigherIsBetter(const std::string& metric) {
   return metric.ends_with("_throughput") || metric == "top1_agreement" ||
@@ -106,7 +108,7 @@ void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out)
     }
     out << fmt::format(
         "| {:<36} | {:>14} | {:>14} | {:>7.3f} | {:>9} | {:<26} |\n",
-        r["metric"].get<std::string>() + " (" + r["unit"].get<std::string>() + ")",
+        r["metric"].get<std::string>() + " (" + DisplayUnit(r["unit"].get<std::string>()) + ")",
         Value(r["a_median"].get<double>(), r["unit"]), Value(r["b_median"].get<double>(), r["unit"]),
         r["ratio"].get<double>(),
         r["p_value"].is_number() ? fmt::format("{:.3g}", r["p_value"].get<double>()) : "-",

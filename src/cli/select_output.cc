@@ -78,8 +78,8 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
   for (const Candidate& c : s.candidates) {
     const bool failed = c.verdict == Verdict::kFail;
     std::string name = c.config->name + (c.config->synthetic ? " *" : "");
-    if (c.noisy) name += " !";
     if (c.pooled_results > 1) name += fmt::format(" (x{})", c.pooled_results);
+    if (c.noisy) name += " !";
     table.push_back({failed ? "-" : std::to_string(++rank), name,
                      limits.any() ? VerdictName(c.verdict) : "-",
                      WithInterval(c.decode_throughput, c.decode_ci95_low, c.decode_ci95_high),
@@ -116,6 +116,7 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
     out << "the ranked decode speeds all lie inside each other's 95% CI: their order is within "
            "the noise\n";
   }
+  if (noisy) out << "!: noisy (its 95% CI stayed wider than the harness target); what to try below\n";
   if (pooled) {
     out << "(xN): N stored results of one configuration and benchmark pooled into one estimate "
            "(--newest uses the newest alone)\n";
