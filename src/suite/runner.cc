@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/ids.h"
+#include "harness/readiness.h"
 #include "pipette/store.h"
 #include "pipette/suite.h"
 #include "platform/interrupt.h"
@@ -52,6 +54,50 @@ Result<BenchmarkCatalog> Catalog(const Suite& suite) {
   return catalog;
 }
 
+// "20261201T030501Z": the UTC second, for file names.
+std::string CompactUtcNow() {
+  std::string t = NowRfc3339().substr(0, 19);  // 2026-12-01T03:05:01
+  std::erase(t, '-');
+  std::erase(t, ':');
+  return t + "Z";
+}
+
+// <logs_dir>/<index>-<config_id[0:12]>-<UTC second>.log: a rerun (a resumed failure,
+// --rerun-noisy) keeps the earlier attempt's log beside the new one.
+std::string CellLogPath(const std::string& logs_dir, const SuiteCell& cell,
+                        const std::string& config_id) {
+  const fs::path dir(logs_dir);
+  const std::string stem =
+      fmt::format("{:03d}-{}-{}", cell.index, config_id.substr(0, 12), CompactUtcNow());
+  fs::path path = dir / (stem + ".log");
+  std::error_code ec;
+  for (int n = 2; fs::exists(path, ec); ++n) path = dir / fmt::format("{}-{}.log", stem, n);
+  return path.string();
+}
+
+// A stored result that a rerun could change: noisy (its interval stayed wider than the target),
+// and neither a soak (never has a target) nor a kl_divergence result (deterministic: a rerun
+// gives the same numbers; a longer context narrows its interval).
+bool WorthRerunning(const json& record) {
+  const json harness = record.value("harness", json::object());
+  if (harness.value("ci_reached", true) != false) return false;
+  const std::string type = record.value("benchmark", json::object()).value("type", "");
+  return type != "soak" && type != "kl_divergence";
+}
+
+// For the cell's line: what held the readiness gate while it ran, e.g. "readiness held by other
+// processes busy up to 0.85 > 0.30"; "" when nothing did.
+std::string ReadinessNote(const json& record) {
+  const json harness = record.value("harness", json::object());
+  const std::string held = DescribeHolds(harness.value("readiness", json::object()));
+  return held.empty() ? held : "readiness held by " + held;
+}
+
+std::string JoinNotes(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  return b.empty() ? a : a + "; " + b;
+}
+
 void Headline(const json& record, SuiteCellOutcome& out) {
   const std::string metric = HeadlineMetric(record["benchmark"].value("type", ""));
   const json& m = record.value("metrics", json::object());
@@ -93,8 +139,7 @@ void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& 
   if (ok && !ok->empty()) {
     auto stored = store->Get(ok->back());
     const json* record = stored && stored->has_value() ? &**stored : nullptr;
-    const bool noisy = record && record->value("harness", json::object()).value("ci_reached", true) == false;
-    if (!(options.rerun_noisy && noisy)) {
+    if (!(options.rerun_noisy && record && WorthRerunning(*record))) {
       out.status = "skipped";
       out.result_id = ok->back();
       if (record) Headline(*record, out);
@@ -171,9 +216,7 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
       if (hooks.cell_finished) hooks.cell_finished(out, static_cast<int>(run.outcomes.size()), total);
       continue;
     }
-    out.log_path = (fs::path(options.logs_dir) /
-                    fmt::format("{:03d}-{}.log", cell.index, out.config_id.substr(0, 12)))
-                       .string();
+    out.log_path = CellLogPath(options.logs_dir, cell, out.config_id);
     spec.log_path = out.log_path;
     if (hooks.cell_started) hooks.cell_started(cell);
     CellHooks cell_hooks;
@@ -211,12 +254,16 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
       }
       if ((*record)["status"] == "ok") {
         out.status = "ok";
-        out.reason = note;
+        out.reason = JoinNotes(note, ReadinessNote(*record));
         Headline(*record, out);
       } else {
         out.status = "failed";
         const json& f = (*record)["failure"];
         out.reason = f.value("stage", "") + ": " + f.value("message", "");
+        // A readiness failure names its last observation already.
+        if (f.value("stage", "") != "readiness") {
+          out.reason = JoinNotes(out.reason, ReadinessNote(*record));
+        }
         stop = stop_on_failure;
       }
     }
