@@ -272,6 +272,45 @@ TEST(ReportInBrowser, RealResultsRenderWithChartsAndNoConsoleErrors) {
   EXPECT_NE(d.find("Synthetic model"), std::string::npos);
   EXPECT_NE(d.find("<section id=\"provenance\">"), std::string::npos);
 
+  // With limits (issue 7): a memory limit between the two synthetic files' peaks fails the F16
+  // file. The report opens with the decision, greys F16 and draws the front over the rest.
+  auto sel = RunPipette({"--store", store_path, "--json", "select", "--model", "tiny"});
+  ASSERT_EQ(sel.exit.code, 0) << sel.err;
+  const json sj = json::parse(sel.out);
+  double f16_peak = 0, q8_peak = 0;
+  for (const json& c : sj["candidates"]) {
+    if (c["quant"] == "F16") {
+      f16_peak = c["peak_memory_bytes"];
+    }
+    if (c["quant"] == "Q8_0" && c["model_file"] == fs::path(q8).filename().string()) {
+      q8_peak = c["peak_memory_bytes"];
+    }
+  }
+  ASSERT_GT(f16_peak, q8_peak) << sj.dump(1);
+  const std::string limit = std::to_string(static_cast<long long>((f16_peak + q8_peak) / 2)) + "B";
+  const std::string limited_path = WorkDir() + "/report-limits.html";
+  auto limited = RunPipette({"--store", store_path, "report", "-o", limited_path, "--max-memory",
+                             limit});
+  ASSERT_EQ(limited.exit.code, 0) << limited.err;
+  const BrowserRun ldom = Browse(chromium, "--dump-dom", "file://" + limited_path);
+  ASSERT_TRUE(ldom.finished) << ldom.err;
+  EXPECT_TRUE(ConsoleLines(ldom.err).empty()) << ConsoleLines(ldom.err).front();
+  const std::string& l = ldom.out;
+  const size_t first_section = l.find("<section id=\"");
+  EXPECT_EQ(l.find("<section id=\"decision\">"), first_section)
+      << l.substr(first_section, 80);
+  EXPECT_NE(l.find("Limits: --max-memory " + limit + "."), std::string::npos);
+  const std::string lq = SvgById(l, "quality-chart");
+  EXPECT_EQ(Count(lq, "<circle class=\"point excluded\""), 1u) << lq;
+  EXPECT_EQ(Count(lq, "<circle class=\"point front\""), 1u) << lq;
+  const size_t excluded_at = lq.find("<circle class=\"point excluded\"");
+  ASSERT_NE(excluded_at, std::string::npos);
+  const std::string excluded = lq.substr(excluded_at, lq.find("</circle>", excluded_at) - excluded_at);
+  EXPECT_NE(excluded.find(fs::path(f16).filename().string()), std::string::npos) << excluded;
+  EXPECT_NE(excluded.find("(fails the limits)</title>"), std::string::npos) << excluded;
+  EXPECT_NE(SvgById(l, "decode-scaling-chart").find("class=\"series excluded\""),
+            std::string::npos);
+
   std::error_code ec;
   fs::remove_all(WorkDir() + "/chromium-profile", ec);
   const auto done = std::chrono::steady_clock::now();
