@@ -97,8 +97,8 @@ std::vector<std::string> ReadinessAdvice(const json& record) {
   std::vector<std::string> advice;
   const std::vector<json> observations = ReadinessObservations(record);
   const auto busy = MaxObserved(observations, "busy_fraction");
-  const double max_busy = NumberAt(record, "/harness/readiness/policy/max_busy_fraction")
-                              .value_or(0.30);
+  const double max_busy =
+      NumberAt(record, "/harness/readiness/policy/max_busy_fraction").value_or(0.30);
   if (busy && *busy >= kBusyWorthSaying) {
     advice.push_back(fmt::format(
         "other processes were busy up to {:.0f}% of the CPUs during the readiness checks "
@@ -139,8 +139,8 @@ std::optional<std::string> TwoClustersNote(const json& record) {
   const auto c = FindTwoClusters(values);
   if (!c) return std::nullopt;
   const std::string unit = MetricUnitOf(record, metric);
-  const std::string low = unit == "bytes" ? FormatBytes(c->low_center)
-                                          : FormatNumber(c->low_center, 3);
+  const std::string low =
+      unit == "bytes" ? FormatBytes(c->low_center) : FormatNumber(c->low_center, 3);
   return fmt::format("two clusters: about {} and {} ({} and {} repetitions)", low,
                      ValueWithUnit(c->high_center, unit), c->low_count, c->high_count);
 }

@@ -20,7 +20,9 @@ using nlohmann::json;
 std::string Fixed(double v, int min_decimals) {
   if (!std::isfinite(v)) return "-";
   int decimals = min_decimals;
-  if (v != 0) decimals = std::max(decimals, 2 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
+  if (v != 0) {
+    decimals = std::max(decimals, 2 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
+  }
   return fmt::format("{:.{}f}", v, std::min(decimals, 12));
 }
 
@@ -112,9 +114,10 @@ void PrintResultTable(const json& r, std::ostream& out) {
   const std::string target = analysis::FormatNumber(100.0 * h.value("ci_target", 0.0), 3);
   const std::string reached = h.value("ci_reached", false) ? "yes" : "no";
   if (analysis::BenchmarkTypeOf(r) == "kl_divergence") {
+    const double positions = Number(metrics.value("kl_divergence", json::object()), "n");
     out << fmt::format("one evaluation of {} positions (deterministic); 95% CI of the median KL "
                        "within +-{}%: {}\n",
-                       Number(metrics.value("kl_divergence", json::object()), "n"), target, reached);
+                       positions, target, reached);
   } else {
     out << fmt::format("{} measured reps after {} warm-up; 95% CI within +-{}%: {}\n",
                        h.value("reps", 0), h.value("warmup_runs", 0), target, reached);

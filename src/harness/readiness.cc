@@ -43,9 +43,9 @@ std::optional<double> WorstHeld(const json& readiness, const char* criterion, co
     if (!wait.is_object() || !wait.contains("held") || !wait["held"].is_array()) continue;
     for (const json& o : wait["held"]) {
       const json held_by = o.is_object() ? o.value("held_by", json::array()) : json();
-      if (!held_by.is_array() || std::find(held_by.begin(), held_by.end(), criterion) == held_by.end()) {
-        continue;
-      }
+      const bool named = held_by.is_array() &&
+                         std::find(held_by.begin(), held_by.end(), criterion) != held_by.end();
+      if (!named) continue;
       const double v = o.contains(field) && o[field].is_number() ? o[field].get<double>() : 1.0;
       if (!worst || v > *worst) worst = v;
     }
