@@ -93,6 +93,22 @@ std::string ReadinessNote(const json& record) {
   return held.empty() ? held : "readiness held by " + held;
 }
 
+// For the cell's line of a noisy result: "noisy: 95% CI +-7.1% (target +-2%)", the wider side of
+// the headline's interval (as `results list` shows it); "" when the target was reached.
+std::string NoisyNote(const json& record) {
+  const json harness = record.value("harness", json::object());
+  const std::string type = record.value("benchmark", json::object()).value("type", "");
+  if (harness.value("ci_reached", true) != false || type == "soak") return "";
+  const json metric =
+      record.value("metrics", json::object()).value(HeadlineMetric(type), json::object());
+  const double median = metric.value("median", 0.0);
+  if (median == 0) return "";
+  const double wider = std::max(median - metric.value("ci95_low", median),
+                                metric.value("ci95_high", median) - median);
+  return fmt::format("noisy: 95% CI +-{:.1f}% (target +-{:g}%)", 100 * wider / std::abs(median),
+                     100 * harness.value("ci_target", 0.0));
+}
+
 std::string JoinNotes(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   return b.empty() ? a : a + "; " + b;
@@ -254,7 +270,7 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
       }
       if ((*record)["status"] == "ok") {
         out.status = "ok";
-        out.reason = JoinNotes(note, ReadinessNote(*record));
+        out.reason = JoinNotes(JoinNotes(NoisyNote(*record), note), ReadinessNote(*record));
         Headline(*record, out);
       } else {
         out.status = "failed";

@@ -251,7 +251,7 @@ TEST(NoiseEndToEnd, SuiteRerunsKeepEveryLogAndKlCellsGetOne) {
 // first seconds, which holds the gate of the first cell.
 TEST(NoiseEndToEnd, SuiteLinesSayWhatHeldTheGateAndLeaveWaitsOutOfTheTimeLeft) {
   const std::string suite = WriteNoisySuite(
-      "noise-wait", "max_busy_fraction = 0.30\npoll_interval_s = 0.2\ndeadline_s = 60\n");
+      "noise-wait", "max_busy_fraction = 0.30\npoll_interval_s = 0.2\ndeadline_s = 300\n");
   std::atomic<bool> spin{true};
   std::vector<std::thread> spinners;
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
@@ -270,11 +270,13 @@ TEST(NoiseEndToEnd, SuiteLinesSayWhatHeldTheGateAndLeaveWaitsOutOfTheTimeLeft) {
   stopper.join();
   for (std::thread& t : spinners) t.join();
   ASSERT_EQ(r.exit.code, 0) << r.err << r.out;
-  // Plain lines (stderr is not a terminal): the first cell waited, and says for what.
+  // Plain lines (stderr is not a terminal): the first cell waited, and says for what; its
+  // result is noisy (the target is out of reach) and says how wide its interval is.
   EXPECT_TRUE(std::regex_search(
       r.err, std::regex("\\[1/2\\] ok +[^\n]*decode_throughput_8_8[^\n]*waiting for the device to "
-                        "be ready\\): readiness held by other processes busy up to [01]\\.[0-9]+ > "
-                        "0\\.30; [^\n]* left \\(not counting waits\\)\n")))
+                        "be ready\\): noisy: 95% CI \\+-[0-9.]+% \\(target \\+-0\\.01%\\); "
+                        "readiness held by other processes busy up to [01]\\.[0-9]+ > 0\\.30; "
+                        "[^\n]* left \\(not counting waits\\)\n")))
       << r.err;
 }
 
