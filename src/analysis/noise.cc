@@ -62,11 +62,20 @@ std::optional<double> MaxObserved(const std::vector<json>& observations, const c
   return max;
 }
 
+// Whether the readiness policy waived `criterion` ("thermal", "load", "throttle").
+bool Waived(const json& record, const char* criterion) {
+  const json::json_pointer p("/harness/readiness/policy/waived");
+  if (!record.contains(p) || !record.at(p).is_array()) return false;
+  const json& waived = record.at(p);
+  return std::find(waived.begin(), waived.end(), criterion) != waived.end();
+}
+
 std::vector<std::string> KlAdvice(const json& record) {
   const int ctx = PrefillTokensOf(record);
-  std::string longer = "a longer context narrows the interval";
+  std::string longer = "a longer context";
   if (ctx > 0) longer += fmt::format(" (kl_divergence_{})", 2 * ctx);
-  return {longer, "a rerun gives the same numbers: the evaluation is deterministic"};
+  return {longer + ": more positions narrow the interval",
+          "not a rerun: the evaluation is deterministic and gives the same numbers"};
 }
 
 std::optional<std::string> MoreRepetitions(const json& record) {
@@ -83,7 +92,7 @@ std::optional<std::string> PinCpus(const json& record) {
       !record.at(cpus).get<std::string>().empty()) {
     return std::nullopt;
   }
-  return std::string("pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  return std::string("pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
 }
 
 std::optional<std::string> CoolDown(const json& record) {
@@ -100,17 +109,21 @@ std::vector<std::string> ReadinessAdvice(const json& record) {
   const double max_busy =
       NumberAt(record, "/harness/readiness/policy/max_busy_fraction").value_or(0.30);
   if (busy && *busy >= kBusyWorthSaying) {
+    const std::string gate =
+        Waived(record, "load")
+            ? std::string("the load criterion was waived; without it the gate waits for them")
+            : fmt::format("max_busy_fraction {:.2f}; a lower one waits for them", max_busy);
     advice.push_back(fmt::format(
-        "other processes were busy up to {:.0f}% of the CPUs during the readiness checks "
-        "(max_busy_fraction {:.2f}): stop them, or lower max_busy_fraction",
-        100 * *busy, max_busy));
+        "stopping other processes: they kept up to {:.0f}% of the CPUs busy during the "
+        "readiness checks ({})",
+        100 * *busy, gate));
   }
   const auto celsius = MaxObserved(observations, "hottest_cpu_celsius");
   const auto max_celsius = NumberAt(record, "/harness/readiness/policy/max_cpu_celsius");
   if (celsius && max_celsius && *celsius > *max_celsius) {
     advice.push_back(fmt::format(
-        "the CPU reached {:.0f} C during the readiness checks (max_cpu_celsius {:g}): let it "
-        "cool between cells",
+        "letting the CPU cool: it reached {:.0f} C during the readiness checks (max_cpu_celsius "
+        "{:g})",
         *celsius, *max_celsius));
   }
   return advice;

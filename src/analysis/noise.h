@@ -28,17 +28,22 @@ bool IsNoisy(const nlohmann::json& record);
 // or not the record is noisy. nullopt for fewer than 8 values or one cluster.
 std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
 
-// Short remedies for a noisy record (IsNoisy), most useful first; empty when it is not noisy.
-// For measured benchmarks, each when it applies:
+// Short remedies for a noisy record (IsNoisy), most useful first, each a noun phrase that reads
+// after "try" or as a list item; empty when it is not noisy. For measured benchmarks, each when
+// it applies:
 //   "more repetitions (max_reps 40; this run stopped at its max_reps 20)"  when reps hit max_reps;
-//   "pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)"      when cpus is unset;
+//   "pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)"  when cpus is unset
+//     (first when the repetitions form two clusters: usually two speeds of CPU);
 //   "a cool-down between cells (cooldown_s, e.g. 30)"                       when cooldown_s is 0;
-//   "other processes were busy up to 45% of the CPUs during the readiness checks (max_busy_fraction
-//    0.30): stop them, or lower max_busy_fraction"  when an observation in harness.readiness saw
-//    at least 5% busy; "the CPU reached 82 C during the readiness checks (max_cpu_celsius 70)"
+//   "stopping other processes: they kept up to 45% of the CPUs busy during the readiness checks
+//    (max_busy_fraction 0.30; a lower one waits for them)"  when an observation in
+//    harness.readiness (passing or held, harness/readiness.h) saw at least 5% busy (when the load
+//    criterion was waived it says so instead of naming max_busy_fraction);
+//   "letting the CPU cool: it reached 82 C during the readiness checks (max_cpu_celsius 70)"
 //    when an observation was above the threshold.
-// For kl_divergence (deterministic): a longer context narrows the interval (the benchmark id with
-// twice the context), and a rerun gives the same numbers.
+// For kl_divergence (deterministic): "a longer context (kl_divergence_1024): more positions
+// narrow the interval" and "not a rerun: the evaluation is deterministic and gives the same
+// numbers".
 std::vector<std::string> NoiseAdvice(const nlohmann::json& record);
 
 // When decode runs below 10% of the memory-bandwidth limit (metrics.decode_roofline_efficiency

@@ -82,17 +82,17 @@ TEST(NoiseAdviceTest, MeasuredBenchmarkGetsSettingNames) {
   const std::vector<std::string> advice = NoiseAdvice(DecodeRecord(kOneSpeed, false, 0.45));
   ASSERT_EQ(advice.size(), 4u);
   EXPECT_EQ(advice[0], "more repetitions (max_reps 20; this run stopped at its max_reps 10)");
-  EXPECT_EQ(advice[1], "pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  EXPECT_EQ(advice[1], "pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
   EXPECT_EQ(advice[2], "a cool-down between cells (cooldown_s, e.g. 30)");
   EXPECT_EQ(advice[3],
-            "other processes were busy up to 45% of the CPUs during the readiness checks "
-            "(max_busy_fraction 0.30): stop them, or lower max_busy_fraction");
+            "stopping other processes: they kept up to 45% of the CPUs busy during the readiness "
+            "checks (max_busy_fraction 0.30; a lower one waits for them)");
 }
 
 TEST(NoiseAdviceTest, TwoClustersPutPinningFirst) {
   const std::vector<std::string> advice = NoiseAdvice(DecodeRecord(kTwoSpeeds, false));
   ASSERT_EQ(advice.size(), 3u);  // busy 1%: not worth saying
-  EXPECT_EQ(advice[0], "pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  EXPECT_EQ(advice[0], "pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
   EXPECT_EQ(advice[1], "more repetitions (max_reps 20; this run stopped at its max_reps 10)");
 }
 
@@ -115,11 +115,21 @@ TEST(NoiseAdviceTest, ObservationsThatHeldTheGateCount) {
   const std::vector<std::string> advice = NoiseAdvice(r);
   ASSERT_EQ(advice.size(), 2u);
   EXPECT_EQ(advice[0],
-            "other processes were busy up to 85% of the CPUs during the readiness checks "
-            "(max_busy_fraction 0.30): stop them, or lower max_busy_fraction");
+            "stopping other processes: they kept up to 85% of the CPUs busy during the readiness "
+            "checks (max_busy_fraction 0.30; a lower one waits for them)");
   EXPECT_EQ(advice[1],
-            "the CPU reached 82 C during the readiness checks (max_cpu_celsius 70): let it cool "
-            "between cells");
+            "letting the CPU cool: it reached 82 C during the readiness checks (max_cpu_celsius "
+            "70)");
+}
+
+TEST(NoiseAdviceTest, AWaivedLoadCriterionIsSaid) {
+  json r = DecodeRecord(kOneSpeed, false, 0.5);
+  r["harness"]["readiness"]["policy"]["waived"] = {"load"};
+  const std::vector<std::string> advice = NoiseAdvice(r);
+  ASSERT_EQ(advice.size(), 4u);
+  EXPECT_EQ(advice[3],
+            "stopping other processes: they kept up to 50% of the CPUs busy during the readiness "
+            "checks (the load criterion was waived; without it the gate waits for them)");
 }
 
 TEST(NoiseAdviceTest, KlDivergenceNeedsALongerContextNotARerun) {
@@ -129,8 +139,8 @@ TEST(NoiseAdviceTest, KlDivergenceNeedsALongerContextNotARerun) {
             {"harness", {{"reps", 1}, {"ci_reached", false}}}};
   EXPECT_EQ(NoiseAdvice(r),
             (std::vector<std::string>{
-                "a longer context narrows the interval (kl_divergence_1024)",
-                "a rerun gives the same numbers: the evaluation is deterministic"}));
+                "a longer context (kl_divergence_1024): more positions narrow the interval",
+                "not a rerun: the evaluation is deterministic and gives the same numbers"}));
 }
 
 // A decode at 1620 tokens/s (0.617 ms per token) of 0.6 MB of weights at 10 GB/s (0.06 ms per

@@ -70,7 +70,7 @@ TEST(NoiseEndToEnd, FewRepetitionsShowNoIntervalAndAdviseMore) {
   EXPECT_TRUE(Has(r.out, "noisy: the 95% CI stayed wider than the target; to try:\n")) << r.out;
   EXPECT_TRUE(Has(r.out, "  - more repetitions (max_reps 4; this run stopped at its max_reps 2)"))
       << r.out;
-  EXPECT_TRUE(Has(r.out, "  - pin the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)"))
+  EXPECT_TRUE(Has(r.out, "  - pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)"))
       << r.out;
   EXPECT_TRUE(Has(r.out, "  - a cool-down between cells (cooldown_s, e.g. 30)")) << r.out;
 }
@@ -96,7 +96,9 @@ TEST(NoiseEndToEnd, KlDivergenceShowsThreeDigitsIsJudgedOnItsIntervalAndKeepsLog
   const bool within = kl["ci95_low"].get<double>() >= median * (1 - target) &&
                       kl["ci95_high"].get<double>() <= median * (1 + target);
   EXPECT_EQ(rec["harness"]["ci_reached"].get<bool>(), within);
-  EXPECT_EQ(Has(r.out, "  - a longer context narrows the interval (kl_divergence_128)"), !within)
+  EXPECT_EQ(Has(r.out, "  - a longer context (kl_divergence_128): more positions narrow the "
+                      "interval"),
+            !within)
       << r.out;
   EXPECT_TRUE(Has(r.out, "one evaluation of 64 positions (deterministic)")) << r.out;
   // Both runtime processes keep their logs: the model's at --runtime-log, the reference's beside.
