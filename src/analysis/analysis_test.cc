@@ -1,5 +1,4 @@
-// Unit tests of include/pipette/analysis.h on hand-built pipette.result/1
-// records.
+// Unit tests of include/pipette/analysis.h on hand-built pipette.result/1 records.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,19 +27,16 @@ struct Model {
 };
 
 // A record of `benchmark` on `model`, with the given metric medians.
-json Record(const Model &model, const std::string &benchmark,
-            const json &medians, int threads = 1,
-            const std::string &started = "2026-01-01T00:00:00.000Z",
-            const std::string &status = "ok") {
+json Record(const Model& model, const std::string& benchmark, const json& medians,
+            int threads = 1, const std::string& started = "2026-01-01T00:00:00.000Z",
+            const std::string& status = "ok") {
   static int serial = 0;
   ++serial;
   json metrics = json::object();
-  for (const auto &[name, median] : medians.items()) {
+  for (const auto& [name, median] : medians.items()) {
     metrics[name] = {{"median", median}, {"unit", "tokens/s"}, {"n", 5}};
-    if (name == "max_host_usage")
-      metrics[name]["unit"] = "bytes";
-    if (name == "ttft" || name == "end_to_end_latency")
-      metrics[name]["unit"] = "ms";
+    if (name == "max_host_usage") metrics[name]["unit"] = "bytes";
+    if (name == "ttft" || name == "end_to_end_latency") metrics[name]["unit"] = "ms";
     if (median.is_number()) {
       metrics[name]["ci95_low"] = median.get<double>() * 0.99;
       metrics[name]["ci95_high"] = median.get<double>() * 1.01;
@@ -52,14 +48,10 @@ json Record(const Model &model, const std::string &benchmark,
             {"status", status},
             {"benchmark", b},
             {"model",
-             {{"file_name", model.file},
-              {"sha256", model.sha},
-              {"quant", model.quant},
+             {{"file_name", model.file}, {"sha256", model.sha}, {"quant", model.quant},
               {"size_bytes", model.size}}},
             {"runtime",
-             {{"name", "llamacpp"},
-              {"version", "llama.cpp@abc1234"},
-              {"commit", "abc1234"},
+             {{"name", "llamacpp"}, {"version", "llama.cpp@abc1234"}, {"commit", "abc1234"},
               {"settings", {{"threads", threads}, {"mmap", false}}}}},
             {"device", {{"id", "dev1"}}},
             {"metrics", metrics},
@@ -92,13 +84,11 @@ TEST(GroupConfigurations, GroupsByConfigurationAndKeepsNewestOkPerBenchmark) {
   EXPECT_EQ(configs[0].runtime, "llamacpp");
   EXPECT_EQ(configs[0].device_id, "dev1");
   ASSERT_EQ(configs[0].results.size(), 2u);
-  EXPECT_EQ(configs[0].results[0]["benchmark"]["id"],
-            "decode_throughput_100_100");
+  EXPECT_EQ(configs[0].results[0]["benchmark"]["id"], "decode_throughput_100_100");
   EXPECT_EQ(configs[0].results[1]["benchmark"]["id"], "prefill_throughput_256");
-  const json *d = configs[0].Find("decode_throughput_100_100");
+  const json* d = configs[0].Find("decode_throughput_100_100");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ((*d)["metrics"]["decode_throughput"]["median"],
-            100); // newest ok, not the failed
+  EXPECT_EQ((*d)["metrics"]["decode_throughput"]["median"], 100);  // newest ok, not the failed
   EXPECT_EQ(configs[0].Find("decode_throughput_1_1"), nullptr);
   // Quant tells them apart: the names are the quants.
   EXPECT_EQ(configs[0].name, "F32");
@@ -124,12 +114,11 @@ TEST(GroupConfigurations, NamesSettingsThatDifferAndFileWhenQuantIsNotEnough) {
   EXPECT_EQ(configs[3].name, "tinyllama-F32.gguf t=1");
 }
 
-TEST(GroupConfigurations,
-     SingleConfigurationIsNamedByFileAndShapeContextIsNotASetting) {
+TEST(GroupConfigurations, SingleConfigurationIsNamedByFileAndShapeContextIsNotASetting) {
   json a = Record(kQ4, "decode_throughput_64_32", {{"decode_throughput", 1}});
-  a["runtime"]["settings"]["n_ctx"] = 96; // P + D: the default, not a choice
+  a["runtime"]["settings"]["n_ctx"] = 96;  // P + D: the default, not a choice
   json b = Record(kQ4, "max_memory_usage_64", {{"max_host_usage", 1e6}});
-  b["runtime"]["settings"]["n_ctx"] = 65; // P + 1
+  b["runtime"]["settings"]["n_ctx"] = 65;  // P + 1
   json c = Record(kQ4, "prefill_throughput_64", {{"prefill_throughput", 1}});
   c["runtime"]["settings"]["n_ctx"] = 64;
   auto configs = GroupConfigurations({a, b, c});
@@ -142,7 +131,7 @@ TEST(GroupConfigurations,
   configs = GroupConfigurations({a, b, c});
   ASSERT_EQ(configs.size(), 2u);
   EXPECT_EQ(configs[0].name, "n_ctx=4096");
-  EXPECT_EQ(configs[1].name, "n_ctx=default"); // only n_ctx differs
+  EXPECT_EQ(configs[1].name, "n_ctx=default");  // only n_ctx differs
 }
 
 TEST(GroupConfigurations, NamesStayUniqueWhenOnlyUnnamedFieldsDiffer) {
@@ -152,14 +141,12 @@ TEST(GroupConfigurations, NamesStayUniqueWhenOnlyUnnamedFieldsDiffer) {
   const auto configs = GroupConfigurations({a, b});
   ASSERT_EQ(configs.size(), 2u);
   EXPECT_NE(configs[0].name, configs[1].name);
-  EXPECT_EQ(configs[0].name.rfind("stories260K-Q4_0.gguf #", 0), 0u)
-      << configs[0].name;
+  EXPECT_EQ(configs[0].name.rfind("stories260K-Q4_0.gguf #", 0), 0u) << configs[0].name;
 }
 
 TEST(GroupConfigurations, IgnoresFailedAndMalformedRecords) {
-  EXPECT_TRUE(GroupConfigurations(
-                  {Record(kF32, "prefill_throughput_8", {}, 1, "x", "failed"),
-                   json("not a record"), json::object()})
+  EXPECT_TRUE(GroupConfigurations({Record(kF32, "prefill_throughput_8", {}, 1, "x", "failed"),
+                                   json("not a record"), json::object()})
                   .empty());
 }
 
@@ -179,7 +166,7 @@ TEST(Scaling, DecodeRetentionIsRelativeToTheSmallestContextPerCurve) {
   ASSERT_EQ(configs.size(), 1u);
   const auto curves = DecodeScaling(configs[0]);
   ASSERT_EQ(curves.size(), 2u);
-  ASSERT_EQ(curves[0].size(), 2u); // D = 32 first
+  ASSERT_EQ(curves[0].size(), 2u);  // D = 32 first
   EXPECT_EQ(curves[0][0].decode_tokens, 32);
   EXPECT_EQ(curves[0][0].prefill_tokens, 64);
   EXPECT_DOUBLE_EQ(curves[0][1].retention, 0.75);
@@ -247,10 +234,8 @@ TEST(Scaling, MemoryAgainstSizeTakesTheLargestPeak) {
 // --- Pareto front ---
 
 TEST(ParetoFront, TwoObjectives) {
-  // (speed, -memory): 0 and 2 trade off; 1 is dominated by 0; 3 is dominated
-  // by 2.
-  EXPECT_EQ(ParetoFront({{10, -5}, {9, -6}, {5, -1}, {4, -1}}),
-            (std::vector<size_t>{0, 2}));
+  // (speed, -memory): 0 and 2 trade off; 1 is dominated by 0; 3 is dominated by 2.
+  EXPECT_EQ(ParetoFront({{10, -5}, {9, -6}, {5, -1}, {4, -1}}), (std::vector<size_t>{0, 2}));
   EXPECT_TRUE(ParetoFront({}).empty());
   EXPECT_EQ(ParetoFront({{1, 1}}), (std::vector<size_t>{0}));
 }
@@ -262,26 +247,22 @@ TEST(ParetoFront, TiesAreAllOnTheFront) {
 }
 
 TEST(ParetoFront, NaNObjectivesAreSkippedPairwise) {
-  // Point 1 lacks objective 0; against point 0 only objective 1 counts, where 0
-  // is better.
-  EXPECT_EQ(ParetoFront({{10, 5}, {kNaN, 4}, {9, kNaN}}),
-            (std::vector<size_t>{0}));
+  // Point 1 lacks objective 0; against point 0 only objective 1 counts, where 0 is better.
+  EXPECT_EQ(ParetoFront({{10, 5}, {kNaN, 4}, {9, kNaN}}), (std::vector<size_t>{0}));
   // Nothing in common: neither dominates.
   EXPECT_EQ(ParetoFront({{kNaN, 4}, {9, kNaN}}), (std::vector<size_t>{0, 1}));
-  // Smaller but without a speed: it cannot dominate the one that decodes at 180
-  // tokens/s.
-  EXPECT_EQ(ParetoFront({{kNaN, -25}, {180, -30}}),
-            (std::vector<size_t>{0, 1}));
+  // Smaller but without a speed: it cannot dominate the one that decodes at 180 tokens/s.
+  EXPECT_EQ(ParetoFront({{kNaN, -25}, {180, -30}}), (std::vector<size_t>{0, 1}));
   EXPECT_FALSE(analysis::Dominates({kNaN, -25}, {180, -30}));
 }
 
 TEST(ParetoFront, ThreeObjectives) {
   const std::vector<std::vector<double>> points = {
-      {100, -20, 90}, // fastest
-      {80, -10, 90},  // smallest
-      {70, -15, 99},  // best quality
-      {70, -20, 90},  // dominated by 0 (and 2)
-      {80, -10, 90},  // tie with 1
+      {100, -20, 90},  // fastest
+      {80, -10, 90},   // smallest
+      {70, -15, 99},   // best quality
+      {70, -20, 90},   // dominated by 0 (and 2)
+      {80, -10, 90},   // tie with 1
   };
   EXPECT_EQ(ParetoFront(points), (std::vector<size_t>{0, 1, 2, 4}));
 }
@@ -303,8 +284,7 @@ TEST(Select, FrontFirstByDecodeSpeedThenDominated) {
   const auto configs = ThreeConfigurations();
   const SelectResult s = Select(configs, Limits{});
   ASSERT_EQ(s.candidates.size(), 3u);
-  EXPECT_EQ(s.speed_benchmarks,
-            (std::vector<std::string>{"decode_throughput_64_32"}));
+  EXPECT_EQ(s.speed_benchmarks, (std::vector<std::string>{"decode_throughput_64_32"}));
   // Q4_0: fastest; Q8_0: smallest; F32 slower and larger than both.
   EXPECT_EQ(s.candidates[0].config->name, "Q4_0");
   EXPECT_TRUE(s.candidates[0].on_front);
@@ -315,10 +295,8 @@ TEST(Select, FrontFirstByDecodeSpeedThenDominated) {
   EXPECT_TRUE(s.candidates[1].on_front);
   EXPECT_EQ(s.candidates[2].config->name, "F32");
   EXPECT_FALSE(s.candidates[2].on_front);
-  EXPECT_EQ(s.candidates[2].dominated_by,
-            (std::vector<std::string>{"Q4_0", "Q8_0"}));
-  for (const Candidate &c : s.candidates)
-    EXPECT_TRUE(c.excluded_because.empty());
+  EXPECT_EQ(s.candidates[2].dominated_by, (std::vector<std::string>{"Q4_0", "Q8_0"}));
+  for (const Candidate& c : s.candidates) EXPECT_TRUE(c.excluded_because.empty());
 }
 
 TEST(Select, MemoryLimitExcludesWithReason) {
@@ -332,8 +310,7 @@ TEST(Select, MemoryLimitExcludesWithReason) {
   EXPECT_EQ(s.candidates[2].config->name, "F32");
   ASSERT_EQ(s.candidates[2].excluded_because.size(), 1u);
   EXPECT_EQ(s.candidates[2].excluded_because[0],
-            "max_host_usage 30.00 MiB [29.70 MiB, 30.30 MiB] "
-            "(max_memory_usage_64) <= limit "
+            "max_host_usage 30.00 MiB [29.70 MiB, 30.30 MiB] (max_memory_usage_64) <= limit "
             "26.00 MiB: fail, needs 0.867x the peak memory");
   EXPECT_EQ(s.candidates[2].verdict, Verdict::kFail);
   ASSERT_EQ(s.candidates[2].checks.size(), 1u);
@@ -341,8 +318,7 @@ TEST(Select, MemoryLimitExcludesWithReason) {
   EXPECT_NEAR(s.candidates[2].checks[0].factor, 26.0 / 30.0, 1e-12);
   EXPECT_EQ(s.candidates[0].verdict, Verdict::kPass);
   EXPECT_FALSE(s.candidates[2].on_front);
-  EXPECT_TRUE(
-      s.candidates[2].dominated_by.empty()); // only passing ones are ranked
+  EXPECT_TRUE(s.candidates[2].dominated_by.empty());  // only passing ones are ranked
 }
 
 TEST(Select, DecodeAndLatencyLimitsAndMissingMetrics) {
@@ -353,17 +329,14 @@ TEST(Select, DecodeAndLatencyLimitsAndMissingMetrics) {
   const SelectResult s = Select(configs, limits);
   ASSERT_EQ(s.candidates.size(), 3u);
   // Nothing measured ttft: every configuration is excluded, saying why.
-  for (const Candidate &c : s.candidates) {
+  for (const Candidate& c : s.candidates) {
     ASSERT_FALSE(c.excluded_because.empty());
-    EXPECT_EQ(c.excluded_because[0],
-              "ttft not measured: cannot check limit 30 ms");
+    EXPECT_EQ(c.excluded_because[0], "ttft not measured: cannot check limit 30 ms");
   }
-  EXPECT_EQ(s.candidates[0].config->name,
-            "F32"); // excluded ones keep the grouping order
+  EXPECT_EQ(s.candidates[0].config->name, "F32");  // excluded ones keep the grouping order
   ASSERT_EQ(s.candidates[0].excluded_because.size(), 2u);
   EXPECT_EQ(s.candidates[0].excluded_because[1],
-            "decode_throughput 100 tokens/s [99, 101] "
-            "(decode_throughput_64_32) >= limit 150 "
+            "decode_throughput 100 tokens/s [99, 101] (decode_throughput_64_32) >= limit 150 "
             "tokens/s: fail, needs 1.5x the decode speed");
   EXPECT_EQ(s.candidates[1].excluded_because.size(), 1u);
 }
@@ -376,8 +349,8 @@ TEST(Select, QualityDropUsesTop1AgreementAndTheReference) {
   std::vector<json> records = {
       Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 100}}),
       Record(kQ8, "decode_throughput_64_32", {{"decode_throughput", 180}}),
-      Record(kQ4, "decode_throughput_64_32", {{"decode_throughput", 250}}), kl8,
-      kl4};
+      Record(kQ4, "decode_throughput_64_32", {{"decode_throughput", 250}}),
+      kl8, kl4};
   const auto configs = GroupConfigurations(records);
   Limits limits;
   limits.max_quality_drop = 2;
@@ -387,14 +360,12 @@ TEST(Select, QualityDropUsesTop1AgreementAndTheReference) {
   EXPECT_NEAR(*s.candidates[0].quality, 99.5, 1e-9);
   EXPECT_TRUE(s.candidates[0].on_front);
   EXPECT_EQ(s.candidates[1].config->name, "F32");
-  EXPECT_DOUBLE_EQ(*s.candidates[1].quality,
-                   100);                 // the reference agrees with itself
-  EXPECT_TRUE(s.candidates[1].on_front); // best quality
+  EXPECT_DOUBLE_EQ(*s.candidates[1].quality, 100);  // the reference agrees with itself
+  EXPECT_TRUE(s.candidates[1].on_front);            // best quality
   EXPECT_EQ(s.candidates[2].config->name, "Q4_0");
   ASSERT_EQ(s.candidates[2].excluded_because.size(), 1u);
   EXPECT_EQ(s.candidates[2].excluded_because[0],
-            "quality_drop 5 pp [4.05, 5.95] (kl_divergence_256) <= limit 2 pp: "
-            "fail, misses it "
+            "quality_drop 5 pp [4.05, 5.95] (kl_divergence_256) <= limit 2 pp: fail, misses it "
             "by 3 pp (top-1 agreement 95% vs best 100%)");
 }
 
@@ -403,10 +374,9 @@ TEST(Select, QualityLimitWithoutMeasurementExcludes) {
   Limits limits;
   limits.max_quality_drop = 1;
   const SelectResult s = Select(configs, limits);
-  for (const Candidate &c : s.candidates) {
+  for (const Candidate& c : s.candidates) {
     ASSERT_EQ(c.excluded_because.size(), 1u);
-    EXPECT_NE(c.excluded_because[0].find("quality not measured"),
-              std::string::npos);
+    EXPECT_NE(c.excluded_because[0].find("quality not measured"), std::string::npos);
   }
 }
 
@@ -421,12 +391,11 @@ TEST(Select, SpeedIsComparedOnCommonShapesAsAGeometricMean) {
   const auto configs = GroupConfigurations(records);
   const SelectResult s = Select(configs, Limits{});
   EXPECT_EQ(s.speed_benchmarks,
-            (std::vector<std::string>{"decode_throughput_256_32",
-                                      "decode_throughput_64_32"}));
+            (std::vector<std::string>{"decode_throughput_256_32", "decode_throughput_64_32"}));
   ASSERT_EQ(s.candidates.size(), 2u);
   EXPECT_EQ(s.candidates[0].config->name, "Q4_0");
-  EXPECT_NEAR(*s.candidates[0].decode_throughput, 100, 1e-9); // sqrt(200 x 50)
-  EXPECT_NEAR(*s.candidates[1].decode_throughput, 50, 1e-9);  // sqrt(100 x 25)
+  EXPECT_NEAR(*s.candidates[0].decode_throughput, 100, 1e-9);  // sqrt(200 x 50)
+  EXPECT_NEAR(*s.candidates[1].decode_throughput, 50, 1e-9);   // sqrt(100 x 25)
   EXPECT_EQ(s.candidates[1].dominated_by, (std::vector<std::string>{"Q4_0"}));
 }
 
@@ -437,17 +406,14 @@ TEST(Select, ConfigurationWithoutDecodeDoesNotEraseSpeedForAll) {
       Record(kQ8, "decode_throughput_64_32", {{"decode_throughput", 180}}),
       Record(kQ8, "decode_throughput_256_32", {{"decode_throughput", 90}}),
       Record(kQ8, "max_memory_usage_64", {{"max_host_usage", 30 * kMiB}}),
-      Record(kQ4, "max_memory_usage_64",
-             {{"max_host_usage", 35 * kMiB}}), // no decode result
+      Record(kQ4, "max_memory_usage_64", {{"max_host_usage", 35 * kMiB}}),  // no decode result
   };
   const auto configs = GroupConfigurations(records);
   const SelectResult s = Select(configs, Limits{});
-  EXPECT_EQ(s.speed_benchmarks,
-            (std::vector<std::string>{"decode_throughput_64_32"}));
+  EXPECT_EQ(s.speed_benchmarks, (std::vector<std::string>{"decode_throughput_64_32"}));
   EXPECT_EQ(s.without_decode, (std::vector<std::string>{"Q4_0"}));
   ASSERT_EQ(s.candidates.size(), 3u);
-  // Q8_0 faster, F32 smaller: both on the front; Q4_0 has no speed and is
-  // larger than both.
+  // Q8_0 faster, F32 smaller: both on the front; Q4_0 has no speed and is larger than both.
   EXPECT_EQ(s.candidates[0].config->name, "Q8_0");
   EXPECT_TRUE(s.candidates[0].on_front);
   EXPECT_DOUBLE_EQ(*s.candidates[0].decode_throughput, 180);
@@ -457,8 +423,7 @@ TEST(Select, ConfigurationWithoutDecodeDoesNotEraseSpeedForAll) {
   EXPECT_EQ(s.candidates[2].config->name, "Q4_0");
   EXPECT_FALSE(s.candidates[2].decode_throughput.has_value());
   EXPECT_FALSE(s.candidates[2].on_front);
-  EXPECT_EQ(s.candidates[2].dominated_by,
-            (std::vector<std::string>{"F32", "Q8_0"}));
+  EXPECT_EQ(s.candidates[2].dominated_by, (std::vector<std::string>{"F32", "Q8_0"}));
 }
 
 TEST(Select, WithoutDecodeCountsOnlyThePassingCandidates) {
@@ -469,12 +434,11 @@ TEST(Select, WithoutDecodeCountsOnlyThePassingCandidates) {
   };
   const auto configs = GroupConfigurations(records);
   Limits limits;
-  limits.max_memory_bytes = 22 * kMiB; // Q4_0 excluded
+  limits.max_memory_bytes = 22 * kMiB;  // Q4_0 excluded
   SelectResult s = Select(configs, limits);
-  EXPECT_EQ(s.speed_benchmarks,
-            (std::vector<std::string>{"decode_throughput_64_32"}));
+  EXPECT_EQ(s.speed_benchmarks, (std::vector<std::string>{"decode_throughput_64_32"}));
   EXPECT_TRUE(s.without_decode.empty());
-  limits.max_memory_bytes = 1; // none passes: all are looked at
+  limits.max_memory_bytes = 1;  // none passes: all are looked at
   s = Select(configs, limits);
   EXPECT_EQ(s.without_decode, (std::vector<std::string>{"Q4_0"}));
 }
@@ -509,14 +473,12 @@ TEST(ParseNonNegative, FiniteNumbersAtLeastZeroOnly) {
   EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative("0.5", "ms"), 0.5);
   EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative(".5", "ms"), 0.5);
   EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative("1e3", "ms"), 1000);
-  for (const char *bad :
-       {"", "nan", "NaN", "inf", "-inf", "infinity", "-1", "-0", "+1", "abc",
-        " 5", "5 ", "5ms", "1e999", "0x10", "1,5"}) {
+  for (const char* bad : {"", "nan", "NaN", "inf", "-inf", "infinity", "-1", "-0", "+1", "abc",
+                          " 5", "5 ", "5ms", "1e999", "0x10", "1,5"}) {
     auto r = analysis::ParseNonNegative(bad, "milliseconds, e.g. 500");
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.error().message,
-              std::string("'") + bad +
-                  "' is not a finite number >= 0; give milliseconds, e.g. 500");
+    EXPECT_EQ(r.error().message, std::string("'") + bad +
+                                     "' is not a finite number >= 0; give milliseconds, e.g. 500");
   }
 }
 
@@ -527,31 +489,27 @@ TEST(ParseByteSize, UnitsAndErrors) {
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("800MB"), 800e6);
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("64k"), 65536);
   EXPECT_DOUBLE_EQ(*analysis::ParseByteSize("10 b"), 10);
-  const std::string huge =
-      "1" + std::string(300, '0') + "TiB"; // 1e312 bytes: not a double
-  for (const std::string &bad : std::vector<std::string>{
-           "", "MiB", "12 parsecs", "-5MiB", "1.2.3", "nan", "inf", huge}) {
+  const std::string huge = "1" + std::string(300, '0') + "TiB";  // 1e312 bytes: not a double
+  for (const std::string& bad :
+       std::vector<std::string>{"", "MiB", "12 parsecs", "-5MiB", "1.2.3", "nan", "inf", huge}) {
     auto r = analysis::ParseByteSize(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().message.find("is not a size"), std::string::npos);
   }
-  // Issue 7: "--max-memory 11.5" was 11.5 bytes; a number without a unit is
-  // refused with the fix.
+  // Issue 7: "--max-memory 11.5" was 11.5 bytes; a number without a unit is refused with the fix.
   auto bare = analysis::ParseByteSize("11.5");
   ASSERT_FALSE(bare.ok());
-  EXPECT_EQ(bare.error().message, "'11.5' has no unit: did you mean 11.5MiB? "
-                                  "(give B, KB, MB, GB, KiB, MiB or GiB, e.g. "
-                                  "12MiB, or 11.5B for bytes)");
+  EXPECT_EQ(bare.error().message,
+            "'11.5' has no unit: did you mean 11.5MiB? (give B, KB, MB, GB, KiB, MiB or GiB, e.g. "
+            "12MiB, or 11.5B for bytes)");
   EXPECT_FALSE(analysis::ParseByteSize("1048576").ok());
 }
 
 // --- limits judged on confidence intervals (issue 7) ---
 
 // A decode result with an explicit interval.
-json Decode(const Model &m, double median, double low, double high,
-            bool noisy = false) {
-  json r =
-      Record(m, "decode_throughput_256_100", {{"decode_throughput", median}});
+json Decode(const Model& m, double median, double low, double high, bool noisy = false) {
+  json r = Record(m, "decode_throughput_256_100", {{"decode_throughput", median}});
   r["metrics"]["decode_throughput"]["ci95_low"] = low;
   r["metrics"]["decode_throughput"]["ci95_high"] = high;
   r["benchmark"]["type"] = "decode";
@@ -560,10 +518,9 @@ json Decode(const Model &m, double median, double low, double high,
 }
 
 TEST(Select, LimitsAreJudgedOnTheConfidenceInterval) {
-  const auto configs =
-      GroupConfigurations({Decode(kF32, 1100, 1050, 1150),     // whole CI above
-                           Decode(kQ8, 1010, 980, 1040, true), // crosses 1000
-                           Decode(kQ4, 377, 371, 383)});       // whole CI below
+  const auto configs = GroupConfigurations({Decode(kF32, 1100, 1050, 1150),   // whole CI above
+                                            Decode(kQ8, 1010, 980, 1040, true),  // crosses 1000
+                                            Decode(kQ4, 377, 371, 383)});     // whole CI below
   Limits limits;
   limits.min_decode_throughput = 1000;
   const SelectResult s = Select(configs, limits);
@@ -572,35 +529,31 @@ TEST(Select, LimitsAreJudgedOnTheConfidenceInterval) {
   EXPECT_EQ(s.candidates[0].verdict, Verdict::kPass);
   EXPECT_NEAR(s.candidates[0].checks[0].margin, 0.10, 1e-12);
   EXPECT_EQ(s.candidates[0].checks[0].text,
-            "decode_throughput 1100 tokens/s [1050, 1150] "
-            "(decode_throughput_256_100) >= limit "
+            "decode_throughput 1100 tokens/s [1050, 1150] (decode_throughput_256_100) >= limit "
             "1000 tokens/s: pass, margin +10.0%");
   // Borderline: ranked (never silently passed), said, and flagged noisy.
   EXPECT_EQ(s.candidates[1].config->name, "Q8_0");
   EXPECT_EQ(s.candidates[1].verdict, Verdict::kBorderline);
   EXPECT_TRUE(s.candidates[1].excluded_because.empty());
   ASSERT_EQ(s.candidates[1].borderline_because.size(), 1u);
-  EXPECT_NE(s.candidates[1].borderline_because[0].find(
-                "(decode_throughput_256_100, noisy) >= limit 1000 tokens/s: "
-                "borderline, the interval crosses"),
+  EXPECT_NE(s.candidates[1].borderline_because[0].find("(decode_throughput_256_100, noisy) >= limit 1000 "
+                                                        "tokens/s: borderline, the interval crosses"),
             std::string::npos);
   EXPECT_TRUE(s.candidates[1].noisy);
   EXPECT_TRUE(s.candidates[1].checks[0].noisy);
   EXPECT_EQ(s.candidates[2].config->name, "Q4_0");
   EXPECT_EQ(s.candidates[2].verdict, Verdict::kFail);
   EXPECT_NEAR(s.candidates[2].checks[0].factor, 1000.0 / 377, 1e-12);
-  EXPECT_NE(s.candidates[2].excluded_because[0].find(
-                "fail, needs 2.65x the decode speed"),
+  EXPECT_NE(s.candidates[2].excluded_because[0].find("fail, needs 2.65x the decode speed"),
             std::string::npos);
   EXPECT_STREQ(VerdictName(Verdict::kBorderline), "borderline");
-  // F32 and Q8_0 overlap (1050-1150 vs 980-1040)? No: 1040 < 1050, so speed is
-  // not all noise.
+  // F32 and Q8_0 overlap (1050-1150 vs 980-1040)? No: 1040 < 1050, so speed is not all noise.
   EXPECT_FALSE(s.speed_within_noise);
 }
 
 TEST(Select, SpeedsInsideEachOthersIntervalsAreWithinTheNoise) {
-  const auto configs = GroupConfigurations(
-      {Decode(kQ8, 377, 360, 395), Decode(kQ4, 374, 350, 390)});
+  const auto configs =
+      GroupConfigurations({Decode(kQ8, 377, 360, 395), Decode(kQ4, 374, 350, 390)});
   const SelectResult s = Select(configs, Limits{});
   EXPECT_TRUE(s.speed_within_noise);
   EXPECT_DOUBLE_EQ(*s.candidates[0].decode_ci95_low, 360);
@@ -617,27 +570,25 @@ TEST(Select, WorstResultOfAMetricDecides) {
   const SelectResult s = Select(configs, limits);
   ASSERT_EQ(s.candidates.size(), 1u);
   EXPECT_EQ(s.candidates[0].verdict, Verdict::kFail);
-  EXPECT_EQ(s.candidates[0].checks[0].benchmark_id,
-            "decode_throughput_512_100");
+  EXPECT_EQ(s.candidates[0].checks[0].benchmark_id, "decode_throughput_512_100");
 }
 
 // --- pooling repeated results (issue 7) ---
 
 // A decode result with per-repetition samples.
-json WithSamples(const Model &m, const std::vector<double> &values,
-                 const std::string &started, bool ci_reached) {
+json WithSamples(const Model& m, const std::vector<double>& values, const std::string& started,
+                 bool ci_reached) {
   json r = Decode(m, 0, 0, 0, !ci_reached);
   const Summary sum = Summarize(values);
   r["metrics"]["decode_throughput"] = ToJson(sum, "tokens/s");
   r["metrics"]["load_time"] = ToJson(Summarize(std::vector<double>{50}), "ms");
   r["samples"] = json::array();
   for (size_t i = 0; i < values.size(); ++i) {
-    r["samples"].push_back({{"rep", i + 1},
-                            {"decode_throughput", values[i]},
+    r["samples"].push_back({{"rep", i + 1}, {"decode_throughput", values[i]},
                             {"inter_token_latency", {1.0, 2.0}}});
   }
-  r["metrics"]["inter_token_latency"] = ToJson(
-      Summarize(std::vector<double>(values.size() * 2, 1.5), true), "ms");
+  r["metrics"]["inter_token_latency"] =
+      ToJson(Summarize(std::vector<double>(values.size() * 2, 1.5), true), "ms");
   r["started_at"] = started;
   r["config_id"] = "cfg-" + m.quant;
   r["harness"]["ci_target"] = 0.02;
@@ -645,20 +596,18 @@ json WithSamples(const Model &m, const std::vector<double> &values,
 }
 
 TEST(Pooling, RepeatedResultsArePooledAndNewestKeepsTheOldBehaviour) {
-  // Q8_0: a steady result and a noisy rerun; Q4_K: one steady result just below
-  // Q8_0's first.
+  // Q8_0: a steady result and a noisy rerun; Q4_K: one steady result just below Q8_0's first.
   const std::vector<double> steady = {420, 421, 419, 420, 422, 418, 420};
   const std::vector<double> noisy = {360, 470, 365, 468, 362, 471, 364};
   const Model q4{"s-Q4_0.gguf", "dddd", "Q4_0", 300000};
   const std::vector<json> records = {
       WithSamples(kQ8, steady, "2026-01-01T00:00:00.000Z", true),
       WithSamples(kQ8, noisy, "2026-01-02T00:00:00.000Z", false),
-      WithSamples(q4, {395, 396, 394, 395, 397, 393, 395},
-                  "2026-01-01T00:00:00.000Z", true)};
+      WithSamples(q4, {395, 396, 394, 395, 397, 393, 395}, "2026-01-01T00:00:00.000Z", true)};
 
   const auto pooled = GroupConfigurations(records);
   ASSERT_EQ(pooled.size(), 2u);
-  const json *q8 = pooled[1].Find("decode_throughput_256_100");
+  const json* q8 = pooled[1].Find("decode_throughput_256_100");
   ASSERT_NE(q8, nullptr);
   EXPECT_EQ((*q8)["pooled"]["results"], 2);
   EXPECT_EQ((*q8)["pooled"]["noisy_results"], 1);
@@ -667,16 +616,12 @@ TEST(Pooling, RepeatedResultsArePooledAndNewestKeepsTheOldBehaviour) {
   EXPECT_EQ((*q8)["samples"][13]["rep"], 14);
   std::vector<double> all = steady;
   all.insert(all.end(), noisy.begin(), noisy.end());
-  EXPECT_DOUBLE_EQ(
-      (*q8)["metrics"]["decode_throughput"]["median"].get<double>(),
-      Median(all));
+  EXPECT_DOUBLE_EQ((*q8)["metrics"]["decode_throughput"]["median"].get<double>(), Median(all));
   EXPECT_EQ((*q8)["metrics"]["decode_throughput"]["n"], 14);
-  EXPECT_EQ((*q8)["metrics"]["load_time"]["n"], 2); // one value per cell
-  EXPECT_EQ((*q8)["metrics"]["inter_token_latency"]["n"],
-            28); // per-token series flattened
+  EXPECT_EQ((*q8)["metrics"]["load_time"]["n"], 2);              // one value per cell
+  EXPECT_EQ((*q8)["metrics"]["inter_token_latency"]["n"], 28);   // per-token series flattened
   EXPECT_TRUE((*q8)["metrics"]["inter_token_latency"].contains("p99"));
-  // The pooled ranking follows the pooled estimate: Q8_0 (median 419.5) ahead
-  // of Q4_0 (395).
+  // The pooled ranking follows the pooled estimate: Q8_0 (median 419.5) ahead of Q4_0 (395).
   const SelectResult sp = Select(pooled, Limits{});
   EXPECT_EQ(sp.candidates[0].config->name, "Q8_0");
   EXPECT_EQ(sp.candidates[0].pooled_results, 2u);
@@ -696,12 +641,8 @@ TEST(Pooling, OnlyTheSameConfigIdAndPoolableTypesArePooled) {
   const auto configs = GroupConfigurations({a, b});
   ASSERT_EQ(configs.size(), 1u);
   EXPECT_FALSE(configs[0].results[0].contains("pooled"));
-  EXPECT_DOUBLE_EQ(configs[0]
-                       .results[0]["metrics"]["decode_throughput"]["median"]
-                       .get<double>(),
-                   5);
-  json soak1 = a,
-       soak2 = WithSamples(kQ8, {4, 5, 6}, "2026-01-02T00:00:00.000Z", true);
+  EXPECT_DOUBLE_EQ(configs[0].results[0]["metrics"]["decode_throughput"]["median"].get<double>(), 5);
+  json soak1 = a, soak2 = WithSamples(kQ8, {4, 5, 6}, "2026-01-02T00:00:00.000Z", true);
   soak1["benchmark"] = {{"id", "soak_8_8_1"}, {"type", "soak"}};
   soak2["benchmark"] = soak1["benchmark"];
   EXPECT_EQ(PoolResults({&soak2, &soak1}), soak2);
@@ -710,15 +651,12 @@ TEST(Pooling, OnlyTheSameConfigIdAndPoolableTypesArePooled) {
 // --- honest labels (issue 7) ---
 
 TEST(QuantLabel, NamesWhatTheTensorsHoldWhenTheyDoNotCarryTheLabel) {
-  const std::map<std::string, uint64_t> fallback = {
-      {"f32", 13}, {"q5_0", 29}, {"q8_0", 3}};
-  EXPECT_EQ(QuantLabel("Q4_K_M", fallback),
-            "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
+  const std::map<std::string, uint64_t> fallback = {{"f32", 13}, {"q5_0", 29}, {"q8_0", 3}};
+  EXPECT_EQ(QuantLabel("Q4_K_M", fallback), "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
   EXPECT_EQ(QuantLabel("Q8_0", {{"f32", 13}, {"q8_0", 32}}), "Q8_0");
   EXPECT_EQ(QuantLabel("F32", {{"f32", 45}}), "F32");
   EXPECT_EQ(QuantLabel("Q4_0", {}), "Q4_0");
-  json model = {{"quant", "Q4_K_M"},
-                {"tensor_types", {{"q5_0", 29}, {"q8_0", 3}, {"f32", 13}}}};
+  json model = {{"quant", "Q4_K_M"}, {"tensor_types", {{"q5_0", 29}, {"q8_0", 3}, {"f32", 13}}}};
   EXPECT_EQ(QuantLabel(model), "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
   model["quant_inferred"] = true;
   EXPECT_EQ(QuantLabel(model), "Q4_K_M");
@@ -726,10 +664,9 @@ TEST(QuantLabel, NamesWhatTheTensorsHoldWhenTheyDoNotCarryTheLabel) {
   const Model km{"s-Q4_K_M.gguf", "eeee", "Q4_K_M", 400000};
   json r = Record(km, "decode_throughput_64_32", {{"decode_throughput", 1}});
   r["model"]["tensor_types"] = {{"q5_0", 29}, {"q8_0", 3}, {"f32", 13}};
-  const auto configs = GroupConfigurations(
-      {r, Record(kQ8, "decode_throughput_64_32", {{"decode_throughput", 1}})});
-  EXPECT_EQ(configs[0].quant_label,
-            "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
+  const auto configs =
+      GroupConfigurations({r, Record(kQ8, "decode_throughput_64_32", {{"decode_throughput", 1}})});
+  EXPECT_EQ(configs[0].quant_label, "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
   EXPECT_EQ(configs[0].name, "Q4_K_M (no q4_K tensors: q5_0 x29, q8_0 x3)");
   EXPECT_EQ(configs[1].name, "Q8_0");
 }
@@ -738,39 +675,27 @@ TEST(GroupFilter, ParsesAndMatches) {
   auto f = analysis::ParseGroupFilter("quant=q4_0, threads=2");
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f->terms.size(), 2u);
-  EXPECT_TRUE(
-      analysis::Matches(*f, Record(kQ4, "prefill_throughput_8", {}, 2)));
-  EXPECT_FALSE(
-      analysis::Matches(*f, Record(kQ4, "prefill_throughput_8", {}, 1)));
-  EXPECT_FALSE(
-      analysis::Matches(*f, Record(kQ8, "prefill_throughput_8", {}, 2)));
-  EXPECT_FALSE(analysis::Matches(
-      *f, Record(kQ4, "prefill_throughput_8", {}, 2, "x", "failed")));
-  auto m = analysis::ParseGroupFilter(
-      "model=Q8_0.gguf,benchmark=prefill_throughput_8");
+  EXPECT_TRUE(analysis::Matches(*f, Record(kQ4, "prefill_throughput_8", {}, 2)));
+  EXPECT_FALSE(analysis::Matches(*f, Record(kQ4, "prefill_throughput_8", {}, 1)));
+  EXPECT_FALSE(analysis::Matches(*f, Record(kQ8, "prefill_throughput_8", {}, 2)));
+  EXPECT_FALSE(analysis::Matches(*f, Record(kQ4, "prefill_throughput_8", {}, 2, "x", "failed")));
+  auto m = analysis::ParseGroupFilter("model=Q8_0.gguf,benchmark=prefill_throughput_8");
   ASSERT_TRUE(m.ok());
   EXPECT_TRUE(analysis::Matches(*m, Record(kQ8, "prefill_throughput_8", {})));
   EXPECT_FALSE(analysis::Matches(*m, Record(kQ8, "prefill_throughput_16", {})));
-  EXPECT_TRUE(analysis::Matches(*analysis::ParseGroupFilter("model=CCC"),
-                                Record(kQ8, "x", {})));
-  EXPECT_TRUE(analysis::Matches(*analysis::ParseGroupFilter("device=dev"),
-                                Record(kQ8, "x", {})));
-  for (const char *bad : {"", "quant", "colour=red", "quant=", "threads=two",
-                          "quant=a,quant=b"}) {
+  EXPECT_TRUE(analysis::Matches(*analysis::ParseGroupFilter("model=CCC"), Record(kQ8, "x", {})));
+  EXPECT_TRUE(analysis::Matches(*analysis::ParseGroupFilter("device=dev"), Record(kQ8, "x", {})));
+  for (const char* bad : {"", "quant", "colour=red", "quant=", "threads=two", "quant=a,quant=b"}) {
     EXPECT_FALSE(analysis::ParseGroupFilter(bad).ok()) << bad;
   }
-  EXPECT_NE(analysis::ParseGroupFilter("colour=red")
-                .error()
-                .message.find("unknown key 'colour'"),
+  EXPECT_NE(analysis::ParseGroupFilter("colour=red").error().message.find("unknown key 'colour'"),
             std::string::npos);
 }
 
 TEST(GroupFilter, PairsNewestByBenchmarkAndListsUnpaired) {
   const std::vector<json> a = {
-      Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 1}}, 1,
-             "2026-01-01"),
-      Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 2}}, 1,
-             "2026-01-02"),
+      Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 1}}, 1, "2026-01-01"),
+      Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 2}}, 1, "2026-01-02"),
       Record(kF32, "prefill_throughput_64", {{"prefill_throughput", 3}})};
   const std::vector<json> b = {
       Record(kQ4, "decode_throughput_64_32", {{"decode_throughput", 4}}),
@@ -778,13 +703,12 @@ TEST(GroupFilter, PairsNewestByBenchmarkAndListsUnpaired) {
   const auto p = analysis::PairByBenchmark(a, b);
   ASSERT_EQ(p.pairs.size(), 1u);
   EXPECT_EQ(p.pairs[0].benchmark_id, "decode_throughput_64_32");
-  // Without per-repetition samples the newest estimate stands (nothing to
-  // pool).
+  // Without per-repetition samples the newest estimate stands (nothing to pool).
   EXPECT_EQ(p.pairs[0].a["metrics"]["decode_throughput"]["median"], 2);
   EXPECT_EQ(p.pairs[0].b["metrics"]["decode_throughput"]["median"], 4);
   EXPECT_EQ(p.only_a, (std::vector<std::string>{"prefill_throughput_64"}));
   EXPECT_EQ(p.only_b, (std::vector<std::string>{"max_memory_usage_64"}));
 }
 
-} // namespace
-} // namespace pipette
+}  // namespace
+}  // namespace pipette

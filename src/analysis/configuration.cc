@@ -1,5 +1,4 @@
-// Configurations: grouping records by what a team ships, and naming each one
-// briefly.
+// Configurations: grouping records by what a team ships, and naming each one briefly.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -12,13 +11,13 @@
 
 namespace pipette {
 
-using analysis::StringAt;
 using nlohmann::json;
+using analysis::StringAt;
 
 namespace {
 
-json KeyFields(const json &record) {
-  const auto at = [&](const char *pointer) {
+json KeyFields(const json& record) {
+  const auto at = [&](const char* pointer) {
     const json::json_pointer p(pointer);
     return record.contains(p) ? record.at(p) : json(nullptr);
   };
@@ -32,89 +31,68 @@ json KeyFields(const json &record) {
 }
 
 // Newer first: started_at, then result_id (UUIDv7 ids sort by creation time).
-bool Newer(const json &a, const json &b) {
-  const std::string sa = StringAt(a, "/started_at"),
-                    sb = StringAt(b, "/started_at");
-  if (sa != sb)
-    return sa > sb;
+bool Newer(const json& a, const json& b) {
+  const std::string sa = StringAt(a, "/started_at"), sb = StringAt(b, "/started_at");
+  if (sa != sb) return sa > sb;
   return StringAt(a, "/result_id") > StringAt(b, "/result_id");
 }
 
 std::string Lower(std::string s) {
-  for (char &c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
-std::string SettingText(const std::string &key, const json &value) {
+std::string SettingText(const std::string& key, const json& value) {
   // Absent: the harness's default (for n_ctx, the benchmark's shape).
   const std::string v = value.is_string() ? value.get<std::string>()
                         : value.is_null() ? std::string("default")
                                           : value.dump();
-  if (key == "threads")
-    return "t=" + v;
+  if (key == "threads") return "t=" + v;
   return key + "=" + v;
 }
 
-// Gives every configuration a short name made of the fields that tell it apart
-// from the others.
-void NameConfigurations(std::vector<Configuration> &configs) {
-  if (configs.empty())
-    return;
+// Gives every configuration a short name made of the fields that tell it apart from the others.
+void NameConfigurations(std::vector<Configuration>& configs) {
+  if (configs.empty()) return;
   const auto differs = [&](auto field) {
     std::set<std::string> values;
-    for (const Configuration &c : configs)
-      values.insert(field(c));
+    for (const Configuration& c : configs) values.insert(field(c));
     return values.size() > 1;
   };
-  const bool quant_differs =
-      differs([](const Configuration &c) { return c.quant; });
-  // The model file is named when the quantization alone does not tell the files
-  // apart.
+  const bool quant_differs = differs([](const Configuration& c) { return c.quant; });
+  // The model file is named when the quantization alone does not tell the files apart.
   std::map<std::string, std::set<std::string>> files_per_quant;
-  for (const Configuration &c : configs)
-    files_per_quant[c.quant].insert(c.model_sha256);
+  for (const Configuration& c : configs) files_per_quant[c.quant].insert(c.model_sha256);
   bool file_needed = false;
-  for (const auto &[quant, files] : files_per_quant)
-    file_needed = file_needed || files.size() > 1;
-  const bool runtime_differs = differs([](const Configuration &c) {
-    return c.runtime + " " + c.runtime_version;
-  });
-  const bool device_differs =
-      differs([](const Configuration &c) { return c.device_id; });
+  for (const auto& [quant, files] : files_per_quant) file_needed = file_needed || files.size() > 1;
+  const bool runtime_differs = differs(
+      [](const Configuration& c) { return c.runtime + " " + c.runtime_version; });
+  const bool device_differs = differs([](const Configuration& c) { return c.device_id; });
   std::set<std::string> setting_keys;
-  for (const Configuration &c : configs) {
-    for (const auto &[key, value] : c.settings.items())
-      setting_keys.insert(key);
+  for (const Configuration& c : configs) {
+    for (const auto& [key, value] : c.settings.items()) setting_keys.insert(key);
   }
   std::vector<std::string> differing_settings;
-  for (const std::string &key : setting_keys) {
-    if (differs([&](const Configuration &c) {
-          return c.settings.contains(key) ? c.settings[key].dump()
-                                          : std::string("<absent>");
+  for (const std::string& key : setting_keys) {
+    if (differs([&](const Configuration& c) {
+          return c.settings.contains(key) ? c.settings[key].dump() : std::string("<absent>");
         })) {
       differing_settings.push_back(key);
     }
   }
 
-  for (Configuration &c : configs) {
+  for (Configuration& c : configs) {
     std::vector<std::string> parts;
     const bool file_part = file_needed;
-    if (file_part)
-      parts.push_back(c.model_file);
-    if (quant_differs &&
-        !(file_part &&
-          Lower(c.model_file).find(Lower(c.quant)) != std::string::npos &&
-          c.quant_label == c.quant)) {
+    if (file_part) parts.push_back(c.model_file);
+    if (quant_differs && !(file_part && Lower(c.model_file).find(Lower(c.quant)) != std::string::npos &&
+                           c.quant_label == c.quant)) {
       parts.push_back(c.quant_label);
     }
-    if (runtime_differs)
-      parts.push_back(c.runtime + " " + c.runtime_version);
-    if (device_differs)
-      parts.push_back(c.device_id.substr(0, 8));
-    for (const std::string &key : differing_settings) {
-      parts.push_back(SettingText(
-          key, c.settings.contains(key) ? c.settings[key] : json(nullptr)));
+    if (runtime_differs) parts.push_back(c.runtime + " " + c.runtime_version);
+    if (device_differs) parts.push_back(c.device_id.substr(0, 8));
+    for (const std::string& key : differing_settings) {
+      parts.push_back(SettingText(key, c.settings.contains(key) ? c.settings[key] : json(nullptr)));
     }
     if (parts.empty()) {
       parts.push_back(c.model_file);
@@ -125,113 +103,89 @@ void NameConfigurations(std::vector<Configuration> &configs) {
       }
     }
     std::string name;
-    for (const std::string &p : parts) {
-      if (p.empty())
-        continue;
+    for (const std::string& p : parts) {
+      if (p.empty()) continue;
       name += (name.empty() ? "" : " ") + p;
     }
     c.name = name.empty() ? c.key.substr(0, 8) : name;
   }
-  // Fields outside the name (the runtime commit, say) can still differ: keep
-  // names unique.
+  // Fields outside the name (the runtime commit, say) can still differ: keep names unique.
   std::map<std::string, int> count;
-  for (const Configuration &c : configs)
-    ++count[c.name];
-  for (Configuration &c : configs) {
-    if (count[c.name] > 1)
-      c.name += " #" + c.key.substr(0, 8);
+  for (const Configuration& c : configs) ++count[c.name];
+  for (Configuration& c : configs) {
+    if (count[c.name] > 1) c.name += " #" + c.key.substr(0, 8);
   }
 }
 
-} // namespace
+}  // namespace
 
-std::string ConfigurationKey(const json &record) {
-  return Sha256Hex(KeyFields(record).dump());
-}
+std::string ConfigurationKey(const json& record) { return Sha256Hex(KeyFields(record).dump()); }
 
-const json *Configuration::Find(const std::string &benchmark_id) const {
-  for (const json &r : results) {
-    if (analysis::BenchmarkIdOf(r) == benchmark_id)
-      return &r;
+const json* Configuration::Find(const std::string& benchmark_id) const {
+  for (const json& r : results) {
+    if (analysis::BenchmarkIdOf(r) == benchmark_id) return &r;
   }
   return nullptr;
 }
 
-std::vector<Configuration> GroupConfigurations(const std::vector<json> &records,
-                                               Repeats repeats) {
+std::vector<Configuration> GroupConfigurations(const std::vector<json>& records, Repeats repeats) {
   // key -> benchmark -> the ok records, newest first
-  std::map<std::string, std::map<std::string, std::vector<const json *>>>
-      grouped;
-  for (const json &r : records) {
-    if (!r.is_object() || StringAt(r, "/status") != "ok")
-      continue;
+  std::map<std::string, std::map<std::string, std::vector<const json*>>> grouped;
+  for (const json& r : records) {
+    if (!r.is_object() || StringAt(r, "/status") != "ok") continue;
     const std::string benchmark = analysis::BenchmarkIdOf(r);
-    if (benchmark.empty())
-      continue;
+    if (benchmark.empty()) continue;
     grouped[ConfigurationKey(r)][benchmark].push_back(&r);
   }
-  std::map<std::string, std::map<std::string, json>>
-      chosen; // key -> benchmark -> record
-  for (auto &[key, by_benchmark] : grouped) {
-    for (auto &[benchmark, list] : by_benchmark) {
-      std::sort(list.begin(), list.end(),
-                [](const json *a, const json *b) { return Newer(*a, *b); });
+  std::map<std::string, std::map<std::string, json>> chosen;  // key -> benchmark -> record
+  for (auto& [key, by_benchmark] : grouped) {
+    for (auto& [benchmark, list] : by_benchmark) {
+      std::sort(list.begin(), list.end(), [](const json* a, const json* b) { return Newer(*a, *b); });
       if (repeats == Repeats::kNewest) {
         chosen[key][benchmark] = *list.front();
         continue;
       }
-      // Pool only what shares the newest result's config_id (the same
-      // methodology and shape).
-      std::vector<const json *> same;
+      // Pool only what shares the newest result's config_id (the same methodology and shape).
+      std::vector<const json*> same;
       const std::string config_id = StringAt(*list.front(), "/config_id");
-      for (const json *r : list) {
-        if (StringAt(*r, "/config_id") == config_id)
-          same.push_back(r);
+      for (const json* r : list) {
+        if (StringAt(*r, "/config_id") == config_id) same.push_back(r);
       }
       chosen[key][benchmark] = PoolResults(same);
     }
   }
   std::vector<Configuration> configs;
-  for (auto &[key, by_benchmark] : chosen) {
+  for (auto& [key, by_benchmark] : chosen) {
     Configuration c;
     c.key = key;
-    for (auto &[id, record] : by_benchmark)
-      c.results.push_back(std::move(record));
-    const json &r = c.results.front();
+    for (auto& [id, record] : by_benchmark) c.results.push_back(std::move(record));
+    const json& r = c.results.front();
     c.model_file = StringAt(r, "/model/file_name");
     c.model_sha256 = StringAt(r, "/model/sha256");
     c.quant = StringAt(r, "/model/quant");
     c.quant_label = r.contains("model") ? QuantLabel(r["model"]) : c.quant;
-    const json::json_pointer size("/model/size_bytes"),
-        synth("/model/synthetic");
-    if (r.contains(size) && r.at(size).is_number() &&
-        r.at(size).get<double>() > 0) {
-      c.model_size_bytes =
-          r.at(size).is_number_unsigned()
-              ? r.at(size).get<uint64_t>()
-              : static_cast<uint64_t>(r.at(size).get<double>());
+    const json::json_pointer size("/model/size_bytes"), synth("/model/synthetic");
+    if (r.contains(size) && r.at(size).is_number() && r.at(size).get<double>() > 0) {
+      c.model_size_bytes = r.at(size).is_number_unsigned()
+                               ? r.at(size).get<uint64_t>()
+                               : static_cast<uint64_t>(r.at(size).get<double>());
     }
-    c.synthetic = r.contains(synth) && r.at(synth).is_boolean() &&
-                  r.at(synth).get<bool>();
+    c.synthetic = r.contains(synth) && r.at(synth).is_boolean() && r.at(synth).get<bool>();
     c.runtime = StringAt(r, "/runtime/name");
     c.runtime_version = StringAt(r, "/runtime/version");
     c.device_id = StringAt(r, "/device/id");
     c.settings = analysis::ConfigurationSettings(r);
     configs.push_back(std::move(c));
   }
-  std::sort(configs.begin(), configs.end(),
-            [](const Configuration &a, const Configuration &b) {
-              if (a.model_file != b.model_file)
-                return a.model_file < b.model_file;
-              if (a.quant != b.quant)
-                return a.quant < b.quant;
-              const std::string sa = a.settings.dump(), sb = b.settings.dump();
-              if (sa != sb)
-                return sa < sb;
-              return a.key < b.key;
-            });
+  std::sort(configs.begin(), configs.end(), [](const Configuration& a, const Configuration& b) {
+    if (a.model_file != b.model_file) return a.model_file < b.model_file;
+    if (a.quant != b.quant) return a.quant < b.quant;
+    const std::string sa = a.settings.dump(), sb = b.settings.dump();
+    if (sa != sb) return sa < sb;
+    return a.key < b.key;
+  });
   NameConfigurations(configs);
   return configs;
 }
 
-} // namespace pipette
+}  // namespace pipette

@@ -13,89 +13,74 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char *kKeys[] = {
-    "quant",   "model",  "benchmark", "runtime",     "device", "label",
-    "threads", "cpus",   "n_batch",   "n_ubatch",    "n_ctx",  "flash_attn",
-    "mmap",    "type_k", "type_v",    "n_gpu_layers"};
-// Keys that name runtime.settings entries (the rest are the results list
-// filters).
-bool IsSettingKey(const std::string &key) {
-  return key != "quant" && key != "model" && key != "benchmark" &&
-         key != "runtime" && key != "device" && key != "label";
+constexpr const char* kKeys[] = {"quant",   "model",  "benchmark",  "runtime", "device",
+                                 "label",   "threads", "cpus",      "n_batch", "n_ubatch",
+                                 "n_ctx",   "flash_attn", "mmap",   "type_k",  "type_v",
+                                 "n_gpu_layers"};
+// Keys that name runtime.settings entries (the rest are the results list filters).
+bool IsSettingKey(const std::string& key) {
+  return key != "quant" && key != "model" && key != "benchmark" && key != "runtime" &&
+         key != "device" && key != "label";
 }
 
 std::string Lower(std::string s) {
-  for (char &c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
 std::string Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return std::string(s);
 }
 
-bool Newer(const json &a, const json &b) {
-  const std::string sa = StringAt(a, "/started_at"),
-                    sb = StringAt(b, "/started_at");
-  if (sa != sb)
-    return sa > sb;
+bool Newer(const json& a, const json& b) {
+  const std::string sa = StringAt(a, "/started_at"), sb = StringAt(b, "/started_at");
+  if (sa != sb) return sa > sb;
   return StringAt(a, "/result_id") > StringAt(b, "/result_id");
 }
 
-// Per benchmark id, the estimate of one side: its ok results of that benchmark
-// pooled (PoolResults: those sharing the newest one's config_id), or the newest
-// alone.
-std::map<std::string, json> ByBenchmark(const std::vector<json> &records,
-                                        Repeats repeats) {
-  std::map<std::string, std::vector<const json *>> all;
-  for (const json &r : records) {
-    if (StringAt(r, "/status") != "ok")
-      continue;
+// Per benchmark id, the estimate of one side: its ok results of that benchmark pooled
+// (PoolResults: those sharing the newest one's config_id), or the newest alone.
+std::map<std::string, json> ByBenchmark(const std::vector<json>& records, Repeats repeats) {
+  std::map<std::string, std::vector<const json*>> all;
+  for (const json& r : records) {
+    if (StringAt(r, "/status") != "ok") continue;
     const std::string id = BenchmarkIdOf(r);
-    if (!id.empty())
-      all[id].push_back(&r);
+    if (!id.empty()) all[id].push_back(&r);
   }
   std::map<std::string, json> out;
-  for (auto &[id, list] : all) {
-    std::stable_sort(
-        list.begin(), list.end(),
-        [](const json *a, const json *b) { return Newer(*a, *b); });
+  for (auto& [id, list] : all) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const json* a, const json* b) { return Newer(*a, *b); });
     if (repeats == Repeats::kNewest) {
       out[id] = *list.front();
       continue;
     }
-    std::vector<const json *> same;
+    std::vector<const json*> same;
     const std::string config_id = StringAt(*list.front(), "/config_id");
-    for (const json *r : list) {
-      if (StringAt(*r, "/config_id") == config_id)
-        same.push_back(r);
+    for (const json* r : list) {
+      if (StringAt(*r, "/config_id") == config_id) same.push_back(r);
     }
     out[id] = PoolResults(same);
   }
   return out;
 }
 
-} // namespace
+}  // namespace
 
 Result<GroupFilter> ParseGroupFilter(std::string_view text) {
   GroupFilter f;
   f.text = std::string(text);
   std::string known;
-  for (const char *k : kKeys)
-    known += std::string(known.empty() ? "" : ", ") + k;
+  for (const char* k : kKeys) known += std::string(known.empty() ? "" : ", ") + k;
   if (Trim(text).empty()) {
-    return MakeError("empty group filter: give key=value[,key=value], keys " +
-                     known);
+    return MakeError("empty group filter: give key=value[,key=value], keys " + known);
   }
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find(',', start);
-    if (end == std::string_view::npos)
-      end = text.size();
+    if (end == std::string_view::npos) end = text.size();
     const std::string term = Trim(text.substr(start, end - start));
     start = end + 1;
     const size_t eq = term.find('=');
@@ -105,101 +90,78 @@ Result<GroupFilter> ParseGroupFilter(std::string_view text) {
     }
     const std::string key = Lower(Trim(term.substr(0, eq)));
     const std::string value = Trim(term.substr(eq + 1));
-    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char *k) {
-          return key == k;
-        }) == std::end(kKeys)) {
-      return MakeError("group filter '" + f.text + "': unknown key '" + key +
-                       "' (keys " + known + ")");
+    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) ==
+        std::end(kKeys)) {
+      return MakeError("group filter '" + f.text + "': unknown key '" + key + "' (keys " + known +
+                       ")");
     }
     if (value.empty()) {
-      return MakeError("group filter '" + f.text + "': " + key +
-                       " has no value");
+      return MakeError("group filter '" + f.text + "': " + key + " has no value");
     }
     if (key == "threads") {
       int n = 0;
-      const auto [p, ec] =
-          std::from_chars(value.data(), value.data() + value.size(), n);
+      const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec != std::errc() || p != value.data() + value.size() || n <= 0) {
         return MakeError("group filter '" + f.text + "': threads=" + value +
                          " is not a positive integer");
       }
     }
     if (!f.terms.emplace(key, value).second) {
-      return MakeError("group filter '" + f.text + "': " + key +
-                       " is given twice");
+      return MakeError("group filter '" + f.text + "': " + key + " is given twice");
     }
-    if (end == text.size())
-      break;
+    if (end == text.size()) break;
   }
   return f;
 }
 
-bool Matches(const GroupFilter &filter, const json &record) {
-  if (StringAt(record, "/status") != "ok")
-    return false;
-  for (const auto &[key, value] : filter.terms) {
+bool Matches(const GroupFilter& filter, const json& record) {
+  if (StringAt(record, "/status") != "ok") return false;
+  for (const auto& [key, value] : filter.terms) {
     if (key == "quant") {
-      if (Lower(StringAt(record, "/model/quant")) != Lower(value))
-        return false;
+      if (Lower(StringAt(record, "/model/quant")) != Lower(value)) return false;
     } else if (key == "model") {
-      const bool sha =
-          Lower(StringAt(record, "/model/sha256")).starts_with(Lower(value));
-      const bool file =
-          StringAt(record, "/model/file_name").find(value) != std::string::npos;
-      if (!sha && !file)
-        return false;
+      const bool sha = Lower(StringAt(record, "/model/sha256")).starts_with(Lower(value));
+      const bool file = StringAt(record, "/model/file_name").find(value) != std::string::npos;
+      if (!sha && !file) return false;
     } else if (key == "benchmark") {
-      if (BenchmarkIdOf(record) != value)
-        return false;
+      if (BenchmarkIdOf(record) != value) return false;
     } else if (key == "runtime") {
-      if (StringAt(record, "/runtime/name") != value)
-        return false;
+      if (StringAt(record, "/runtime/name") != value) return false;
     } else if (key == "device") {
-      if (!StringAt(record, "/device/id").starts_with(value))
-        return false;
+      if (!StringAt(record, "/device/id").starts_with(value)) return false;
     } else if (key == "label") {
-      if (StringAt(record, "/device/label") != value)
-        return false;
+      if (StringAt(record, "/device/label") != value) return false;
     } else if (IsSettingKey(key)) {
       const json::json_pointer p("/runtime/settings/" + key);
-      if (!record.contains(p))
-        return false;
-      const json &v = record.at(p);
+      if (!record.contains(p)) return false;
+      const json& v = record.at(p);
       const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-      if (text != value)
-        return false;
+      if (text != value) return false;
     }
   }
   return true;
 }
 
-ResultFilter ToResultFilter(const GroupFilter &group) {
+ResultFilter ToResultFilter(const GroupFilter& group) {
   ResultFilter f;
   f.status = "ok";
-  for (const auto &[key, value] : group.terms) {
-    if (key == "quant")
-      f.quants = {value};
-    else if (key == "model")
-      f.models = {value};
-    else if (key == "benchmark")
-      f.benchmarks = {value};
-    else if (key == "runtime")
-      f.runtimes = {value};
-    else if (key == "device")
-      f.devices = {value};
-    else if (key == "label")
-      f.labels = {value};
-    else
-      f.settings.push_back(key + "=" + value);
+  for (const auto& [key, value] : group.terms) {
+    if (key == "quant") f.quants = {value};
+    else if (key == "model") f.models = {value};
+    else if (key == "benchmark") f.benchmarks = {value};
+    else if (key == "runtime") f.runtimes = {value};
+    else if (key == "device") f.devices = {value};
+    else if (key == "label") f.labels = {value};
+    else f.settings.push_back(key + "=" + value);
   }
   return f;
 }
 
-GroupPairs PairByBenchmark(const std::vector<json> &a,
-                           const std::vector<json> &b, Repeats repeats) {
+GroupPairs PairByBenchmark(const std::vector<json>& a, const std::vector<json>& b,
+                           Repeats repeats) {
   auto na = ByBenchmark(a, repeats), nb = ByBenchmark(b, repeats);
   GroupPairs out;
-  for (auto &[id, ra] : na) {
+  for (auto& [id, ra] : na) {
     auto it = nb.find(id);
     if (it == nb.end()) {
       out.only_a.push_back(id);
@@ -207,11 +169,10 @@ GroupPairs PairByBenchmark(const std::vector<json> &a,
       out.pairs.push_back({id, std::move(ra), std::move(it->second)});
     }
   }
-  for (const auto &[id, rb] : nb) {
-    if (!na.contains(id))
-      out.only_b.push_back(id);
+  for (const auto& [id, rb] : nb) {
+    if (!na.contains(id)) out.only_b.push_back(id);
   }
   return out;
 }
 
-} // namespace pipette::analysis
+}  // namespace pipette::analysis

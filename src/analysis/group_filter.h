@@ -1,5 +1,5 @@
-// The groups of `pipette compare --a FILTER --b FILTER` (DESIGN.md 6): which
-// results each side holds, and how the two sides are paired.
+// The groups of `pipette compare --a FILTER --b FILTER` (DESIGN.md 6): which results each side
+// holds, and how the two sides are paired.
 #pragma once
 
 #include <map>
@@ -15,46 +15,42 @@
 
 namespace pipette::analysis {
 
-// "key=value[,key=value...]": every pair must match (ok results only). Keys and
-// what they match, as `pipette results list` filters: quant (model.quant,
-// case-insensitive), model (model.sha256 prefix, case-insensitive, or part of
-// model.file_name), benchmark (benchmark.id), runtime (runtime.name), device
-// (device.id prefix), label (device.label), and the runtime.settings entries
-// threads, cpus, n_batch, n_ubatch, n_ctx, flash_attn, mmap, type_k, type_v,
-// n_gpu_layers (the recorded value as text, e.g. threads=2, mmap=false,
-// cpus=0).
+// "key=value[,key=value...]": every pair must match (ok results only). Keys and what they match,
+// as `pipette results list` filters: quant (model.quant, case-insensitive), model (model.sha256
+// prefix, case-insensitive, or part of model.file_name), benchmark (benchmark.id), runtime
+// (runtime.name), device (device.id prefix), label (device.label), and the runtime.settings
+// entries threads, cpus, n_batch, n_ubatch, n_ctx, flash_attn, mmap, type_k, type_v,
+// n_gpu_layers (the recorded value as text, e.g. threads=2, mmap=false, cpus=0).
 struct GroupFilter {
   std::map<std::string, std::string> terms;
-  std::string text; // as given, for messages
+  std::string text;  // as given, for messages
 };
 
-// Errors name the bad part: an empty filter, a term without '=', an unknown key
-// (listing the known ones), a key given twice, an empty value, threads that is
-// not a positive integer.
+// Errors name the bad part: an empty filter, a term without '=', an unknown key (listing the known
+// ones), a key given twice, an empty value, threads that is not a positive integer.
 Result<GroupFilter> ParseGroupFilter(std::string_view text);
 
 // True when `record` is ok and matches every term.
-bool Matches(const GroupFilter &filter, const nlohmann::json &record);
+bool Matches(const GroupFilter& filter, const nlohmann::json& record);
 
-// The same selection as the store's filter (status ok), so the store narrows
-// it.
-ResultFilter ToResultFilter(const GroupFilter &filter);
+// The same selection as the store's filter (status ok), so the store narrows it.
+ResultFilter ToResultFilter(const GroupFilter& filter);
 
-// The two sides paired by benchmark id: on each side, the ok results of each
-// benchmark id pooled into one estimate (PoolResults, those sharing the newest
-// one's config_id), or with Repeats::kNewest the newest alone.
+// The two sides paired by benchmark id: on each side, the ok results of each benchmark id pooled
+// into one estimate (PoolResults, those sharing the newest one's config_id), or with
+// Repeats::kNewest the newest alone.
 struct GroupPairs {
   struct Pair {
     std::string benchmark_id;
     nlohmann::json a;
     nlohmann::json b;
   };
-  std::vector<Pair> pairs;         // ordered by benchmark id
-  std::vector<std::string> only_a; // benchmark ids measured in A only, ordered
-  std::vector<std::string> only_b; // and in B only
+  std::vector<Pair> pairs;          // ordered by benchmark id
+  std::vector<std::string> only_a;  // benchmark ids measured in A only, ordered
+  std::vector<std::string> only_b;  // and in B only
 };
-GroupPairs PairByBenchmark(const std::vector<nlohmann::json> &a,
-                           const std::vector<nlohmann::json> &b,
+GroupPairs PairByBenchmark(const std::vector<nlohmann::json>& a,
+                           const std::vector<nlohmann::json>& b,
                            Repeats repeats = Repeats::kPool);
 
-} // namespace pipette::analysis
+}  // namespace pipette::analysis

@@ -1,6 +1,6 @@
-// Hard limits of `pipette select` / `pipette report`, judged against the
-// confidence interval of each configuration's results (issue 7: pass,
-// borderline, fail), and the per-configuration values they are checked against.
+// Hard limits of `pipette select` / `pipette report`, judged against the confidence interval of
+// each configuration's results (issue 7: pass, borderline, fail), and the per-configuration values
+// they are checked against.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,31 +13,30 @@
 
 namespace pipette {
 
-const char *VerdictName(Verdict v) {
+const char* VerdictName(Verdict v) {
   switch (v) {
-  case Verdict::kPass:
-    return "pass";
-  case Verdict::kBorderline:
-    return "borderline";
-  case Verdict::kFail:
-    return "fail";
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kBorderline:
+      return "borderline";
+    case Verdict::kFail:
+      return "fail";
   }
   return "fail";
 }
 
-} // namespace pipette
+}  // namespace pipette
 
 namespace pipette::analysis {
 
 using nlohmann::json;
 
-std::vector<const json *>
-ResultsLookedAt(const Configuration &config,
-                const std::vector<std::string> &benchmarks) {
-  std::vector<const json *> out;
-  for (const json &r : config.results) {
-    if (benchmarks.empty() || std::find(benchmarks.begin(), benchmarks.end(),
-                                        BenchmarkIdOf(r)) != benchmarks.end()) {
+std::vector<const json*> ResultsLookedAt(const Configuration& config,
+                                         const std::vector<std::string>& benchmarks) {
+  std::vector<const json*> out;
+  for (const json& r : config.results) {
+    if (benchmarks.empty() ||
+        std::find(benchmarks.begin(), benchmarks.end(), BenchmarkIdOf(r)) != benchmarks.end()) {
       out.push_back(&r);
     }
   }
@@ -47,60 +46,47 @@ ResultsLookedAt(const Configuration &config,
 namespace {
 
 template <typename Better>
-std::optional<Extreme> Pick(const std::vector<const json *> &results,
-                            const std::string &metric, Better better) {
+std::optional<Extreme> Pick(const std::vector<const json*>& results, const std::string& metric,
+                            Better better) {
   std::optional<Extreme> best;
-  for (const json *r : results) {
+  for (const json* r : results) {
     auto v = MetricValue(*r, metric);
-    if (!v || (best && !better(*v, best->value)))
-      continue;
+    if (!v || (best && !better(*v, best->value))) continue;
     best = Extreme{*v, BenchmarkIdOf(*r), r};
   }
   return best;
 }
 
-// A metric's value in the unit a person reads it in, with three significant
-// digits at least.
-std::string Value(double v, const std::string &unit) {
-  if (unit == "bytes")
-    return FormatBytes(v);
-  if (unit == "pp")
-    return FormatNumber(v, 3) + " pp";
+// A metric's value in the unit a person reads it in, with three significant digits at least.
+std::string Value(double v, const std::string& unit) {
+  if (unit == "bytes") return FormatBytes(v);
+  if (unit == "pp") return FormatNumber(v, 3) + " pp";
   return FormatNumber(v, 3) + " " + unit;
 }
 
-std::string Interval(double low, double high, const std::string &unit) {
+std::string Interval(double low, double high, const std::string& unit) {
   if (unit == "bytes") {
     return fmt::format("[{}, {}]", FormatBytes(low), FormatBytes(high));
   }
   return fmt::format("[{}, {}]", FormatNumber(low, 3), FormatNumber(high, 3));
 }
 
-const char *What(const std::string &metric) {
-  if (metric == "decode_throughput")
-    return "decode speed";
-  if (metric == "max_host_usage")
-    return "peak memory";
-  if (metric == "ttft")
-    return "time to first token";
-  if (metric == "end_to_end_latency")
-    return "end-to-end latency";
+const char* What(const std::string& metric) {
+  if (metric == "decode_throughput") return "decode speed";
+  if (metric == "max_host_usage") return "peak memory";
+  if (metric == "ttft") return "time to first token";
+  if (metric == "end_to_end_latency") return "end-to-end latency";
   return "value";
 }
 
-int Severity(Verdict v) {
-  return v == Verdict::kFail ? 2 : v == Verdict::kBorderline ? 1 : 0;
-}
+int Severity(Verdict v) { return v == Verdict::kFail ? 2 : v == Verdict::kBorderline ? 1 : 0; }
 
 // Fills verdict, margin, factor and text of a measured check.
-void Judge(LimitCheck &c) {
-  const bool low_ok =
-      c.upper ? c.ci95_low <= c.threshold : c.ci95_low >= c.threshold;
-  const bool high_ok =
-      c.upper ? c.ci95_high <= c.threshold : c.ci95_high >= c.threshold;
-  c.verdict = low_ok && high_ok     ? Verdict::kPass
-              : !low_ok && !high_ok ? Verdict::kFail
-                                    : Verdict::kBorderline;
+void Judge(LimitCheck& c) {
+  const bool low_ok = c.upper ? c.ci95_low <= c.threshold : c.ci95_low >= c.threshold;
+  const bool high_ok = c.upper ? c.ci95_high <= c.threshold : c.ci95_high >= c.threshold;
+  c.verdict = low_ok && high_ok ? Verdict::kPass : !low_ok && !high_ok ? Verdict::kFail
+                                                                         : Verdict::kBorderline;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   c.margin = c.threshold == 0 ? nan
              : c.upper        ? (c.threshold - c.value) / c.threshold
@@ -109,26 +95,20 @@ void Judge(LimitCheck &c) {
              : c.value == 0             ? nan
                                         : c.threshold / c.value;
   std::string head = fmt::format("{} {}", c.metric, Value(c.value, c.unit));
-  if (c.ci95_low != c.ci95_high)
-    head += " " + Interval(c.ci95_low, c.ci95_high, c.unit);
-  else if (c.n < 3)
-    head += fmt::format(" (n={}: no interval)", c.n);
+  if (c.ci95_low != c.ci95_high) head += " " + Interval(c.ci95_low, c.ci95_high, c.unit);
+  else if (c.n < 3) head += fmt::format(" (n={}: no interval)", c.n);
   if (!c.benchmark_id.empty()) {
     head += " (" + c.benchmark_id;
-    if (c.results > 1)
-      head += fmt::format(", {} results pooled", c.results);
-    if (c.noisy)
-      head += ", noisy";
+    if (c.results > 1) head += fmt::format(", {} results pooled", c.results);
+    if (c.noisy) head += ", noisy";
     head += ")";
   } else if (c.noisy) {
     head += " (noisy)";
   }
-  head += fmt::format(" {} limit {}: {}",
-                      c.upper ? "<=" : ">=", Value(c.threshold, c.unit),
+  head += fmt::format(" {} limit {}: {}", c.upper ? "<=" : ">=", Value(c.threshold, c.unit),
                       VerdictName(c.verdict));
-  const std::string margin = std::isfinite(c.margin)
-                                 ? fmt::format("{:+.1f}%", 100 * c.margin)
-                                 : std::string("-");
+  const std::string margin =
+      std::isfinite(c.margin) ? fmt::format("{:+.1f}%", 100 * c.margin) : std::string("-");
   if (c.verdict == Verdict::kPass) {
     head += ", margin " + margin;
   } else if (c.verdict == Verdict::kBorderline) {
@@ -137,14 +117,13 @@ void Judge(LimitCheck &c) {
   } else if (c.metric == "quality_drop") {
     head += fmt::format(", misses it by {}", Value(c.factor, "pp"));
   } else if (std::isfinite(c.factor)) {
-    head += fmt::format(", needs {}x the {}", FormatNumber(c.factor, 3),
-                        What(c.metric));
+    head += fmt::format(", needs {}x the {}", FormatNumber(c.factor, 3), What(c.metric));
   }
   c.text = head;
 }
 
-LimitCheck Unmeasured(const char *limit, const std::string &metric,
-                      const std::string &unit, bool upper, double threshold) {
+LimitCheck Unmeasured(const char* limit, const std::string& metric, const std::string& unit,
+                      bool upper, double threshold) {
   LimitCheck c;
   c.limit = limit;
   c.metric = metric;
@@ -153,26 +132,23 @@ LimitCheck Unmeasured(const char *limit, const std::string &metric,
   c.threshold = threshold;
   c.measured = false;
   c.verdict = Verdict::kFail;
-  c.text = fmt::format("{} not measured: cannot check limit {}", metric,
-                       Value(threshold, unit));
+  c.text = fmt::format("{} not measured: cannot check limit {}", metric, Value(threshold, unit));
   return c;
 }
 
-size_t PooledCount(const json &r) {
+size_t PooledCount(const json& r) {
   const json::json_pointer p("/pooled/results");
-  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>()
-                                                       : 1;
+  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>() : 1;
 }
 
 // The worst check of `metric` against `threshold` over `results`.
-LimitCheck CheckMetric(const std::vector<const json *> &results,
-                       const char *limit, const std::string &metric,
-                       const std::string &unit, bool upper, double threshold) {
+LimitCheck CheckMetric(const std::vector<const json*>& results, const char* limit,
+                       const std::string& metric, const std::string& unit, bool upper,
+                       double threshold) {
   std::optional<LimitCheck> worst;
-  for (const json *r : results) {
+  for (const json* r : results) {
     auto median = MetricValue(*r, metric);
-    if (!median)
-      continue;
+    if (!median) continue;
     LimitCheck c;
     c.limit = limit;
     c.metric = metric;
@@ -188,50 +164,41 @@ LimitCheck CheckMetric(const std::vector<const json *> &results,
     c.results = PooledCount(*r);
     c.noisy = IsNoisy(*r);
     Judge(c);
-    const bool worse = !worst ||
-                       Severity(c.verdict) > Severity(worst->verdict) ||
+    const bool worse = !worst || Severity(c.verdict) > Severity(worst->verdict) ||
                        (Severity(c.verdict) == Severity(worst->verdict) &&
                         c.margin < worst->margin);
-    if (worse)
-      worst = std::move(c);
+    if (worse) worst = std::move(c);
   }
   return worst ? *worst : Unmeasured(limit, metric, unit, upper, threshold);
 }
 
-} // namespace
+}  // namespace
 
-std::optional<Extreme> Largest(const std::vector<const json *> &results,
-                               const std::string &metric) {
+std::optional<Extreme> Largest(const std::vector<const json*>& results, const std::string& metric) {
   return Pick(results, metric, [](double a, double b) { return a > b; });
 }
 
-std::optional<Extreme> Smallest(const std::vector<const json *> &results,
-                                const std::string &metric) {
+std::optional<Extreme> Smallest(const std::vector<const json*>& results, const std::string& metric) {
   return Pick(results, metric, [](double a, double b) { return a < b; });
 }
 
-std::optional<Quality> QualityScore(const Configuration &config,
-                                    const std::vector<const json *> &results,
-                                    const std::vector<Configuration> &all) {
-  std::vector<const json *> kl;
-  for (const json *r : results) {
-    if (BenchmarkTypeOf(*r) == "kl_divergence")
-      kl.push_back(r);
+std::optional<Quality> QualityScore(const Configuration& config,
+                                    const std::vector<const json*>& results,
+                                    const std::vector<Configuration>& all) {
+  std::vector<const json*> kl;
+  for (const json* r : results) {
+    if (BenchmarkTypeOf(*r) == "kl_divergence") kl.push_back(r);
   }
   if (auto worst = Smallest(kl, "top1_agreement")) {
-    const json &r = *worst->record;
-    return Quality{
-        100 * worst->value,
-        100 *
-            MetricValue(r, "top1_agreement", "ci95_low").value_or(worst->value),
-        100 * MetricValue(r, "top1_agreement", "ci95_high")
-                  .value_or(worst->value),
-        worst->benchmark_id, IsNoisy(r)};
+    const json& r = *worst->record;
+    return Quality{100 * worst->value,
+                   100 * MetricValue(r, "top1_agreement", "ci95_low").value_or(worst->value),
+                   100 * MetricValue(r, "top1_agreement", "ci95_high").value_or(worst->value),
+                   worst->benchmark_id, IsNoisy(r)};
   }
-  if (config.model_sha256.empty())
-    return std::nullopt;
-  for (const Configuration &other : all) {
-    for (const json &r : other.results) {
+  if (config.model_sha256.empty()) return std::nullopt;
+  for (const Configuration& other : all) {
+    for (const json& r : other.results) {
       if (BenchmarkTypeOf(r) == "kl_divergence" &&
           StringAt(r, "/input/reference_model/sha256") == config.model_sha256) {
         return Quality{100.0, 100.0, 100.0, "", false};
@@ -241,41 +208,35 @@ std::optional<Quality> QualityScore(const Configuration &config,
   return std::nullopt;
 }
 
-std::vector<LimitCheck> CheckLimits(const std::vector<const json *> &results,
-                                    const Limits &limits,
-                                    const std::optional<Quality> &quality,
+std::vector<LimitCheck> CheckLimits(const std::vector<const json*>& results, const Limits& limits,
+                                    const std::optional<Quality>& quality,
                                     std::optional<double> best_quality) {
   std::vector<LimitCheck> out;
   if (limits.max_ttft_ms) {
-    out.push_back(CheckMetric(results, "max_ttft", "ttft", "ms", true,
-                              *limits.max_ttft_ms));
+    out.push_back(CheckMetric(results, "max_ttft", "ttft", "ms", true, *limits.max_ttft_ms));
   }
   if (limits.max_latency_ms) {
-    out.push_back(CheckMetric(results, "max_latency", "end_to_end_latency",
-                              "ms", true, *limits.max_latency_ms));
+    out.push_back(CheckMetric(results, "max_latency", "end_to_end_latency", "ms", true,
+                              *limits.max_latency_ms));
   }
   if (limits.max_memory_bytes) {
-    out.push_back(CheckMetric(results, "max_memory", "max_host_usage", "bytes",
-                              true, *limits.max_memory_bytes));
+    out.push_back(CheckMetric(results, "max_memory", "max_host_usage", "bytes", true,
+                              *limits.max_memory_bytes));
   }
   if (limits.min_decode_throughput) {
-    out.push_back(CheckMetric(results, "min_decode_throughput",
-                              "decode_throughput", "tokens/s", false,
-                              *limits.min_decode_throughput));
+    out.push_back(CheckMetric(results, "min_decode_throughput", "decode_throughput", "tokens/s",
+                              false, *limits.min_decode_throughput));
   }
   if (limits.max_quality_drop) {
     const double limit = *limits.max_quality_drop;
     if (!quality || !best_quality) {
-      LimitCheck c =
-          Unmeasured("max_quality_drop", "quality_drop", "pp", true, limit);
-      c.text = fmt::format(
-          "quality not measured (no kl_divergence result): cannot check "
-          "quality drop limit {}",
-          Value(limit, "pp"));
+      LimitCheck c = Unmeasured("max_quality_drop", "quality_drop", "pp", true, limit);
+      c.text = fmt::format("quality not measured (no kl_divergence result): cannot check "
+                           "quality drop limit {}",
+                           Value(limit, "pp"));
       out.push_back(c);
     } else {
-      // The drop from the best score; its interval from this configuration's
-      // top-1 agreement.
+      // The drop from the best score; its interval from this configuration's top-1 agreement.
       LimitCheck c;
       c.limit = "max_quality_drop";
       c.metric = "quality_drop";
@@ -290,8 +251,7 @@ std::vector<LimitCheck> CheckLimits(const std::vector<const json *> &results,
       c.n = 1;
       c.noisy = quality->noisy;
       Judge(c);
-      c.text += fmt::format(" (top-1 agreement {}% vs best {}%)",
-                            FormatNumber(quality->value, 4),
+      c.text += fmt::format(" (top-1 agreement {}% vs best {}%)", FormatNumber(quality->value, 4),
                             FormatNumber(*best_quality, 4));
       out.push_back(c);
     }
@@ -299,4 +259,4 @@ std::vector<LimitCheck> CheckLimits(const std::vector<const json *> &results,
   return out;
 }
 
-} // namespace pipette::analysis
+}  // namespace pipette::analysis

@@ -1,6 +1,5 @@
-// Repeated results pooled (issue 7): several ok results of one configuration
-// and benchmark become one estimate over all their repetitions, so one noisy
-// rerun no longer decides a ranking.
+// Repeated results pooled (issue 7): several ok results of one configuration and benchmark become
+// one estimate over all their repetitions, so one noisy rerun no longer decides a ranking.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -17,67 +16,54 @@ using nlohmann::json;
 
 namespace {
 
-// Benchmark types whose repetitions are exchangeable samples of one quantity. A
-// soak is a time series (its drift is the point), a kl_divergence result is
-// deterministic, an eval is scored.
-bool Poolable(const std::string &type) {
-  return type == "prefill" || type == "decode" || type == "e2e" ||
-         type == "memory";
+// Benchmark types whose repetitions are exchangeable samples of one quantity. A soak is a time
+// series (its drift is the point), a kl_divergence result is deterministic, an eval is scored.
+bool Poolable(const std::string& type) {
+  return type == "prefill" || type == "decode" || type == "e2e" || type == "memory";
 }
 
-// The per-repetition values of `metric` in `record`: samples[].<metric> (an
-// array there, such as the per-token inter_token_latency, is flattened), or its
-// one value when it was measured once per cell (load_time). nullopt when the
-// record cannot contribute.
-std::optional<std::vector<double>> ValuesOf(const json &record,
-                                            const std::string &metric) {
+// The per-repetition values of `metric` in `record`: samples[].<metric> (an array there, such as
+// the per-token inter_token_latency, is flattened), or its one value when it was measured once
+// per cell (load_time). nullopt when the record cannot contribute.
+std::optional<std::vector<double>> ValuesOf(const json& record, const std::string& metric) {
   std::vector<double> values;
   if (record.contains("samples") && record["samples"].is_array()) {
-    for (const json &s : record["samples"]) {
-      if (!s.is_object() || !s.contains(metric))
-        continue;
-      const json &v = s[metric];
-      if (v.is_number())
-        values.push_back(v.get<double>());
+    for (const json& s : record["samples"]) {
+      if (!s.is_object() || !s.contains(metric)) continue;
+      const json& v = s[metric];
+      if (v.is_number()) values.push_back(v.get<double>());
       if (v.is_array()) {
-        for (const json &x : v) {
-          if (x.is_number())
-            values.push_back(x.get<double>());
+        for (const json& x : v) {
+          if (x.is_number()) values.push_back(x.get<double>());
         }
       }
     }
   }
-  if (!values.empty())
-    return values;
+  if (!values.empty()) return values;
   const auto n = analysis::MetricValue(record, metric, "n");
   const auto median = analysis::MetricValue(record, metric, "median");
-  if (n && *n == 1 && median)
-    return std::vector<double>{*median};
+  if (n && *n == 1 && median) return std::vector<double>{*median};
   return std::nullopt;
 }
 
-double CiTarget(const json &record) {
+double CiTarget(const json& record) {
   const json::json_pointer p("/harness/ci_target");
-  return record.contains(p) && record.at(p).is_number()
-             ? record.at(p).get<double>()
-             : 0.02;
+  return record.contains(p) && record.at(p).is_number() ? record.at(p).get<double>() : 0.02;
 }
 
-} // namespace
+}  // namespace
 
-json PoolResults(const std::vector<const json *> &results) {
-  if (results.empty())
-    return json();
-  const json &newest = *results.front();
-  if (results.size() == 1 || !Poolable(analysis::BenchmarkTypeOf(newest)))
-    return newest;
+json PoolResults(const std::vector<const json*>& results) {
+  if (results.empty()) return json();
+  const json& newest = *results.front();
+  if (results.size() == 1 || !Poolable(analysis::BenchmarkTypeOf(newest))) return newest;
   json pooled = newest;
   json metrics = json::object();
-  const json &newest_metrics = newest["metrics"];
-  for (const auto &[metric, summary] : newest_metrics.items()) {
+  const json& newest_metrics = newest["metrics"];
+  for (const auto& [metric, summary] : newest_metrics.items()) {
     std::vector<double> values;
     bool complete = true;
-    for (const json *r : results) {
+    for (const json* r : results) {
       auto v = ValuesOf(*r, metric);
       if (!v) {
         complete = false;
@@ -86,26 +72,22 @@ json PoolResults(const std::vector<const json *> &results) {
       values.insert(values.end(), v->begin(), v->end());
     }
     if (!complete || values.empty()) {
-      metrics[metric] =
-          summary; // cannot be pooled: the newest result's own estimate
+      metrics[metric] = summary;  // cannot be pooled: the newest result's own estimate
       continue;
     }
     const bool percentiles = summary.is_object() && summary.contains("p99");
-    metrics[metric] =
-        ToJson(Summarize(values, percentiles), summary.value("unit", ""));
+    metrics[metric] = ToJson(Summarize(values, percentiles), summary.value("unit", ""));
   }
   pooled["metrics"] = metrics;
 
   json samples = json::array();
   json ids = json::array();
   int rep = 0, noisy = 0;
-  for (const json *r : results) {
+  for (const json* r : results) {
     ids.push_back(StringAt(*r, "/result_id"));
     const json::json_pointer reached("/harness/ci_reached");
-    if (r->contains(reached) && r->at(reached) == false)
-      ++noisy;
-    if (!r->contains("samples") || !(*r)["samples"].is_array())
-      continue;
+    if (r->contains(reached) && r->at(reached) == false) ++noisy;
+    if (!r->contains("samples") || !(*r)["samples"].is_array()) continue;
     for (json s : (*r)["samples"]) {
       s["rep"] = ++rep;
       s["result_id"] = StringAt(*r, "/result_id");
@@ -119,18 +101,14 @@ json PoolResults(const std::vector<const json *> &results) {
   if (auto n = analysis::MetricValue(pooled, headline, "n"); n && *n >= 3) {
     Summary s;
     s.median = *analysis::MetricValue(pooled, headline, "median");
-    s.ci95_low =
-        analysis::MetricValue(pooled, headline, "ci95_low").value_or(s.median);
-    s.ci95_high =
-        analysis::MetricValue(pooled, headline, "ci95_high").value_or(s.median);
+    s.ci95_low = analysis::MetricValue(pooled, headline, "ci95_low").value_or(s.median);
+    s.ci95_high = analysis::MetricValue(pooled, headline, "ci95_high").value_or(s.median);
     reached = CiWithinTarget(s, CiTarget(newest));
   }
   pooled["harness"]["ci_reached"] = reached;
-  pooled["pooled"] = {{"results", results.size()},
-                      {"result_ids", ids},
-                      {"reps", rep},
-                      {"noisy_results", noisy}};
+  pooled["pooled"] = {
+      {"results", results.size()}, {"result_ids", ids}, {"reps", rep}, {"noisy_results", noisy}};
   return pooled;
 }
 
-} // namespace pipette
+}  // namespace pipette

@@ -1,9 +1,8 @@
-// `pipette select`: hard limits first, then the Pareto front of what passed
-// (DESIGN.md 6).
+// `pipette select`: hard limits first, then the Pareto front of what passed (DESIGN.md 6).
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <limits>
+#include <iterator>
 #include <set>
 
 #include "analysis/noise.h"
@@ -19,10 +18,9 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Decode benchmark ids with a decode_throughput median among `results`.
-std::set<std::string>
-DecodeBenchmarks(const std::vector<const json *> &results) {
+std::set<std::string> DecodeBenchmarks(const std::vector<const json*>& results) {
   std::set<std::string> ids;
-  for (const json *r : results) {
+  for (const json* r : results) {
     if (analysis::BenchmarkTypeOf(*r) == "decode" &&
         analysis::MetricValue(*r, "decode_throughput")) {
       ids.insert(analysis::BenchmarkIdOf(*r));
@@ -31,43 +29,39 @@ DecodeBenchmarks(const std::vector<const json *> &results) {
   return ids;
 }
 
-// Geometric mean of the decode throughput's `field` (median, ci95_low,
-// ci95_high) over `benchmarks` (those of them the results have).
-std::optional<double> DecodeSpeed(const std::vector<const json *> &results,
-                                  const std::vector<std::string> &benchmarks,
-                                  const char *field = "median") {
+// Geometric mean of the decode throughput's `field` (median, ci95_low, ci95_high) over
+// `benchmarks` (those of them the results have).
+std::optional<double> DecodeSpeed(const std::vector<const json*>& results,
+                                  const std::vector<std::string>& benchmarks,
+                                  const char* field = "median") {
   double log_sum = 0;
   int n = 0;
-  for (const json *r : results) {
-    if (std::find(benchmarks.begin(), benchmarks.end(),
-                  analysis::BenchmarkIdOf(*r)) == benchmarks.end()) {
+  for (const json* r : results) {
+    if (std::find(benchmarks.begin(), benchmarks.end(), analysis::BenchmarkIdOf(*r)) ==
+        benchmarks.end()) {
       continue;
     }
     auto v = analysis::MetricValue(*r, "decode_throughput", field);
-    if (!v)
-      v = analysis::MetricValue(*r, "decode_throughput");
+    if (!v) v = analysis::MetricValue(*r, "decode_throughput");
     if (v && *v > 0) {
       log_sum += std::log(*v);
       ++n;
     }
   }
-  if (n == 0)
-    return std::nullopt;
+  if (n == 0) return std::nullopt;
   return std::exp(log_sum / n);
 }
 
-size_t PooledCount(const json &r) {
+size_t PooledCount(const json& r) {
   const json::json_pointer p("/pooled/results");
-  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>()
-                                                       : 1;
+  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>() : 1;
 }
 
-} // namespace
+}  // namespace
 
-SelectResult Select(const std::vector<Configuration> &configs,
-                    const Limits &limits) {
+SelectResult Select(const std::vector<Configuration>& configs, const Limits& limits) {
   const size_t n = configs.size();
-  std::vector<std::vector<const json *>> looked(n);
+  std::vector<std::vector<const json*>> looked(n);
   std::vector<Candidate> all(n);
   std::vector<std::optional<analysis::Quality>> quality(n);
   std::optional<double> best_quality;
@@ -79,50 +73,43 @@ SelectResult Select(const std::vector<Configuration> &configs,
       all[i].quality = quality[i]->value;
       all[i].quality_ci95_low = quality[i]->ci95_low;
       all[i].quality_ci95_high = quality[i]->ci95_high;
-      if (!best_quality || quality[i]->value > *best_quality)
-        best_quality = quality[i]->value;
+      if (!best_quality || quality[i]->value > *best_quality) best_quality = quality[i]->value;
     }
     if (auto peak = analysis::Largest(looked[i], "max_host_usage")) {
       all[i].peak_memory_bytes = peak->value;
-      all[i].peak_memory_ci95_low =
-          analysis::MetricValue(*peak->record, "max_host_usage", "ci95_low");
+      all[i].peak_memory_ci95_low = analysis::MetricValue(*peak->record, "max_host_usage", "ci95_low");
       all[i].peak_memory_ci95_high =
           analysis::MetricValue(*peak->record, "max_host_usage", "ci95_high");
     }
-    for (const json *r : looked[i]) {
+    for (const json* r : looked[i]) {
       all[i].pooled_results = std::max(all[i].pooled_results, PooledCount(*r));
     }
   }
-  std::vector<size_t> passing; // not failed: pass or borderline, ranked
+  std::vector<size_t> passing;  // not failed: pass or borderline, ranked
   for (size_t i = 0; i < n; ++i) {
-    Candidate &c = all[i];
-    c.checks =
-        analysis::CheckLimits(looked[i], limits, quality[i], best_quality);
+    Candidate& c = all[i];
+    c.checks = analysis::CheckLimits(looked[i], limits, quality[i], best_quality);
     c.verdict = Verdict::kPass;
-    for (const LimitCheck &check : c.checks) {
+    for (const LimitCheck& check : c.checks) {
       c.noisy = c.noisy || check.noisy;
       if (check.verdict == Verdict::kFail) {
         c.excluded_because.push_back(check.text);
         c.verdict = Verdict::kFail;
       } else if (check.verdict == Verdict::kBorderline) {
         c.borderline_because.push_back(check.text);
-        if (c.verdict == Verdict::kPass)
-          c.verdict = Verdict::kBorderline;
+        if (c.verdict == Verdict::kPass) c.verdict = Verdict::kBorderline;
       }
     }
-    if (c.excluded_because.empty())
-      passing.push_back(i);
+    if (c.excluded_because.empty()) passing.push_back(i);
   }
 
-  // Speed is compared over the decode shapes that every passing configuration
-  // (every one when none passed) with a decode result measured. One without any
-  // decode result has no speed (left out of that objective) rather than
-  // emptying the set for all.
+  // Speed is compared over the decode shapes that every passing configuration (every one when
+  // none passed) with a decode result measured. One without any decode result has no speed
+  // (left out of that objective) rather than emptying the set for all.
   SelectResult out;
   std::optional<std::set<std::string>> common;
   for (size_t i = 0; i < n; ++i) {
-    if (!passing.empty() && all[i].excluded_because.size() > 0)
-      continue;
+    if (!passing.empty() && all[i].excluded_because.size() > 0) continue;
     std::set<std::string> ids = DecodeBenchmarks(looked[i]);
     if (ids.empty()) {
       out.without_decode.push_back(configs[i].name);
@@ -133,22 +120,19 @@ SelectResult Select(const std::vector<Configuration> &configs,
       continue;
     }
     std::set<std::string> both;
-    std::set_intersection(common->begin(), common->end(), ids.begin(),
-                          ids.end(), std::inserter(both, both.begin()));
+    std::set_intersection(common->begin(), common->end(), ids.begin(), ids.end(),
+                          std::inserter(both, both.begin()));
     common = std::move(both);
   }
-  if (common)
-    out.speed_benchmarks.assign(common->begin(), common->end());
+  if (common) out.speed_benchmarks.assign(common->begin(), common->end());
   for (size_t i = 0; i < n; ++i) {
     all[i].decode_throughput = DecodeSpeed(looked[i], out.speed_benchmarks);
-    all[i].decode_ci95_low =
-        DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_low");
-    all[i].decode_ci95_high =
-        DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_high");
-    for (const json *r : looked[i]) {
+    all[i].decode_ci95_low = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_low");
+    all[i].decode_ci95_high = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_high");
+    for (const json* r : looked[i]) {
       const std::string id = analysis::BenchmarkIdOf(*r);
-      if (std::find(out.speed_benchmarks.begin(), out.speed_benchmarks.end(),
-                    id) != out.speed_benchmarks.end()) {
+      if (std::find(out.speed_benchmarks.begin(), out.speed_benchmarks.end(), id) !=
+          out.speed_benchmarks.end()) {
         all[i].noisy = all[i].noisy || analysis::IsNoisy(*r);
       }
     }
@@ -156,8 +140,7 @@ SelectResult Select(const std::vector<Configuration> &configs,
   // Inside the noise: every two ranked speeds have overlapping intervals.
   std::vector<size_t> with_speed;
   for (size_t i : passing) {
-    if (all[i].decode_throughput)
-      with_speed.push_back(i);
+    if (all[i].decode_throughput) with_speed.push_back(i);
   }
   out.speed_within_noise = with_speed.size() > 1;
   for (size_t a : with_speed) {
@@ -168,18 +151,16 @@ SelectResult Select(const std::vector<Configuration> &configs,
     }
   }
 
-  // Pareto front of the passing ones: larger is better in every oriented
-  // objective.
+  // Pareto front of the passing ones: larger is better in every oriented objective.
   std::vector<std::vector<double>> points;
   for (size_t i : passing) {
-    const Candidate &c = all[i];
+    const Candidate& c = all[i];
     points.push_back({c.decode_throughput.value_or(kNaN),
                       c.peak_memory_bytes ? -*c.peak_memory_bytes : kNaN,
                       c.quality.value_or(kNaN)});
   }
   const std::vector<size_t> front = ParetoFront(points);
-  for (size_t f : front)
-    all[passing[f]].on_front = true;
+  for (size_t f : front) all[passing[f]].on_front = true;
   for (size_t a = 0; a < passing.size(); ++a) {
     for (size_t b = 0; b < passing.size(); ++b) {
       if (a != b && analysis::Dominates(points[b], points[a])) {
@@ -191,24 +172,19 @@ SelectResult Select(const std::vector<Configuration> &configs,
   const auto faster = [&](size_t a, size_t b) {
     const double sa = all[a].decode_throughput.value_or(-1);
     const double sb = all[b].decode_throughput.value_or(-1);
-    if (sa != sb)
-      return sa > sb;
-    return a < b; // GroupConfigurations order
+    if (sa != sb) return sa > sb;
+    return a < b;  // GroupConfigurations order
   };
   std::vector<size_t> on_front, dominated;
-  for (size_t i : passing)
-    (all[i].on_front ? on_front : dominated).push_back(i);
+  for (size_t i : passing) (all[i].on_front ? on_front : dominated).push_back(i);
   std::sort(on_front.begin(), on_front.end(), faster);
   std::sort(dominated.begin(), dominated.end(), faster);
-  for (size_t i : on_front)
-    out.candidates.push_back(all[i]);
-  for (size_t i : dominated)
-    out.candidates.push_back(all[i]);
+  for (size_t i : on_front) out.candidates.push_back(all[i]);
+  for (size_t i : dominated) out.candidates.push_back(all[i]);
   for (size_t i = 0; i < n; ++i) {
-    if (!all[i].excluded_because.empty())
-      out.candidates.push_back(all[i]);
+    if (!all[i].excluded_because.empty()) out.candidates.push_back(all[i]);
   }
   return out;
 }
 
-} // namespace pipette
+}  // namespace pipette

@@ -20,104 +20,81 @@ namespace {
 using nlohmann::json;
 
 struct CompareArgs {
-  std::string a, b;             // result ids (or unique prefixes)
-  std::string group_a, group_b; // --a / --b filters
+  std::string a, b;              // result ids (or unique prefixes)
+  std::string group_a, group_b;  // --a / --b filters
   CompareOptions options;
   bool newest = false;
 };
 
-Result<json> Load(ResultStore &store, const std::string &id) {
+Result<json> Load(ResultStore& store, const std::string& id) {
   auto r = store.Get(id);
-  if (!r)
-    return r.error();
+  if (!r) return r.error();
   if (!r->has_value()) {
-    return MakeError("no result '" + id + "' in " + store.path() +
-                     "; `pipette results list` shows them");
+    return MakeError("no result '" + id + "' in " + store.path() + "; `pipette results list` shows them");
   }
   if ((**r).value("status", "") != "ok") {
-    return MakeError("result " + id +
-                     " failed; only ok results have measurements to compare");
+    return MakeError("result " + id + " failed; only ok results have measurements to compare");
   }
   return **r;
 }
 
-std::string Describe(const json &r) {
+std::string Describe(const json& r) {
   const json none = json::object();
-  const json &settings = r.contains("runtime") && r["runtime"].is_object()
-                             ? r["runtime"].value("settings", none)
-                             : none;
-  return fmt::format("{} {} {} threads={}",
-                     r.value("benchmark", none).value("id", ""),
+  const json& settings =
+      r.contains("runtime") && r["runtime"].is_object() ? r["runtime"].value("settings", none) : none;
+  return fmt::format("{} {} {} threads={}", r.value("benchmark", none).value("id", ""),
                      r.value("model", none).value("file_name", ""),
                      QuantLabel(r.value("model", none)),
                      settings.is_object() ? settings.value("threads", 0) : 0);
 }
 
-// Comparing a result with itself is a sanity check (no difference), but A and B
-// ending up as the same result by accident (one id twice, or group filters that
-// overlap) would read as "no change": say so on stderr.
-void NoteSameResult(const json &a, const json &b, const char *why) {
-  if (a["result_id"] != b["result_id"])
-    return;
+// Comparing a result with itself is a sanity check (no difference), but A and B ending up as the
+// same result by accident (one id twice, or group filters that overlap) would read as "no
+// change": say so on stderr.
+void NoteSameResult(const json& a, const json& b, const char* why) {
+  if (a["result_id"] != b["result_id"]) return;
   const json none = json::object();
-  std::cerr << "note: A and B are the same result "
-            << a["result_id"].get<std::string>() << " for "
-            << a.value("benchmark", none).value("id", "") << "; " << why
-            << "\n";
+  std::cerr << "note: A and B are the same result " << a["result_id"].get<std::string>()
+            << " for " << a.value("benchmark", none).value("id", "") << "; " << why << "\n";
 }
 
-// A result whose confidence interval stayed wider than its target (the ! of
-// `results list`) makes any verdict on it weak: say so on stderr, naming the
-// side.
-void NoteNoisy(const json &r, const char *side) {
+// A result whose confidence interval stayed wider than its target (the ! of `results list`) makes
+// any verdict on it weak: say so on stderr, naming the side.
+void NoteNoisy(const json& r, const char* side) {
   const json none = json::object();
-  const json &h = r.value("harness", none);
-  if (!h.is_object() || !h.contains("ci_reached") || h["ci_reached"] != false)
-    return;
-  const std::string id =
-      r.contains("pooled")
-          ? fmt::format("{} pooled results", r["pooled"].value("results", 0))
-          : r["result_id"].get<std::string>();
-  std::cerr << "note: " << side << " " << id << " ("
-            << r.value("benchmark", none).value("id", "")
-            << ") is noisy: its 95% CI stayed wider than the target; rerun it "
-               "before trusting a "
+  const json& h = r.value("harness", none);
+  if (!h.is_object() || !h.contains("ci_reached") || h["ci_reached"] != false) return;
+  const std::string id = r.contains("pooled") ? fmt::format("{} pooled results",
+                                                             r["pooled"].value("results", 0))
+                                                : r["result_id"].get<std::string>();
+  std::cerr << "note: " << side << " " << id << " (" << r.value("benchmark", none).value("id", "")
+            << ") is noisy: its 95% CI stayed wider than the target; rerun it before trusting a "
                "verdict";
-  if (auto clusters = analysis::TwoClustersNote(r))
-    std::cerr << " (" << *clusters << ")";
+  if (auto clusters = analysis::TwoClustersNote(r)) std::cerr << " (" << *clusters << ")";
   std::string advice;
-  for (const std::string &a : analysis::NoiseAdvice(r))
-    advice += (advice.empty() ? "" : "; ") + a;
-  if (!advice.empty())
-    std::cerr << "; try: " << advice;
+  for (const std::string& a : analysis::NoiseAdvice(r)) advice += (advice.empty() ? "" : "; ") + a;
+  if (!advice.empty()) std::cerr << "; try: " << advice;
   std::cerr << "\n";
 }
 
-int ComparePair(const CompareArgs &a, ResultStore &store, CliContext &ctx) {
+int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   auto ra = Load(store, a.a);
-  if (!ra)
-    return ReportError(ctx, ra.error());
+  if (!ra) return ReportError(ctx, ra.error());
   auto rb = Load(store, a.b);
-  if (!rb)
-    return ReportError(ctx, rb.error());
+  if (!rb) return ReportError(ctx, rb.error());
   NoteSameResult(*ra, *rb, "both ids name it");
   NoteNoisy(*ra, "A");
   NoteNoisy(*rb, "B");
   const json rows = CompareMetrics(*ra, *rb, a.options);
   if (ctx.json) {
-    std::cout << json{{"a", (*ra)["result_id"]},
-                      {"b", (*rb)["result_id"]},
-                      {"alpha", a.options.alpha},
-                      {"noise", a.options.noise},
-                      {"metrics", rows}}
+    std::cout << json{{"a", (*ra)["result_id"]}, {"b", (*rb)["result_id"]},
+                      {"alpha", a.options.alpha}, {"noise", a.options.noise}, {"metrics", rows}}
                      .dump(2)
               << std::endl;
     return kExitOk;
   }
-  std::cout << "A  " << (*ra)["result_id"].get<std::string>() << "  "
-            << Describe(*ra) << "\n"
-            << "B  " << (*rb)["result_id"].get<std::string>() << "  "
-            << Describe(*rb) << "\n";
+  std::cout << "A  " << (*ra)["result_id"].get<std::string>() << "  " << Describe(*ra) << "\n"
+            << "B  " << (*rb)["result_id"].get<std::string>() << "  " << Describe(*rb) << "\n";
   PrintCompareTable(rows, false, std::cout);
   PrintCompareFootnote(a.options, std::cout);
   if ((*ra)["benchmark"]["id"] != (*rb)["benchmark"]["id"]) {
@@ -126,60 +103,48 @@ int ComparePair(const CompareArgs &a, ResultStore &store, CliContext &ctx) {
   return kExitOk;
 }
 
-// The ok results a group filter selects, narrowed in the store where its filter
-// can.
-Result<std::vector<json>> GroupRecords(ResultStore &store,
-                                       const analysis::GroupFilter &group) {
+// The ok results a group filter selects, narrowed in the store where its filter can.
+Result<std::vector<json>> GroupRecords(ResultStore& store, const analysis::GroupFilter& group) {
   const ResultFilter f = analysis::ToResultFilter(group);
   auto records = store.Records(f);
-  if (!records)
-    return records.error();
+  if (!records) return records.error();
   std::vector<json> out;
-  for (json &r : *records) {
-    if (analysis::Matches(group, r))
-      out.push_back(std::move(r));
+  for (json& r : *records) {
+    if (analysis::Matches(group, r)) out.push_back(std::move(r));
   }
   return out;
 }
 
-// How many configurations (ConfigurationKey) the paired results of one side
-// come from.
-size_t ConfigurationCount(const std::vector<const json *> &side) {
+// How many configurations (ConfigurationKey) the paired results of one side come from.
+size_t ConfigurationCount(const std::vector<const json*>& side) {
   std::set<std::string> keys;
-  for (const json *r : side)
-    keys.insert(ConfigurationKey(*r));
+  for (const json* r : side) keys.insert(ConfigurationKey(*r));
   return keys.size();
 }
 
-int CompareGroups(const CompareArgs &a, ResultStore &store, CliContext &ctx) {
+int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   auto fa = analysis::ParseGroupFilter(a.group_a);
-  if (!fa)
-    return ReportError(ctx, fa.error().Wrap("--a"));
+  if (!fa) return ReportError(ctx, fa.error().Wrap("--a"));
   auto fb = analysis::ParseGroupFilter(a.group_b);
-  if (!fb)
-    return ReportError(ctx, fb.error().Wrap("--b"));
+  if (!fb) return ReportError(ctx, fb.error().Wrap("--b"));
   auto ga = GroupRecords(store, *fa);
-  if (!ga)
-    return ReportError(ctx, ga.error(), kExitFailure);
+  if (!ga) return ReportError(ctx, ga.error(), kExitFailure);
   auto gb = GroupRecords(store, *fb);
-  if (!gb)
-    return ReportError(ctx, gb.error(), kExitFailure);
-  for (const auto &[flag, filter, group] :
-       {std::tuple{"--a", &a.group_a, &*ga},
-        std::tuple{"--b", &a.group_b, &*gb}}) {
+  if (!gb) return ReportError(ctx, gb.error(), kExitFailure);
+  for (const auto& [flag, filter, group] :
+       {std::tuple{"--a", &a.group_a, &*ga}, std::tuple{"--b", &a.group_b, &*gb}}) {
     if (group->empty()) {
-      return ReportError(ctx, MakeError(fmt::format(
-                                  "{} {} selects no ok result in {}; `pipette "
-                                  "results list` shows what is stored",
-                                  flag, *filter, store.path())));
+      return ReportError(ctx, MakeError(fmt::format("{} {} selects no ok result in {}; `pipette "
+                                                    "results list` shows what is stored",
+                                                    flag, *filter, store.path())));
     }
   }
-  const analysis::GroupPairs pairs = analysis::PairByBenchmark(
-      *ga, *gb, a.newest ? Repeats::kNewest : Repeats::kPool);
+  const analysis::GroupPairs pairs =
+      analysis::PairByBenchmark(*ga, *gb, a.newest ? Repeats::kNewest : Repeats::kPool);
   json out_pairs = json::array(), rows = json::array();
-  std::vector<const json *> side_a, side_b;
+  std::vector<const json*> side_a, side_b;
   size_t pooled = 0;
-  for (const auto &p : pairs.pairs) {
+  for (const auto& p : pairs.pairs) {
     side_a.push_back(&p.a);
     side_b.push_back(&p.b);
     pooled += p.a.contains("pooled") || p.b.contains("pooled") ? 1 : 0;
@@ -187,28 +152,26 @@ int CompareGroups(const CompareArgs &a, ResultStore &store, CliContext &ctx) {
     NoteNoisy(p.a, "A");
     NoteNoisy(p.b, "B");
     json metrics = CompareMetrics(p.a, p.b, a.options);
-    for (json &m : metrics) {
+    for (json& m : metrics) {
       json row = m;
       row["benchmark_id"] = p.benchmark_id;
       rows.push_back(row);
     }
-    out_pairs.push_back(
-        {{"benchmark_id", p.benchmark_id},
-         {"a", p.a.contains("pooled") ? p.a["pooled"]["result_ids"]
-                                      : p.a["result_id"]},
-         {"b", p.b.contains("pooled") ? p.b["pooled"]["result_ids"]
-                                      : p.b["result_id"]},
-         {"metrics", metrics}});
+    out_pairs.push_back({{"benchmark_id", p.benchmark_id},
+                         {"a", p.a.contains("pooled") ? p.a["pooled"]["result_ids"]
+                                                        : p.a["result_id"]},
+                         {"b", p.b.contains("pooled") ? p.b["pooled"]["result_ids"]
+                                                        : p.b["result_id"]},
+                         {"metrics", metrics}});
   }
-  const auto warn_mixed = [&](const char *flag, const std::string &filter,
-                              const std::vector<const json *> &side) {
+  const auto warn_mixed = [&](const char* flag, const std::string& filter,
+                              const std::vector<const json*>& side) {
     const size_t configs = ConfigurationCount(side);
     if (configs > 1) {
-      std::cerr << fmt::format("pipette: warning: {} {} holds {} "
-                               "configurations; each benchmark uses the newest "
-                               "configuration's results (narrow the filter, "
-                               "e.g. with threads= or model=)\n",
-                               flag, filter, configs);
+      std::cerr << fmt::format(
+          "pipette: warning: {} {} holds {} configurations; each benchmark uses the newest "
+          "configuration's results (narrow the filter, e.g. with threads= or model=)\n",
+          flag, filter, configs);
     }
   };
   warn_mixed("--a", a.group_a, side_a);
@@ -225,29 +188,25 @@ int CompareGroups(const CompareArgs &a, ResultStore &store, CliContext &ctx) {
               << std::endl;
     return kExitOk;
   }
-  std::cout << fmt::format("A  {}  ({} ok results)\nB  {}  ({} ok results)\n",
-                           a.group_a, ga->size(), a.group_b, gb->size());
+  std::cout << fmt::format("A  {}  ({} ok results)\nB  {}  ({} ok results)\n", a.group_a,
+                           ga->size(), a.group_b, gb->size());
   if (pairs.pairs.empty()) {
     std::cout << "no benchmark was measured in both groups\n";
   } else {
     std::cout << fmt::format(
         "{} benchmarks in both, {}:\n", pairs.pairs.size(),
-        a.newest ? "the newest result of each"
-        : pooled ? fmt::format("the repetitions of all ok results of each "
-                               "pooled ({} pooled from "
+        a.newest   ? "the newest result of each"
+        : pooled ? fmt::format("the repetitions of all ok results of each pooled ({} pooled from "
                                "several; --newest for the newest alone)",
                                pooled)
                  : "one ok result of each");
     PrintCompareTable(rows, true, std::cout);
     PrintCompareFootnote(a.options, std::cout);
   }
-  const auto unpaired = [](const char *side,
-                           const std::vector<std::string> &ids) {
-    if (ids.empty())
-      return;
+  const auto unpaired = [](const char* side, const std::vector<std::string>& ids) {
+    if (ids.empty()) return;
     std::cout << "unpaired, only in " << side << ":";
-    for (const std::string &id : ids)
-      std::cout << " " << id;
+    for (const std::string& id : ids) std::cout << " " << id;
     std::cout << "\n";
   };
   unpaired("A", pairs.only_a);
@@ -255,47 +214,39 @@ int CompareGroups(const CompareArgs &a, ResultStore &store, CliContext &ctx) {
   return kExitOk;
 }
 
-int Compare(const CompareArgs &a, CliContext &ctx) {
+int Compare(const CompareArgs& a, CliContext& ctx) {
   const bool by_id = !a.a.empty() || !a.b.empty();
   const bool by_group = !a.group_a.empty() || !a.group_b.empty();
   if (by_id == by_group || (by_id && (a.a.empty() || a.b.empty())) ||
       (by_group && (a.group_a.empty() || a.group_b.empty()))) {
-    return ReportError(
-        ctx,
-        MakeError("compare takes two result ids (compare A B) or two groups "
-                  "(compare --a quant=F32 --b quant=Q4_0), and not a mix"));
+    return ReportError(ctx, MakeError("compare takes two result ids (compare A B) or two groups "
+                                      "(compare --a quant=F32 --b quant=Q4_0), and not a mix"));
   }
   auto store = OpenStoreToRead(ctx);
-  if (!store)
-    return ctx.exit_code;
+  if (!store) return ctx.exit_code;
   return by_id ? ComparePair(a, *store, ctx) : CompareGroups(a, *store, ctx);
 }
 
-} // namespace
+}  // namespace
 
-void AddCompareCommand(CLI::App &app, CliContext &ctx) {
+void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<CompareArgs>();
-  CLI::App *cmd = app.add_subcommand(
-      "compare", "Compare two results, or two groups of results paired by "
-                 "benchmark, metric by "
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare two results, or two groups of results paired by benchmark, metric by "
                  "metric, with a Mann-Whitney U test on their raw samples");
   cmd->add_option("A", args->a, "result id (or unique prefix) of the baseline");
-  cmd->add_option("B", args->b,
-                  "result id (or unique prefix) compared with it");
+  cmd->add_option("B", args->b, "result id (or unique prefix) compared with it");
   cmd->add_option("--a", args->group_a,
-                  "baseline group: key=value[,key=value], keys quant, model, "
-                  "benchmark, runtime, "
+                  "baseline group: key=value[,key=value], keys quant, model, benchmark, runtime, "
                   "device, label, threads (ok results only)");
   cmd->add_option("--b", args->group_b, "group compared with it, same syntax");
-  cmd->add_option("--alpha", args->options.alpha, "significance level")
-      ->capture_default_str()
+  cmd->add_option("--alpha", args->options.alpha, "significance level")->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
   AddRepeatsOption(cmd, args->newest);
   cmd->add_option("--noise", args->options.noise,
                   "relative noise band: smaller changes are not reported")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   cmd->callback([args, &ctx] { Compare(*args, ctx); });
 }
 
-} // namespace pipette::cli
+}  // namespace pipette::cli

@@ -1,5 +1,4 @@
-// `pipette report`: the stored results as an HTML or Markdown report, or as CSV
-// / JSON lines.
+// `pipette report`: the stored results as an HTML or Markdown report, or as CSV / JSON lines.
 #include "cli/cmd_report.h"
 
 #include <unistd.h>
@@ -33,20 +32,16 @@ struct ReportArgs {
   std::string title = "pipette report";
 };
 
-// "the store PATH (--quant Q8_0 --since 2026-11-29)": where the records came
-// from.
-std::string Source(const ReportArgs &a, const std::string &store) {
+// "the store PATH (--quant Q8_0 --since 2026-11-29)": where the records came from.
+std::string Source(const ReportArgs& a, const std::string& store) {
   const std::string filters = FilterText(a.filter);
   return "the store " + store + (filters.empty() ? "" : " (" + filters + ")");
 }
 
-Status Render(const ReportArgs &a, const Limits &limits,
-              const std::vector<json> &records, const std::string &store,
-              std::ostream &out) {
-  if (a.format == "csv")
-    return ExportCsv(records, out);
-  if (a.format == "jsonl")
-    return ExportJsonl(records, out);
+Status Render(const ReportArgs& a, const Limits& limits, const std::vector<json>& records,
+              const std::string& store, std::ostream& out) {
+  if (a.format == "csv") return ExportCsv(records, out);
+  if (a.format == "jsonl") return ExportJsonl(records, out);
   ReportOptions o;
   o.title = a.title;
   o.source = Source(a, store);
@@ -56,26 +51,23 @@ Status Render(const ReportArgs &a, const Limits &limits,
   o.limits = limits;
   o.limits_text = LimitsText(a.limits);
   o.repeats = a.newest ? Repeats::kNewest : Repeats::kPool;
-  out << (a.format == "md" ? RenderMarkdown(records, o)
-                           : RenderHtml(records, o));
-  if (!out)
-    return MakeError("writing the report failed (disk full or closed pipe?)");
+  out << (a.format == "md" ? RenderMarkdown(records, o) : RenderHtml(records, o));
+  if (!out) return MakeError("writing the report failed (disk full or closed pipe?)");
   return Status::Ok();
 }
 
-// FILE through a temporary file renamed into place: a failed write leaves no
-// half report behind (and an existing FILE untouched).
-Status WriteFile(const ReportArgs &a, const Limits &limits,
-                 const std::vector<json> &records, const std::string &store) {
-  return WriteFileAtomically(a.output, "the report", [&](std::ostream &out) {
+// FILE through a temporary file renamed into place: a failed write leaves no half report behind
+// (and an existing FILE untouched).
+Status WriteFile(const ReportArgs& a, const Limits& limits, const std::vector<json>& records,
+                 const std::string& store) {
+  return WriteFileAtomically(a.output, "the report", [&](std::ostream& out) {
     return Render(a, limits, records, store, out);
   });
 }
 
-int Report(const ReportArgs &a, CliContext &ctx) {
+int Report(const ReportArgs& a, CliContext& ctx) {
   auto limits = ParseLimits(a.limits);
-  if (!limits)
-    return ReportError(ctx, limits.error());
+  if (!limits) return ReportError(ctx, limits.error());
   const std::string store_path = StorePath(ctx);
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
@@ -84,25 +76,19 @@ int Report(const ReportArgs &a, CliContext &ctx) {
     }
   }
   auto store = OpenStoreToRead(ctx);
-  if (!store)
-    return ctx.exit_code;
+  if (!store) return ctx.exit_code;
   auto found = store->Records(a.filter);
-  if (!found.ok())
-    return ReportError(ctx, found.error(), kExitFailure);
+  if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
   const std::vector<json> records = std::move(*found);
-  if (records.empty()) { // no report (and no file): a failure, so `report -o x
-                         // && open x` stops
-    return ReportError(
-        ctx,
-        MakeError(
-            "no results match in " + store_path +
-            ": nothing to report (measure with `pipette run`, or widen the "
-            "filters)"),
-        kExitFailure);
+  if (records.empty()) {  // no report (and no file): a failure, so `report -o x && open x` stops
+    return ReportError(ctx,
+                       MakeError("no results match in " + store_path +
+                                 ": nothing to report (measure with `pipette run`, or widen the "
+                                 "filters)"),
+                       kExitFailure);
   }
   if (!to_file) {
-    if (Status s = Render(a, *limits, records, store_path, std::cout);
-        !s.ok()) {
+    if (Status s = Render(a, *limits, records, store_path, std::cout); !s.ok()) {
       return ReportError(ctx, s.error(), kExitFailure);
     }
     return kExitOk;
@@ -112,42 +98,36 @@ int Report(const ReportArgs &a, CliContext &ctx) {
   }
   // The same counts as the report's summary.
   size_t estimates = 0;
-  for (const Configuration &c : GroupConfigurations(
-           records, a.newest ? Repeats::kNewest : Repeats::kPool)) {
+  for (const Configuration& c :
+       GroupConfigurations(records, a.newest ? Repeats::kNewest : Repeats::kPool)) {
     estimates += c.results.size();
   }
-  std::cerr << "pipette: wrote the " << a.format << " report of "
-            << records.size() << " results (" << estimates
-            << " estimates shown, one per configuration and "
+  std::cerr << "pipette: wrote the " << a.format << " report of " << records.size()
+            << " results (" << estimates << " estimates shown, one per configuration and "
             << "benchmark) to " << a.output << "\n";
   return kExitOk;
 }
 
-} // namespace
+}  // namespace
 
-void AddReportCommand(CLI::App &app, CliContext &ctx) {
+void AddReportCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App *cmd = app.add_subcommand(
-      "report", "Stored results as a report: HTML with charts, Markdown "
-                "tables, CSV or JSON lines");
-  cmd->add_option("-o,--output", args->output,
-                  "write to FILE instead of stdout");
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Stored results as a report: HTML with charts, Markdown tables, CSV or JSON lines");
+  cmd->add_option("-o,--output", args->output, "write to FILE instead of stdout");
   cmd->add_option("--format", args->format,
-                  "html (one self-contained file with SVG charts), md "
-                  "(Markdown tables), csv or "
+                  "html (one self-contained file with SVG charts), md (Markdown tables), csv or "
                   "jsonl (the records, as `results export`)")
       ->capture_default_str()
       ->check(CLI::IsMember({"html", "md", "csv", "jsonl"}));
-  cmd->add_option("--title", args->title, "the report's title")
-      ->capture_default_str();
-  ResultFilter &f = args->filter;
+  cmd->add_option("--title", args->title, "the report's title")->capture_default_str();
+  ResultFilter& f = args->filter;
   AddConfigurationFilters(cmd, f);
   AddLimitOptions(cmd, args->limits);
   AddRepeatsOption(cmd, args->newest);
   cmd->callback([args, &ctx, cmd] {
-    if (CheckSince(*cmd, args->filter, ctx))
-      Report(*args, ctx);
+    if (CheckSince(*cmd, args->filter, ctx)) Report(*args, ctx);
   });
 }
 
-} // namespace pipette::cli
+}  // namespace pipette::cli

@@ -1,5 +1,4 @@
-// `pipette results list|show|export`: the stored results, for people and for
-// scripts.
+// `pipette results list|show|export`: the stored results, for people and for scripts.
 #include "cli/cmd_results.h"
 
 #include <fmt/format.h>
@@ -34,34 +33,28 @@ struct ResultsArgs {
 };
 
 // Same conventions as `pipette run`'s table: bytes in MiB, ms with 3 decimals.
-std::string FormatValue(double v, const std::string &unit) {
-  if (unit == "bytes")
-    return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
-  if (unit == "ms")
-    return fmt::format("{:.3f} ms", v);
-  if (unit.empty())
-    return fmt::format("{:.4g}", v);
+std::string FormatValue(double v, const std::string& unit) {
+  if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
+  if (unit == "ms") return fmt::format("{:.3f} ms", v);
+  if (unit.empty()) return fmt::format("{:.4g}", v);
   return fmt::format("{:.2f} {}", v, unit);
 }
 
 // A value at a JSON pointer as text for a summary: "" when absent.
-std::string Text(const json &j, const char *pointer) {
+std::string Text(const json& j, const char* pointer) {
   const json::json_pointer p(pointer);
-  if (!j.contains(p))
-    return {};
-  const json &v = j.at(p);
-  if (v.is_string())
-    return v.get<std::string>();
-  if (v.is_null())
-    return {};
+  if (!j.contains(p)) return {};
+  const json& v = j.at(p);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return {};
   return v.dump();
 }
 
-double Number(const json &m, const char *key) {
+double Number(const json& m, const char* key) {
   return m.contains(key) && m[key].is_number() ? m[key].get<double>() : 0.0;
 }
 
-json RowJson(const ResultRow &r) {
+json RowJson(const ResultRow& r) {
   return {{"result_id", r.result_id},
           {"short_id", r.short_id},
           {"config_id", r.config_id},
@@ -80,163 +73,128 @@ json RowJson(const ResultRow &r) {
           {"headline_metric", r.headline_metric},
           {"headline_unit", r.headline_unit},
           {"headline", r.headline ? json(*r.headline) : json(nullptr)},
-          {"headline_ci95_low",
-           r.headline_ci95_low ? json(*r.headline_ci95_low) : json(nullptr)},
-          {"headline_ci95_high",
-           r.headline_ci95_high ? json(*r.headline_ci95_high) : json(nullptr)},
+          {"headline_ci95_low", r.headline_ci95_low ? json(*r.headline_ci95_low) : json(nullptr)},
+          {"headline_ci95_high", r.headline_ci95_high ? json(*r.headline_ci95_high) : json(nullptr)},
           {"ci_reached", r.ci_reached}};
 }
 
-// A result whose CI missed the harness target. A soak runs for its time, not to
-// a CI target.
-bool Noisy(const ResultRow &r) {
+// A result whose CI missed the harness target. A soak runs for its time, not to a CI target.
+bool Noisy(const ResultRow& r) {
   return r.status == "ok" && !r.ci_reached && r.benchmark_type != "soak";
 }
 
-// "+-1.20%": the 95% CI of the median relative to it, with "!" when the harness
-// did not reach its CI target (a noisy measurement).
-std::string CiText(const ResultRow &r) {
-  if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high ||
-      *r.headline == 0)
-    return "";
-  // The interval of a median is not symmetric: show its wider side, the one the
-  // harness's
+// "+-1.20%": the 95% CI of the median relative to it, with "!" when the harness did not
+// reach its CI target (a noisy measurement).
+std::string CiText(const ResultRow& r) {
+  if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high || *r.headline == 0) return "";
+  // The interval of a median is not symmetric: show its wider side, the one the harness's
   // +-target check (CiWithinTarget) judges, so that "+-1.7% !" cannot happen.
   const double m = *r.headline;
-  const double wider =
-      std::max(*r.headline_ci95_high - m, m - *r.headline_ci95_low) / m;
+  const double wider = std::max(*r.headline_ci95_high - m, m - *r.headline_ci95_low) / m;
   return fmt::format("+-{:.2f}%{}", 100.0 * wider, Noisy(r) ? " !" : "");
 }
 
-int List(const ResultsArgs &a, CliContext &ctx) {
-  // A first `pipette results list`, before anything was measured, is not an
-  // error: without
-  // --store, a default store that does not exist yet reads as empty (and is not
-  // created).
+int List(const ResultsArgs& a, CliContext& ctx) {
+  // A first `pipette results list`, before anything was measured, is not an error: without
+  // --store, a default store that does not exist yet reads as empty (and is not created).
   std::error_code ec;
   const bool fresh = ctx.store_path.empty() && !fs::exists(StorePath(ctx), ec);
   std::unique_ptr<ResultStore> store;
   if (!fresh) {
     store = OpenStoreToRead(ctx);
-    if (!store)
-      return ctx.exit_code;
+    if (!store) return ctx.exit_code;
   }
   std::vector<ResultRow> rows;
   if (store) {
     auto listed = store->List(a.filter);
-    if (!listed.ok())
-      return ReportError(ctx, listed.error(), kExitFailure);
+    if (!listed.ok()) return ReportError(ctx, listed.error(), kExitFailure);
     rows = std::move(*listed);
   }
-  // What to try for each noisy result, from its record (issue 7: noise that
-  // tells what to do).
-  const auto noise = [&](const ResultRow &r) {
+  // What to try for each noisy result, from its record (issue 7: noise that tells what to do).
+  const auto noise = [&](const ResultRow& r) {
     json out = json::object();
     auto record = store->Get(r.result_id);
-    if (!record.ok() || !record->has_value())
-      return out;
+    if (!record.ok() || !record->has_value()) return out;
     out["advice"] = analysis::NoiseAdvice(**record);
-    if (auto clusters = analysis::TwoClustersNote(**record))
-      out["clusters"] = *clusters;
+    if (auto clusters = analysis::TwoClustersNote(**record)) out["clusters"] = *clusters;
     return out;
   };
   if (ctx.json) {
     json out = json::array();
-    for (const ResultRow &r : rows) {
+    for (const ResultRow& r : rows) {
       json row = RowJson(r);
       row["noisy"] = Noisy(r);
-      if (Noisy(r))
-        row["noise"] = noise(r);
+      if (Noisy(r)) row["noise"] = noise(r);
       out.push_back(std::move(row));
     }
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
   }
   if (rows.empty()) {
-    std::cout << "no results" << (store ? " match" : "") << " in "
-              << StorePath(ctx) << "\n";
+    std::cout << "no results" << (store ? " match" : "") << " in " << StorePath(ctx) << "\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> table = {
-      {"ID", "STARTED", "STATUS", "BENCHMARK", "MODEL", "QUANT", "THREADS",
-       "MEDIAN", "95% CI"}};
+      {"ID", "STARTED", "STATUS", "BENCHMARK", "MODEL", "QUANT", "THREADS", "MEDIAN", "95% CI"}};
   bool noisy = false;
-  for (const ResultRow &r : rows) {
-    std::string started =
-        r.started_at.substr(0, 19); // "2026-11-29T13:48:33" (UTC)
-    if (started.size() == 19)
-      started[10] = ' ';
-    table.push_back(
-        {r.short_id, started, r.status, r.benchmark_id, r.model_file,
-         r.quant_label, r.threads > 0 ? std::to_string(r.threads) : "-",
-         r.headline ? FormatValue(*r.headline, r.headline_unit) : "-",
-         CiText(r)});
+  for (const ResultRow& r : rows) {
+    std::string started = r.started_at.substr(0, 19);  // "2026-11-29T13:48:33" (UTC)
+    if (started.size() == 19) started[10] = ' ';
+    table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant_label,
+                     r.threads > 0 ? std::to_string(r.threads) : "-",
+                     r.headline ? FormatValue(*r.headline, r.headline_unit) : "-", CiText(r)});
     noisy = noisy || Noisy(r);
   }
   PrintTable(table, std::cout);
   if (noisy) {
-    std::cout << "! the 95% CI of the median stayed wider than the harness "
-                 "target: a noisy "
+    std::cout << "! the 95% CI of the median stayed wider than the harness target: a noisy "
                  "measurement; rerun it before comparing:\n";
     size_t shown = 0, total = 0;
-    for (const ResultRow &r : rows) {
-      if (!Noisy(r))
-        continue;
-      if (++total > 10)
-        continue; // the newest ten; the rest are alike
+    for (const ResultRow& r : rows) {
+      if (!Noisy(r)) continue;
+      if (++total > 10) continue;  // the newest ten; the rest are alike
       ++shown;
       const json n = noise(r);
       std::string line = "  " + r.short_id + " " + r.benchmark_id;
-      if (n.contains("clusters"))
-        line += " (" + n["clusters"].get<std::string>() + ")";
+      if (n.contains("clusters")) line += " (" + n["clusters"].get<std::string>() + ")";
       std::string advice;
-      for (const json &a : n.value("advice", json::array())) {
+      for (const json& a : n.value("advice", json::array())) {
         advice += (advice.empty() ? "" : "; ") + a.get<std::string>();
       }
-      if (!advice.empty())
-        line += ": try " + advice;
+      if (!advice.empty()) line += ": try " + advice;
       std::cout << line << "\n";
     }
-    if (total > shown)
-      std::cout << "  (and " << total - shown << " more)\n";
+    if (total > shown) std::cout << "  (and " << total - shown << " more)\n";
   }
   return kExitOk;
 }
 
-void PrintSummary(const json &r, std::ostream &out) {
+void PrintSummary(const json& r, std::ostream& out) {
   std::vector<std::vector<std::string>> head = {
       {"result", Text(r, "/result_id") + "  " + Text(r, "/status")},
       {"config", Text(r, "/config_id")},
-      {"benchmark",
-       fmt::format("{} ({}, {} prompt tokens, {} generated)",
-                   Text(r, "/benchmark/id"), Text(r, "/benchmark/type"),
-                   Text(r, "/benchmark/prefill_tokens"),
-                   Text(r, "/benchmark/decode_tokens"))},
-      {"model",
-       fmt::format("{}  {}  sha256 {}", Text(r, "/model/file_name"),
-                   Text(r, "/model/quant"), Text(r, "/model/sha256"))}};
-  std::string runtime =
-      fmt::format("{} {} (commit {})", Text(r, "/runtime/name"),
-                  Text(r, "/runtime/version"), Text(r, "/runtime/commit"));
+      {"benchmark", fmt::format("{} ({}, {} prompt tokens, {} generated)", Text(r, "/benchmark/id"),
+                                Text(r, "/benchmark/type"), Text(r, "/benchmark/prefill_tokens"),
+                                Text(r, "/benchmark/decode_tokens"))},
+      {"model", fmt::format("{}  {}  sha256 {}", Text(r, "/model/file_name"),
+                            Text(r, "/model/quant"), Text(r, "/model/sha256"))}};
+  std::string runtime = fmt::format("{} {} (commit {})", Text(r, "/runtime/name"),
+                                    Text(r, "/runtime/version"), Text(r, "/runtime/commit"));
   const json::json_pointer settings("/runtime/settings");
   if (r.contains(settings) && r.at(settings).is_object()) {
-    for (const auto &[key, value] : r.at(settings).items()) {
-      runtime += " " + key + "=" +
-                 (value.is_string() ? value.get<std::string>() : value.dump());
+    for (const auto& [key, value] : r.at(settings).items()) {
+      runtime += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
     }
   }
   head.push_back({"runtime", runtime});
   const std::string label = Text(r, "/device/label");
-  head.push_back({"device", Text(r, "/device/id") +
-                                (label.empty() ? "" : " (" + label + ")")});
-  head.push_back(
-      {"time", Text(r, "/started_at") + " .. " + Text(r, "/finished_at")});
+  head.push_back({"device", Text(r, "/device/id") + (label.empty() ? "" : " (" + label + ")")});
+  head.push_back({"time", Text(r, "/started_at") + " .. " + Text(r, "/finished_at")});
   if (r.contains("harness")) {
     head.push_back(
         {"harness",
-         fmt::format("{} reps after {} warm-up; CI target reached: {}",
-                     Text(r, "/harness/reps"), Text(r, "/harness/warmup_runs"),
-                     Text(r, "/harness/ci_reached"))});
+         fmt::format("{} reps after {} warm-up; CI target reached: {}", Text(r, "/harness/reps"),
+                     Text(r, "/harness/warmup_runs"), Text(r, "/harness/ci_reached"))});
   }
   PrintTable(head, out);
 
@@ -244,45 +202,36 @@ void PrintSummary(const json &r, std::ostream &out) {
     out << fmt::format("\nFAILED at {}: {}\n", Text(r, "/failure/stage"),
                        Text(r, "/failure/message"));
   }
-  if (r.contains("metrics") && r["metrics"].is_object() &&
-      !r["metrics"].empty()) {
+  if (r.contains("metrics") && r["metrics"].is_object() && !r["metrics"].empty()) {
     std::vector<std::vector<std::string>> metrics = {
         {"METRIC", "MEDIAN", "95% CI OF MEDIAN", "CV", "N"}};
-    for (const auto &[name, m] : r["metrics"].items()) {
-      if (!m.is_object())
-        continue;
+    for (const auto& [name, m] : r["metrics"].items()) {
+      if (!m.is_object()) continue;
       const std::string unit = Text(m, "/unit");
       metrics.push_back({name, FormatValue(Number(m, "median"), unit),
                          FormatValue(Number(m, "ci95_low"), unit) + " .. " +
                              FormatValue(Number(m, "ci95_high"), unit),
-                         fmt::format("{:.2f}%", 100.0 * Number(m, "cv")),
-                         Text(m, "/n")});
+                         fmt::format("{:.2f}%", 100.0 * Number(m, "cv")), Text(m, "/n")});
     }
     out << '\n';
     PrintTable(metrics, out);
   }
   const json::json_pointer warnings("/logs/warnings");
-  if (r.contains(warnings) && r.at(warnings).is_array() &&
-      !r.at(warnings).empty()) {
+  if (r.contains(warnings) && r.at(warnings).is_array() && !r.at(warnings).empty()) {
     out << "\nwarnings:\n";
-    for (const json &w : r.at(warnings))
-      out << "  - " << (w.is_string() ? w.get<std::string>() : w.dump())
-          << '\n';
+    for (const json& w : r.at(warnings))
+      out << "  - " << (w.is_string() ? w.get<std::string>() : w.dump()) << '\n';
   }
 }
 
-int Show(const ResultsArgs &a, CliContext &ctx) {
+int Show(const ResultsArgs& a, CliContext& ctx) {
   auto store = OpenStoreToRead(ctx);
-  if (!store)
-    return ctx.exit_code;
+  if (!store) return ctx.exit_code;
   const Error missing =
-      MakeError("no result '" + a.id + "' in " + StorePath(ctx) +
-                "; see `pipette results list`");
+      MakeError("no result '" + a.id + "' in " + StorePath(ctx) + "; see `pipette results list`");
   auto record = store->Get(a.id);
-  if (!record.ok())
-    return ReportError(ctx, record.error());
-  if (!record->has_value())
-    return ReportError(ctx, missing);
+  if (!record.ok()) return ReportError(ctx, record.error());
+  if (!record->has_value()) return ReportError(ctx, missing);
   if (ctx.json) {
     std::cout << (*record)->dump(2) << std::endl;
   } else {
@@ -291,21 +240,18 @@ int Show(const ResultsArgs &a, CliContext &ctx) {
   return kExitOk;
 }
 
-Status Write(const ResultsArgs &a, const std::vector<json> &records,
-             std::ostream &out) {
-  return a.format == "csv" ? ExportCsv(records, out)
-                           : ExportJsonl(records, out);
+Status Write(const ResultsArgs& a, const std::vector<json>& records, std::ostream& out) {
+  return a.format == "csv" ? ExportCsv(records, out) : ExportJsonl(records, out);
 }
 
-// Writes FILE through a temporary file renamed into place, so a failed export
-// leaves no half-written FILE behind (and an existing one untouched).
-Status WriteFile(const ResultsArgs &a, const std::vector<json> &records) {
-  return WriteFileAtomically(a.output, "the export", [&](std::ostream &out) {
-    return Write(a, records, out);
-  });
+// Writes FILE through a temporary file renamed into place, so a failed export leaves no
+// half-written FILE behind (and an existing one untouched).
+Status WriteFile(const ResultsArgs& a, const std::vector<json>& records) {
+  return WriteFileAtomically(a.output, "the export",
+                             [&](std::ostream& out) { return Write(a, records, out); });
 }
 
-int Export(const ResultsArgs &a, CliContext &ctx) {
+int Export(const ResultsArgs& a, CliContext& ctx) {
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
     if (Status s = CheckOutputPath(a.output, {}, StorePath(ctx)); !s.ok()) {
@@ -313,11 +259,9 @@ int Export(const ResultsArgs &a, CliContext &ctx) {
     }
   }
   auto store = OpenStoreToRead(ctx);
-  if (!store)
-    return ctx.exit_code;
+  if (!store) return ctx.exit_code;
   auto found = store->Records(a.filter);
-  if (!found.ok())
-    return ReportError(ctx, found.error(), kExitFailure);
+  if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
   const std::vector<json> records = std::move(*found);
   if (!to_file) {
     if (Status s = Write(a, records, std::cout); !s.ok()) {
@@ -325,57 +269,46 @@ int Export(const ResultsArgs &a, CliContext &ctx) {
     }
     return kExitOk;
   }
-  if (Status s = WriteFile(a, records); !s.ok())
-    return ReportError(ctx, s.error(), kExitFailure);
-  std::cerr << "pipette: exported " << records.size() << " results to "
-            << a.output << "\n";
+  if (Status s = WriteFile(a, records); !s.ok()) return ReportError(ctx, s.error(), kExitFailure);
+  std::cerr << "pipette: exported " << records.size() << " results to " << a.output << "\n";
   return kExitOk;
 }
 
-void AddFilterOptions(CLI::App *cmd, ResultFilter &f) {
-  cmd->add_option("--status", f.status, "ok or failed")
-      ->check(CLI::IsMember({"ok", "failed"}));
+void AddFilterOptions(CLI::App* cmd, ResultFilter& f) {
+  cmd->add_option("--status", f.status, "ok or failed")->check(CLI::IsMember({"ok", "failed"}));
   AddConfigurationFilters(cmd, f);
   cmd->add_option("--limit", f.limit, "at most N results, the newest (0: all)")
       ->check(CLI::NonNegativeNumber);
 }
 
-} // namespace
+}  // namespace
 
-void AddResultsCommand(CLI::App &app, CliContext &ctx) {
+void AddResultsCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ResultsArgs>();
-  CLI::App *results =
-      app.add_subcommand("results", "List, show and export stored results");
+  CLI::App* results = app.add_subcommand("results", "List, show and export stored results");
   results->require_subcommand(1);
 
-  CLI::App *list =
-      results->add_subcommand("list", "Stored results, newest first");
+  CLI::App* list = results->add_subcommand("list", "Stored results, newest first");
   AddFilterOptions(list, args->filter);
   list->callback([args, &ctx, list] {
-    if (CheckSince(*list, args->filter, ctx))
-      List(*args, ctx);
+    if (CheckSince(*list, args->filter, ctx)) List(*args, ctx);
   });
 
-  CLI::App *show = results->add_subcommand(
-      "show", "One result: a summary, or --json the record");
-  show->add_option("id", args->id, "result id or a unique prefix of it")
-      ->required();
+  CLI::App* show = results->add_subcommand("show", "One result: a summary, or --json the record");
+  show->add_option("id", args->id, "result id or a unique prefix of it")->required();
   show->callback([args, &ctx] { Show(*args, ctx); });
 
-  CLI::App *exp = results->add_subcommand(
-      "export", "Matching results as JSON lines or CSV");
+  CLI::App* exp = results->add_subcommand("export", "Matching results as JSON lines or CSV");
   exp->add_option("--format", args->format,
                   "jsonl (one record per line) or csv (one row per "
                   "result and metric)")
       ->capture_default_str()
       ->check(CLI::IsMember({"jsonl", "csv"}));
-  exp->add_option("-o,--output", args->output,
-                  "write to FILE instead of stdout");
+  exp->add_option("-o,--output", args->output, "write to FILE instead of stdout");
   AddFilterOptions(exp, args->filter);
   exp->callback([args, &ctx, exp] {
-    if (CheckSince(*exp, args->filter, ctx))
-      Export(*args, ctx);
+    if (CheckSince(*exp, args->filter, ctx)) Export(*args, ctx);
   });
 }
 
-} // namespace pipette::cli
+}  // namespace pipette::cli

@@ -1,5 +1,5 @@
-// `pipette select`: hard limits judged on confidence intervals, then the Pareto
-// front of what did not fail (DESIGN.md 6, issue 7).
+// `pipette select`: hard limits judged on confidence intervals, then the Pareto front of what did
+// not fail (DESIGN.md 6, issue 7).
 #include "cli/cmd_select.h"
 
 #include <iostream>
@@ -24,62 +24,50 @@ struct SelectArgs {
   bool newest = false;
 };
 
-int RunSelect(const SelectArgs &a, CliContext &ctx) {
+int RunSelect(const SelectArgs& a, CliContext& ctx) {
   auto parsed = ParseLimits(a.limits);
-  if (!parsed)
-    return ReportError(ctx, parsed.error());
+  if (!parsed) return ReportError(ctx, parsed.error());
   Limits limits = *parsed;
   limits.benchmarks = a.filter.benchmarks;
 
   const std::string path = StorePath(ctx);
   auto store = OpenStoreToRead(ctx);
-  if (!store)
-    return ctx.exit_code;
+  if (!store) return ctx.exit_code;
   ResultFilter f = a.filter;
   f.status = "ok";
   auto found = store->Records(f);
-  if (!found)
-    return ReportError(ctx, found.error(), kExitFailure);
+  if (!found) return ReportError(ctx, found.error(), kExitFailure);
   const std::vector<Configuration> configs =
       GroupConfigurations(*found, a.newest ? Repeats::kNewest : Repeats::kPool);
   if (configs.empty()) {
-    return ReportError(
-        ctx,
-        MakeError(
-            "no ok results match in " + path +
-            "; nothing to select from (measure with `pipette run`, or widen "
-            "the filters)"),
-        kExitFailure);
+    return ReportError(ctx,
+                       MakeError("no ok results match in " + path +
+                                 "; nothing to select from (measure with `pipette run`, or widen "
+                                 "the filters)"),
+                       kExitFailure);
   }
   const SelectResult s = Select(configs, limits);
   size_t ranked = 0;
-  for (const Candidate &c : s.candidates)
-    ranked += c.verdict != Verdict::kFail ? 1 : 0;
+  for (const Candidate& c : s.candidates) ranked += c.verdict != Verdict::kFail ? 1 : 0;
 
   if (ctx.json) {
     json out = SelectionJson(s);
     out["store"] = path;
-    out["limits"] = {
-        {"max_ttft_ms",
-         limits.max_ttft_ms ? json(*limits.max_ttft_ms) : json()},
-        {"max_latency_ms",
-         limits.max_latency_ms ? json(*limits.max_latency_ms) : json()},
-        {"max_memory_bytes",
-         limits.max_memory_bytes ? json(*limits.max_memory_bytes) : json()},
-        {"min_decode_throughput", limits.min_decode_throughput
-                                      ? json(*limits.min_decode_throughput)
-                                      : json()},
-        {"max_quality_drop",
-         limits.max_quality_drop ? json(*limits.max_quality_drop) : json()}};
+    out["limits"] = {{"max_ttft_ms", limits.max_ttft_ms ? json(*limits.max_ttft_ms) : json()},
+                     {"max_latency_ms", limits.max_latency_ms ? json(*limits.max_latency_ms) : json()},
+                     {"max_memory_bytes",
+                      limits.max_memory_bytes ? json(*limits.max_memory_bytes) : json()},
+                     {"min_decode_throughput",
+                      limits.min_decode_throughput ? json(*limits.min_decode_throughput) : json()},
+                     {"max_quality_drop",
+                      limits.max_quality_drop ? json(*limits.max_quality_drop) : json()}};
     out["repeats"] = a.newest ? "newest" : "pooled";
     out["configurations"] = configs.size();
     out["ranked"] = ranked;
     size_t passed = 0;
-    for (const Candidate &c : s.candidates)
-      passed += c.verdict == Verdict::kPass ? 1 : 0;
+    for (const Candidate& c : s.candidates) passed += c.verdict == Verdict::kPass ? 1 : 0;
     out["passed"] = passed;
-    if (ranked == 0)
-      out["message"] = "no configuration meets the limits";
+    if (ranked == 0) out["message"] = "no configuration meets the limits";
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
   }
@@ -87,22 +75,19 @@ int RunSelect(const SelectArgs &a, CliContext &ctx) {
   return kExitOk;
 }
 
-} // namespace
+}  // namespace
 
-void AddSelectCommand(CLI::App &app, CliContext &ctx) {
+void AddSelectCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<SelectArgs>();
-  CLI::App *cmd =
-      app.add_subcommand("select", "Configurations judged against hard limits "
-                                   "(on their 95% CIs: pass, borderline, "
-                                   "fail), ranked on the Pareto front of "
-                                   "decode speed, peak memory and quality");
+  CLI::App* cmd = app.add_subcommand(
+      "select", "Configurations judged against hard limits (on their 95% CIs: pass, borderline, "
+                "fail), ranked on the Pareto front of decode speed, peak memory and quality");
   AddConfigurationFilters(cmd, args->filter);
   AddLimitOptions(cmd, args->limits);
   AddRepeatsOption(cmd, args->newest);
   cmd->callback([args, &ctx, cmd] {
-    if (CheckSince(*cmd, args->filter, ctx))
-      RunSelect(*args, ctx);
+    if (CheckSince(*cmd, args->filter, ctx)) RunSelect(*args, ctx);
   });
 }
 
-} // namespace pipette::cli
+}  // namespace pipette::cli

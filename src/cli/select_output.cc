@@ -14,32 +14,24 @@ namespace {
 
 using nlohmann::json;
 
-json Optional(const std::optional<double> &v) {
-  return v ? json(*v) : json(nullptr);
-}
+json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-std::string Joined(const std::vector<std::string> &items,
-                   const char *separator) {
+std::string Joined(const std::vector<std::string>& items, const char* separator) {
   std::string out;
-  for (const std::string &s : items)
-    out += (out.empty() ? "" : separator) + s;
+  for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
   return out;
 }
 
 // At least three significant digits: 1602, 377, 11.2, 0.000779.
 std::string Sig3(double v) {
-  if (!std::isfinite(v))
-    return "-";
-  if (std::abs(v) >= 100)
-    return fmt::format("{:.0f}", v);
+  if (!std::isfinite(v)) return "-";
+  if (std::abs(v) >= 100) return fmt::format("{:.0f}", v);
   return fmt::format("{:#.3g}", v);
 }
 
-std::string WithInterval(const std::optional<double> &v,
-                         const std::optional<double> &low,
-                         const std::optional<double> &high, double scale = 1) {
-  if (!v)
-    return "-";
+std::string WithInterval(const std::optional<double>& v, const std::optional<double>& low,
+                         const std::optional<double>& high, double scale = 1) {
+  if (!v) return "-";
   std::string out = Sig3(*v / scale);
   if (low && high && *low != *high)
     out += " [" + Sig3(*low / scale) + ", " + Sig3(*high / scale) + "]";
@@ -49,25 +41,24 @@ std::string WithInterval(const std::optional<double> &v,
 constexpr double kMiB = 1024.0 * 1024.0;
 
 // Every ok record behind the ranked candidates' speed and limits, once.
-std::vector<const json *> RecordsOf(const SelectResult &s) {
-  std::vector<const json *> out;
-  std::set<const json *> seen;
-  for (const Candidate &c : s.candidates) {
-    for (const json &r : c.config->results) {
-      if (seen.insert(&r).second)
-        out.push_back(&r);
+std::vector<const json*> RecordsOf(const SelectResult& s) {
+  std::vector<const json*> out;
+  std::set<const json*> seen;
+  for (const Candidate& c : s.candidates) {
+    for (const json& r : c.config->results) {
+      if (seen.insert(&r).second) out.push_back(&r);
     }
   }
   return out;
 }
 
-} // namespace
+}  // namespace
 
-void PrintSelection(const SelectResult &s, const Limits &limits,
-                    const std::string &limits_text, std::ostream &out) {
+void PrintSelection(const SelectResult& s, const Limits& limits, const std::string& limits_text,
+                    std::ostream& out) {
   size_t ranked = 0;
   bool synthetic = false, quality = false, noisy = false, pooled = false;
-  for (const Candidate &c : s.candidates) {
+  for (const Candidate& c : s.candidates) {
     ranked += c.verdict != Verdict::kFail ? 1 : 0;
     synthetic = synthetic || c.config->synthetic;
     quality = quality || c.quality.has_value();
@@ -76,31 +67,24 @@ void PrintSelection(const SelectResult &s, const Limits &limits,
   }
   if (limits.any()) {
     out << "limits: " << limits_text
-        << " (pass: the whole 95% CI meets a limit; fail: it breaks it; "
-           "borderline: it crosses "
+        << " (pass: the whole 95% CI meets a limit; fail: it breaks it; borderline: it crosses "
            "it)\n";
   }
-  if (ranked == 0)
-    out << "no configuration meets the limits\n";
+  if (ranked == 0) out << "no configuration meets the limits\n";
 
   std::vector<std::vector<std::string>> table = {
-      {"RANK", "CONFIGURATION", "VERDICT", "DECODE (tokens/s, 95% CI)",
-       "PEAK MEMORY (MiB, 95% CI)", "QUALITY (%)", "PARETO"}};
+      {"RANK", "CONFIGURATION", "VERDICT", "DECODE (tokens/s, 95% CI)", "PEAK MEMORY (MiB, 95% CI)",
+       "QUALITY (%)", "PARETO"}};
   int rank = 0;
-  for (const Candidate &c : s.candidates) {
+  for (const Candidate& c : s.candidates) {
     const bool failed = c.verdict == Verdict::kFail;
     std::string name = c.config->name + (c.config->synthetic ? " *" : "");
-    if (c.pooled_results > 1)
-      name += fmt::format(" (x{})", c.pooled_results);
-    if (c.noisy)
-      name += " !";
+    if (c.pooled_results > 1) name += fmt::format(" (x{})", c.pooled_results);
+    if (c.noisy) name += " !";
     table.push_back(
-        {failed ? "-" : std::to_string(++rank), name,
-         limits.any() ? VerdictName(c.verdict) : "-",
-         WithInterval(c.decode_throughput, c.decode_ci95_low,
-                      c.decode_ci95_high),
-         WithInterval(c.peak_memory_bytes, c.peak_memory_ci95_low,
-                      c.peak_memory_ci95_high, kMiB),
+        {failed ? "-" : std::to_string(++rank), name, limits.any() ? VerdictName(c.verdict) : "-",
+         WithInterval(c.decode_throughput, c.decode_ci95_low, c.decode_ci95_high),
+         WithInterval(c.peak_memory_bytes, c.peak_memory_ci95_low, c.peak_memory_ci95_high, kMiB),
          WithInterval(c.quality, c.quality_ci95_low, c.quality_ci95_high),
          failed       ? "-"
          : c.on_front ? "front"
@@ -110,86 +94,69 @@ void PrintSelection(const SelectResult &s, const Limits &limits,
 
   if (limits.any()) {
     out << "\n";
-    for (const Candidate &c : s.candidates) {
+    for (const Candidate& c : s.candidates) {
       out << c.config->name << ": " << VerdictName(c.verdict) << "\n";
-      for (const LimitCheck &check : c.checks)
-        out << "  " << check.text << "\n";
+      for (const LimitCheck& check : c.checks) out << "  " << check.text << "\n";
     }
   }
 
   std::vector<std::string> notes;
   if (!s.speed_benchmarks.empty()) {
     notes.push_back(
-        "decode: " +
-        std::string(s.speed_benchmarks.size() > 1 ? "geometric mean of " : "") +
+        "decode: " + std::string(s.speed_benchmarks.size() > 1 ? "geometric mean of " : "") +
         Joined(s.speed_benchmarks, ", "));
   }
-  if (!s.without_decode.empty() &&
-      s.without_decode.size() < s.candidates.size()) {
-    notes.push_back("no decode result (speed not compared): " +
-                    Joined(s.without_decode, ", "));
+  if (!s.without_decode.empty() && s.without_decode.size() < s.candidates.size()) {
+    notes.push_back("no decode result (speed not compared): " + Joined(s.without_decode, ", "));
   }
   notes.push_back("peak memory: largest max_host_usage median");
-  if (quality)
-    notes.push_back(
-        "quality: top-1 agreement with the kl_divergence reference");
+  if (quality) notes.push_back("quality: top-1 agreement with the kl_divergence reference");
   out << "\n" << Joined(notes, "; ") << "\n";
   if (s.speed_within_noise) {
-    out << "the ranked decode speeds all lie inside each other's 95% CI: their "
-           "order is within "
+    out << "the ranked decode speeds all lie inside each other's 95% CI: their order is within "
            "the noise\n";
   }
   if (noisy)
-    out << "!: noisy (its 95% CI stayed wider than the harness target); what "
-           "to try below\n";
+    out << "!: noisy (its 95% CI stayed wider than the harness target); what to try below\n";
   if (pooled) {
-    out << "(xN): N stored results of one configuration and benchmark pooled "
-           "into one estimate "
+    out << "(xN): N stored results of one configuration and benchmark pooled into one estimate "
            "(--newest uses the newest alone)\n";
   }
-  if (synthetic)
-    out << "* synthetic model: its speed stands for its shape, not for any "
-           "quality\n";
-  // Per result: why it is noisy and what to try, clusters, where decode time
-  // goes.
+  if (synthetic) out << "* synthetic model: its speed stands for its shape, not for any quality\n";
+  // Per result: why it is noisy and what to try, clusters, where decode time goes.
   std::set<std::string> said;
-  for (const json *r : RecordsOf(s)) {
-    const std::string id =
-        r->value("benchmark", json::object()).value("id", "");
+  for (const json* r : RecordsOf(s)) {
+    const std::string id = r->value("benchmark", json::object()).value("id", "");
     std::string who;
-    for (const Candidate &c : s.candidates) {
-      for (const json &x : c.config->results) {
-        if (&x == r)
-          who = c.config->name;
+    for (const Candidate& c : s.candidates) {
+      for (const json& x : c.config->results) {
+        if (&x == r) who = c.config->name;
       }
     }
     std::vector<std::string> lines;
     if (analysis::IsNoisy(*r)) {
       std::string line = "! " + who + " " + id + " is noisy";
-      if (auto clusters = analysis::TwoClustersNote(*r))
-        line += " (" + *clusters + ")";
+      if (auto clusters = analysis::TwoClustersNote(*r)) line += " (" + *clusters + ")";
       const auto advice = analysis::NoiseAdvice(*r);
-      if (!advice.empty())
-        line += "; try: " + Joined(advice, "; ");
+      if (!advice.empty()) line += "; try: " + Joined(advice, "; ");
       lines.push_back(line);
     }
     if (auto note = analysis::OverheadBoundNote(*r)) {
       lines.push_back(who + " " + id + ": " + *note);
     }
-    for (const std::string &l : lines) {
-      if (said.insert(l).second)
-        out << l << "\n";
+    for (const std::string& l : lines) {
+      if (said.insert(l).second) out << l << "\n";
     }
   }
 }
 
-json SelectionJson(const SelectResult &s) {
+json SelectionJson(const SelectResult& s) {
   json candidates = json::array();
   int rank = 0;
-  for (const Candidate &c : s.candidates) {
-    const Configuration &cfg = *c.config;
+  for (const Candidate& c : s.candidates) {
+    const Configuration& cfg = *c.config;
     json checks = json::array();
-    for (const LimitCheck &k : c.checks) {
+    for (const LimitCheck& k : c.checks) {
       checks.push_back(
           {{"limit", k.limit},
            {"metric", k.metric},
@@ -206,21 +173,17 @@ json SelectionJson(const SelectResult &s) {
            {"noisy", k.noisy},
            {"verdict", VerdictName(k.verdict)},
            {"margin", std::isfinite(k.margin) ? json(k.margin) : json(nullptr)},
-           {"factor", std::isfinite(k.factor) && k.measured ? json(k.factor)
-                                                            : json(nullptr)},
+           {"factor", std::isfinite(k.factor) && k.measured ? json(k.factor) : json(nullptr)},
            {"text", k.text}});
     }
     json benchmarks = json::array();
     json notes = json::array();
-    for (const json &r : cfg.results) {
+    for (const json& r : cfg.results) {
       benchmarks.push_back(r["benchmark"]["id"]);
-      if (auto note = analysis::OverheadBoundNote(r))
-        notes.push_back(*note);
+      if (auto note = analysis::OverheadBoundNote(r)) notes.push_back(*note);
       if (analysis::IsNoisy(r)) {
-        json noise = {{"benchmark_id", r["benchmark"]["id"]},
-                      {"advice", analysis::NoiseAdvice(r)}};
-        if (auto clusters = analysis::TwoClustersNote(r))
-          noise["clusters"] = *clusters;
+        json noise = {{"benchmark_id", r["benchmark"]["id"]}, {"advice", analysis::NoiseAdvice(r)}};
+        if (auto clusters = analysis::TwoClustersNote(r)) noise["clusters"] = *clusters;
         notes.push_back(noise);
       }
     }
@@ -240,15 +203,12 @@ json SelectionJson(const SelectResult &s) {
          {"settings", cfg.settings},
          {"benchmarks", benchmarks},
          {"decode_throughput", Optional(c.decode_throughput)},
-         {"decode_throughput_ci95",
-          {Optional(c.decode_ci95_low), Optional(c.decode_ci95_high)}},
+         {"decode_throughput_ci95", {Optional(c.decode_ci95_low), Optional(c.decode_ci95_high)}},
          {"peak_memory_bytes", Optional(c.peak_memory_bytes)},
          {"peak_memory_ci95",
-          {Optional(c.peak_memory_ci95_low),
-           Optional(c.peak_memory_ci95_high)}},
+          {Optional(c.peak_memory_ci95_low), Optional(c.peak_memory_ci95_high)}},
          {"quality", Optional(c.quality)},
-         {"quality_ci95",
-          {Optional(c.quality_ci95_low), Optional(c.quality_ci95_high)}},
+         {"quality_ci95", {Optional(c.quality_ci95_low), Optional(c.quality_ci95_high)}},
          {"noisy", c.noisy},
          {"results_pooled", c.pooled_results},
          {"verdict", VerdictName(c.verdict)},
@@ -266,4 +226,4 @@ json SelectionJson(const SelectResult &s) {
           {"candidates", candidates}};
 }
 
-} // namespace pipette::cli
+}  // namespace pipette::cli
