@@ -21,9 +21,13 @@ std::string Describe(const SuiteCell& c) {
                      c.benchmark_id, settings);
 }
 
+// A headline for a cell's line, in fixed notation with at least three significant digits:
+// "1602.3 tokens/s", "12.50 MiB", "0.000000982 nats".
 std::string Value(double v, const std::string& unit) {
   if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1 << 20));
-  return (std::abs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.4g}", v)) + " " + unit;
+  if (std::abs(v) >= 100 || v == 0 || !std::isfinite(v)) return fmt::format("{:.1f} {}", v, unit);
+  const int decimals = 2 - static_cast<int>(std::floor(std::log10(std::abs(v))));
+  return fmt::format("{:.{}f} {}", v, std::min(decimals, 12), unit);
 }
 
 // The estimate leaves readiness waits out (they depend on the machine, not on the cells).

@@ -222,6 +222,10 @@ TEST(NoiseEndToEnd, SuiteRerunsKeepEveryLogAndKlCellsGetOne) {
   const std::string logs = WorkDir() + "/noise-logs";
   auto first = RunPipette({"--store", store, "suite", "run", suite, "--logs", logs});
   ASSERT_EQ(first.exit.code, 0) << first.err << first.out;
+  // The KL headline in fixed notation with three significant digits, not 9.815e-07.
+  EXPECT_TRUE(std::regex_search(
+      first.err, std::regex("kl_divergence_64 threads=1: 0\\.0*[1-9][0-9]{2} nats \\(")))
+      << first.err;
   auto dry = RunPipette({"--store", store, "--json", "suite", "run", suite, "--logs", logs,
                          "--dry-run", "--rerun-noisy"});
   ASSERT_EQ(dry.exit.code, 0) << dry.err;
