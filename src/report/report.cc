@@ -568,7 +568,7 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
 std::string Interval(const std::optional<double>& v, const std::optional<double>& low,
                      const std::optional<double>& high, const std::string& unit) {
   if (!v) return "-";
-  std::string out = FormatValue(*v, unit);
+  std::string out = FormatBare(*v, unit);  // the column names the unit
   if (low && high && *low != *high) out += " [" + CiText(low, high, unit) + "]";
   return out;
 }
