@@ -62,9 +62,26 @@ struct Interval {
 Interval BootstrapMedianCi(std::span<const double> samples, double confidence = 0.95,
                            int resamples = 10000, uint64_t seed = 0x9e3779b97f4a7c15);
 
+// Distribution-free confidence interval of the median from order statistics (Conover, Practical
+// Nonparametric Statistics, 3rd ed., 3.2): with the samples sorted, [x(j), x(n+1-j)] (1-based)
+// for the largest j whose binomial tail P(B <= j - 1), B ~ Binomial(n, 1/2), is at most
+// (1 - confidence) / 2; its coverage is at least `confidence`. Exact binomial tail, computed in
+// log space. O(n log n), no resampling: for long series (thousands of per-token latencies) it is
+// what the bootstrap converges to, at a thousandth of the cost. n small enough that no j
+// qualifies (n <= 5 at 95%) gives [min, max]; empty input gives NaNs.
+// REQUIRES: 0 < confidence < 1.
+Interval OrderStatisticMedianCi(std::span<const double> samples, double confidence = 0.95);
+
+// How Summarize takes the 95% interval of the median.
+enum class MedianCi {
+  kBootstrap,       // BootstrapMedianCi: the methodology's interval (DESIGN.md 4.2)
+  kOrderStatistic,  // OrderStatisticMedianCi: for long pooled series (PoolResults)
+};
+
 // All statistics of one metric. `with_percentiles` fills p50/p90/p99 (per-token latencies).
 // REQUIRES: samples is non-empty (an empty span gives n == 0 and NaN statistics).
-Summary Summarize(std::span<const double> samples, bool with_percentiles = false);
+Summary Summarize(std::span<const double> samples, bool with_percentiles = false,
+                  MedianCi ci = MedianCi::kBootstrap);
 
 // True when the 95% interval of the median lies within +-relative of the median:
 // ci95_low >= median * (1 - relative) and ci95_high <= median * (1 + relative) (for a negative

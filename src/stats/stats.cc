@@ -100,7 +100,29 @@ Interval BootstrapMedianCi(std::span<const double> samples, double confidence, i
           SortedPercentile(medians, 100.0 * (1.0 - alpha))};
 }
 
-Summary Summarize(std::span<const double> samples, bool with_percentiles) {
+Interval OrderStatisticMedianCi(std::span<const double> samples, double confidence) {
+  const size_t n = samples.size();
+  if (n == 0) return {kNaN, kNaN};
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double tail = (1 - confidence) / 2;
+  // P(B <= k) for k = 0, 1, ...: pmf(k) = C(n, k) / 2^n, accumulated in log space.
+  const double log_half_n = static_cast<double>(n) * std::log(0.5);
+  double cdf = 0;
+  size_t j = 0;  // the largest j (1-based) with P(B <= j - 1) <= tail; 0: none
+  for (size_t k = 0; k < n / 2 + 1; ++k) {
+    const double log_pmf = std::lgamma(static_cast<double>(n) + 1) -
+                           std::lgamma(static_cast<double>(k) + 1) -
+                           std::lgamma(static_cast<double>(n - k) + 1) + log_half_n;
+    cdf += std::exp(log_pmf);
+    if (cdf > tail) break;
+    j = k + 1;
+  }
+  if (j == 0) return {sorted.front(), sorted.back()};
+  return {sorted[j - 1], sorted[n - j]};
+}
+
+Summary Summarize(std::span<const double> samples, bool with_percentiles, MedianCi method) {
   Summary s;
   s.n = samples.size();
   if (samples.empty()) {
@@ -114,7 +136,8 @@ Summary Summarize(std::span<const double> samples, bool with_percentiles) {
   const auto [min, max] = std::minmax_element(samples.begin(), samples.end());
   s.min = *min;
   s.max = *max;
-  const Interval ci = BootstrapMedianCi(samples);
+  const Interval ci = method == MedianCi::kOrderStatistic ? OrderStatisticMedianCi(samples)
+                                                          : BootstrapMedianCi(samples);
   s.ci95_low = ci.low;
   s.ci95_high = ci.high;
   if (with_percentiles) {

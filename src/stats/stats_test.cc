@@ -286,4 +286,37 @@ TEST(FindTwoClustersTest, FindsSeparatedGroupsOfNoisySamples) {
   EXPECT_GE(found, 95);
 }
 
+TEST(StatsTest, OrderStatisticMedianCiMatchesTheBinomialTable) {
+  // n = 10: P(B <= 1) = 11/1024 <= 0.025 < P(B <= 2) = 56/1024, so j = 2: [x(2), x(9)].
+  std::vector<double> ten = {10, 3, 1, 7, 5, 2, 9, 4, 8, 6};
+  Interval ci = OrderStatisticMedianCi(ten);
+  EXPECT_EQ(ci.low, 2);
+  EXPECT_EQ(ci.high, 9);
+  // n = 100: the textbook ranks 40 and 61.
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);
+  ci = OrderStatisticMedianCi(hundred);
+  EXPECT_EQ(ci.low, 40);
+  EXPECT_EQ(ci.high, 61);
+  // Too few samples for 95%: the whole range; none: NaN.
+  ci = OrderStatisticMedianCi(std::vector<double>{3, 1, 2, 5, 4});
+  EXPECT_EQ(ci.low, 1);
+  EXPECT_EQ(ci.high, 5);
+  EXPECT_TRUE(std::isnan(OrderStatisticMedianCi(std::vector<double>{}).low));
+}
+
+TEST(StatsTest, OrderStatisticIntervalAgreesWithTheBootstrapOnALongSeries) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> d(0.6, 0.05);
+  std::vector<double> x(5000);
+  for (double& v : x) v = d(rng);
+  const Interval os = OrderStatisticMedianCi(x);
+  const Interval bs = BootstrapMedianCi(x, 0.95, 2000, 11);
+  EXPECT_NEAR(os.low, bs.low, 0.002);
+  EXPECT_NEAR(os.high, bs.high, 0.002);
+  const Summary s = Summarize(x, true, MedianCi::kOrderStatistic);
+  EXPECT_EQ(s.ci95_low, os.low);
+  EXPECT_TRUE(s.p99.has_value());
+}
+
 }  // namespace pipette
