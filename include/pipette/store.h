@@ -88,7 +88,9 @@ struct ResultRow {
   std::string headline_metric;     // HeadlineMetric(benchmark.type), e.g. "prefill_throughput"
   std::string headline_unit;       // that metric's unit, e.g. "tokens/s"
   std::optional<double> headline_ci95_low, headline_ci95_high;  // its 95% CI of the median
-  bool ci_reached = false;         // harness.ci_reached: the CI met the target (DESIGN.md 4.2)
+  int headline_n = 0;  // repetitions behind the headline median (metrics.<m>.n); 0: not recorded
+  bool ci_reached = false;  // harness.ci_reached: the CI met the target (DESIGN.md 4.2); true
+                            // when not recorded (nothing says the result is noisy)
 };
 
 // The metric a benchmark type is summarized by: prefill -> "prefill_throughput",

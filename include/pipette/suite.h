@@ -127,7 +127,10 @@ struct SuiteHooks {
 
 struct SuiteRunOptions {
   std::string store_path;  // results store (DefaultStorePath() when empty)
-  std::string logs_dir;    // each cell's runtime log: <logs_dir>/<index>-<config_id[0:12]>.log
+  // Each cell's runtime log, one file per attempt (a rerun keeps the earlier ones):
+  // <logs_dir>/<index>-<config_id[0:12]>-<UTC start, 20261201T031136Z>.log, and for a
+  // kl_divergence cell the reference's beside it as <...>.reference.log.
+  std::string logs_dir;
   std::string driver_path; // empty: DefaultDriverPath()
   bool stop_on_failure = false;  // or Suite::stop_on_failure
   // Measure again the cells whose newest stored ok result is noisy (its 95% CI stayed wider

@@ -142,8 +142,8 @@ bool Matches(const GroupFilter& filter, const json& record) {
   return true;
 }
 
-ResultFilter ToResultFilter(const GroupFilter& group) {
-  ResultFilter f;
+ResultFilter ToResultFilter(const GroupFilter& group, const ResultFilter& base) {
+  ResultFilter f = base;
   f.status = "ok";
   for (const auto& [key, value] : group.terms) {
     if (key == "quant") f.quants = {value};

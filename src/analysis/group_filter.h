@@ -33,8 +33,10 @@ Result<GroupFilter> ParseGroupFilter(std::string_view text);
 // True when `record` is ok and matches every term.
 bool Matches(const GroupFilter& filter, const nlohmann::json& record);
 
-// The same selection as the store's filter (status ok), so the store narrows it.
-ResultFilter ToResultFilter(const GroupFilter& filter);
+// The same selection as the store's filter (status ok), so the store narrows it, within `base`
+// (the filters common to both groups): a term replaces base's field of its key, a setting term
+// is added to base's settings.
+ResultFilter ToResultFilter(const GroupFilter& filter, const ResultFilter& base = {});
 
 // The two sides paired by benchmark id: on each side, the ok results of each benchmark id pooled
 // into one estimate (PoolResults, those sharing the newest one's config_id), or with

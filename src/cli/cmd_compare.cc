@@ -24,6 +24,7 @@ struct CompareArgs {
   std::string group_a, group_b;  // --a / --b filters
   CompareOptions options;
   bool newest = false;
+  ResultFilter common;  // the reading commands' filters, applied to both groups
 };
 
 Result<json> Load(ResultStore& store, const std::string& id) {
@@ -104,8 +105,9 @@ int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
 }
 
 // The ok results a group filter selects, narrowed in the store where its filter can.
-Result<std::vector<json>> GroupRecords(ResultStore& store, const analysis::GroupFilter& group) {
-  const ResultFilter f = analysis::ToResultFilter(group);
+Result<std::vector<json>> GroupRecords(ResultStore& store, const analysis::GroupFilter& group,
+                                       const ResultFilter& common) {
+  const ResultFilter f = analysis::ToResultFilter(group, common);
   auto records = store.Records(f);
   if (!records) return records.error();
   std::vector<json> out;
@@ -127,9 +129,9 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   if (!fa) return ReportError(ctx, fa.error().Wrap("--a"));
   auto fb = analysis::ParseGroupFilter(a.group_b);
   if (!fb) return ReportError(ctx, fb.error().Wrap("--b"));
-  auto ga = GroupRecords(store, *fa);
+  auto ga = GroupRecords(store, *fa, a.common);
   if (!ga) return ReportError(ctx, ga.error(), kExitFailure);
-  auto gb = GroupRecords(store, *fb);
+  auto gb = GroupRecords(store, *fb, a.common);
   if (!gb) return ReportError(ctx, gb.error(), kExitFailure);
   for (const auto& [flag, filter, group] :
        {std::tuple{"--a", &a.group_a, &*ga}, std::tuple{"--b", &a.group_b, &*gb}}) {
@@ -222,6 +224,11 @@ int Compare(const CompareArgs& a, CliContext& ctx) {
     return ReportError(ctx, MakeError("compare takes two result ids (compare A B) or two groups "
                                       "(compare --a quant=F32 --b quant=Q4_0), and not a mix"));
   }
+  if (by_id && !FilterText(a.common).empty()) {
+    return ReportError(ctx, MakeError("filters (" + FilterText(a.common) +
+                                      ") narrow the groups of --a/--b; compare A B takes two "
+                                      "result ids as they are"));
+  }
   auto store = OpenStoreToRead(ctx);
   if (!store) return ctx.exit_code;
   return by_id ? ComparePair(a, *store, ctx) : CompareGroups(a, *store, ctx);
@@ -238,15 +245,19 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("B", args->b, "result id (or unique prefix) compared with it");
   cmd->add_option("--a", args->group_a,
                   "baseline group: key=value[,key=value], keys quant, model, benchmark, runtime, "
-                  "device, label, threads (ok results only)");
+                  "device, label and settings such as threads, cpus, n_batch (ok results only; "
+                  "the filters below apply to both groups)");
   cmd->add_option("--b", args->group_b, "group compared with it, same syntax");
+  AddConfigurationFilters(cmd, args->common);
   cmd->add_option("--alpha", args->options.alpha, "significance level")->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
   AddRepeatsOption(cmd, args->newest);
   cmd->add_option("--noise", args->options.noise,
                   "relative noise band: smaller changes are not reported")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  cmd->callback([args, &ctx] { Compare(*args, ctx); });
+  cmd->callback([args, &ctx, cmd] {
+    if (CheckSince(*cmd, args->common, ctx)) Compare(*args, ctx);
+  });
 }
 
 }  // namespace pipette::cli

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "analysis/noise.h"
 #include "cli/store_reading.h"
 #include "cli/text_table.h"
+#include "pipette/gguf.h"
 #include "pipette/store.h"
 #include "platform/output_path.h"
 
@@ -32,12 +34,19 @@ struct ResultsArgs {
   std::string output;
 };
 
-// Same conventions as `pipette run`'s table: bytes in MiB, ms with 3 decimals.
+// Bytes in MiB; at least three significant digits everywhere (a KL of 0.000779 nats is not
+// "0.00 nats"), in fixed notation.
 std::string FormatValue(double v, const std::string& unit) {
   if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
-  if (unit == "ms") return fmt::format("{:.3f} ms", v);
-  if (unit.empty()) return fmt::format("{:.4g}", v);
-  return fmt::format("{:.2f} {}", v, unit);
+  const auto digits = [](double x, int fixed) {
+    if (!std::isfinite(x)) return std::string("-");
+    if (x == 0 || std::abs(x) >= 1) return fmt::format("{:.{}f}", x, fixed);
+    const int decimals = 2 - static_cast<int>(std::floor(std::log10(std::abs(x))));
+    return fmt::format("{:.{}f}", x, decimals);
+  };
+  if (unit == "ms") return digits(v, 3) + " ms";
+  if (unit.empty()) return digits(v, 3);
+  return digits(v, 2) + " " + unit;
 }
 
 // A value at a JSON pointer as text for a summary: "" when absent.
@@ -75,6 +84,7 @@ json RowJson(const ResultRow& r) {
           {"headline", r.headline ? json(*r.headline) : json(nullptr)},
           {"headline_ci95_low", r.headline_ci95_low ? json(*r.headline_ci95_low) : json(nullptr)},
           {"headline_ci95_high", r.headline_ci95_high ? json(*r.headline_ci95_high) : json(nullptr)},
+          {"headline_n", r.headline_n},
           {"ci_reached", r.ci_reached}};
 }
 
@@ -86,6 +96,7 @@ bool Noisy(const ResultRow& r) {
 // "+-1.20%": the 95% CI of the median relative to it, with "!" when the harness did not
 // reach its CI target (a noisy measurement).
 std::string CiText(const ResultRow& r) {
+  if (r.headline && r.headline_n > 0 && r.headline_n < 3) return "n < 3" + std::string(Noisy(r) ? " !" : "");
   if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high || *r.headline == 0) return "";
   // The interval of a median is not symmetric: show its wider side, the one the harness's
   // +-target check (CiWithinTarget) judges, so that "+-1.7% !" cannot happen.
@@ -173,11 +184,16 @@ void PrintSummary(const json& r, std::ostream& out) {
   std::vector<std::vector<std::string>> head = {
       {"result", Text(r, "/result_id") + "  " + Text(r, "/status")},
       {"config", Text(r, "/config_id")},
-      {"benchmark", fmt::format("{} ({}, {} prompt tokens, {} generated)", Text(r, "/benchmark/id"),
-                                Text(r, "/benchmark/type"), Text(r, "/benchmark/prefill_tokens"),
-                                Text(r, "/benchmark/decode_tokens"))},
+      {"benchmark",
+       fmt::format("{} ({}, {} prompt tokens, {})", Text(r, "/benchmark/id"),
+                   Text(r, "/benchmark/type"), Text(r, "/benchmark/prefill_tokens"),
+                   // A memory benchmark decodes one token, whatever its decode_tokens says.
+                   Text(r, "/benchmark/type") == "memory"
+                       ? std::string("1 decoded")
+                       : Text(r, "/benchmark/decode_tokens") + " generated")},
       {"model", fmt::format("{}  {}  sha256 {}", Text(r, "/model/file_name"),
-                            Text(r, "/model/quant"), Text(r, "/model/sha256"))}};
+                            QuantLabel(r.value("model", json::object())),
+                            Text(r, "/model/sha256"))}};
   std::string runtime = fmt::format("{} {} (commit {})", Text(r, "/runtime/name"),
                                     Text(r, "/runtime/version"), Text(r, "/runtime/commit"));
   const json::json_pointer settings("/runtime/settings");

@@ -358,9 +358,12 @@ Result<std::vector<ResultRow>> ResultStore::List(const ResultFilter& filter) {
       "json_extract(record, '$.metrics.' || headline_metric || '.ci95_low') END, "
       "CASE WHEN headline_metric <> '' THEN "
       "json_extract(record, '$.metrics.' || headline_metric || '.ci95_high') END, "
-      "coalesce(json_extract(record, '$.harness.ci_reached'), 0), "
+      "coalesce(json_extract(record, '$.harness.ci_reached'), 1), "
       "json_extract(record, '$.model.tensor_types'), "
-      "coalesce(json_extract(record, '$.model.quant_inferred'), 0) FROM results",
+      "coalesce(json_extract(record, '$.model.quant_inferred'), 0), "
+      "CASE WHEN headline_metric <> '' THEN "
+      "coalesce(json_extract(record, '$.metrics.' || headline_metric || '.n'), 0) END "
+      "FROM results",
       filter, [&rows](const Stmt& st) {
         ResultRow r;
         std::string* texts[] = {&r.result_id,      &r.config_id,  &r.status,       &r.benchmark_id,
@@ -375,6 +378,7 @@ Result<std::vector<ResultRow>> ResultStore::List(const ResultFilter& filter) {
         r.headline_ci95_high = st.OptDouble(17);
         r.ci_reached = st.Int(18) != 0;
         const json types = json::parse(st.Text(19), nullptr, /*allow_exceptions=*/false);
+        r.headline_n = static_cast<int>(st.Int(21));
         r.quant_label = QuantLabel(json{{"quant", r.quant},
                                         {"quant_inferred", st.Int(20) != 0},
                                         {"tensor_types", types.is_discarded() ? json() : types}});

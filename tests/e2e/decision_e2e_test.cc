@@ -255,6 +255,24 @@ TEST(DecisionE2e, UnitsAndFiltersAsAUserTypesThem) {
                      StoredRecord("m-Q8_0.gguf", "Q8_0", "decode_throughput_32_16",
                                   {{"decode_throughput", 180.0}}, 2),
                      t2, pinned});
+  // Three significant digits, and no interval from fewer than three repetitions.
+  const std::string digits_store = WorkDir() + "/decision-digits.db";
+  json kl = StoredRecord("m-Q4_0.gguf", "Q4_0", "kl_divergence_64", {{"kl_divergence", 0.000779}},
+                         6);
+  kl["metrics"]["kl_divergence"]["unit"] = "nats";
+  kl["benchmark"]["type"] = "kl_divergence";
+  json two_reps = StoredRecord("m-Q4_0.gguf", "Q4_0", "decode_throughput_64_16",
+                               {{"decode_throughput", 150.0}}, 7);
+  two_reps["metrics"]["decode_throughput"]["n"] = 2;
+  two_reps["benchmark"]["type"] = "decode";
+  two_reps["harness"]["ci_reached"] = false;
+  PutRecords(digits_store, {kl, two_reps});
+  auto digits = RunPipette({"--store", digits_store, "results", "list"});
+  ASSERT_EQ(digits.exit.code, 0) << digits.err;
+  EXPECT_NE(digits.out.find("0.000779 nats"), std::string::npos) << digits.out;
+  EXPECT_NE(digits.out.find("150.00 tokens/s  n < 3 !"), std::string::npos) << digits.out;
+  EXPECT_EQ(digits.out.find("kl_divergence_64 (n"), std::string::npos) << digits.out;
+
   // "--max-memory 11.5" was 11.5 bytes: now refused with the fix.
   auto bare = RunPipette({"--store", store, "select", "--max-memory", "11.5"});
   EXPECT_EQ(bare.exit.code, 2);
@@ -295,6 +313,14 @@ TEST(DecisionE2e, UnitsAndFiltersAsAUserTypesThem) {
                            "--b", "quant=Q4_0,cpus=0"});
   ASSERT_EQ(group.exit.code, 0) << group.err;
   EXPECT_EQ(json::parse(group.out)["pairs"].size(), 1u);
+  // compare takes the same filters, for both groups: --threads 2 leaves Q8_0 t=2 alone on A.
+  auto both = RunPipette({"--store", store, "--json", "compare", "--a", "quant=Q8_0", "--b",
+                          "quant=Q8_0", "--threads", "2"});
+  ASSERT_EQ(both.exit.code, 0) << both.err;
+  EXPECT_EQ(json::parse(both.out)["a"]["results"], 1);
+  auto ids = RunPipette({"--store", store, "compare", "x", "y", "--threads", "2"});
+  EXPECT_EQ(ids.exit.code, 2);
+  EXPECT_NE(ids.err.find("narrow the groups of --a/--b"), std::string::npos) << ids.err;
 }
 
 }  // namespace
