@@ -52,11 +52,17 @@ struct ResultFilter {
   int limit = 0;          // at most this many results (the newest); 0 = no limit
 };
 
-// One "key=value" entry of ResultFilter::settings: key = a runtime.settings name (letters,
-// digits, '_'), value = the recorded value as text: a number matches a recorded number of equal
-// value (threads=2 matches 2 and 2.0) or a recorded string spelled the same ("cpus=0"); true/false
-// match booleans; anything else matches a string exactly. Error: "'<text>' is not a setting
-// filter: give KEY=VALUE, e.g. threads=2".
+// The runtime.settings keys results record (DESIGN.md 5; the llamacpp runtime's, harness/record.cc):
+// threads, n_gpu_layers, mmap, flash_attn, n_batch, n_ubatch, type_k, type_v, n_ctx, poll, cpus,
+// test_leak_bytes.
+const std::vector<std::string>& RecordedSettingNames();
+
+// One "key=value" entry of ResultFilter::settings: key = one of RecordedSettingNames(), value =
+// the recorded value as text (spaces around it ignored): a number matches a recorded number of
+// equal value (threads=2 matches 2 and 2.0) or a recorded string spelled the same ("cpus=0");
+// true/false match booleans; anything else matches a string, case-insensitively ("type_k=F16"
+// matches "f16"). Errors: "'<text>' is not a setting filter: give KEY=VALUE, e.g. threads=2";
+// "unknown setting '<key>' (settings: threads, n_gpu_layers, ...)".
 struct SettingFilter {
   std::string key;
   std::string value;

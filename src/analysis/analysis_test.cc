@@ -337,7 +337,7 @@ TEST(Select, DecodeAndLatencyLimitsAndMissingMetrics) {
   ASSERT_EQ(s.candidates[0].excluded_because.size(), 2u);
   EXPECT_EQ(s.candidates[0].excluded_because[1],
             "decode_throughput 100 tokens/s [99, 101] (decode_throughput_64_32) >= limit 150 "
-            "tokens/s: fail, needs 1.5x the decode speed");
+            "tokens/s: fail, needs 1.50x the decode speed");
   EXPECT_EQ(s.candidates[1].excluded_because.size(), 1u);
 }
 
@@ -558,6 +558,44 @@ TEST(Select, SpeedsInsideEachOthersIntervalsAreWithinTheNoise) {
   EXPECT_TRUE(s.speed_within_noise);
   EXPECT_DOUBLE_EQ(*s.candidates[0].decode_ci95_low, 360);
   EXPECT_DOUBLE_EQ(*s.candidates[0].decode_ci95_high, 395);
+}
+
+TEST(Select, FactorsAndMarginsNeverReadAsOneOrZeroWhenTheyAreNot) {
+  const auto configs = GroupConfigurations({Decode(kQ8, 202.26, 202.2, 202.3)});
+  Limits limits;
+  limits.min_decode_throughput = 202.31;  // above the whole interval: fail by 0.02%
+  SelectResult s = Select(configs, limits);
+  ASSERT_EQ(s.candidates[0].verdict, Verdict::kFail);
+  EXPECT_NE(s.candidates[0].checks[0].text.find("needs 1.0002x the decode speed"),
+            std::string::npos)
+      << s.candidates[0].checks[0].text;
+  limits.min_decode_throughput = 202.25;  // the median just above: +0.005%, not +0.0%
+  s = Select(configs, limits);
+  EXPECT_NE(s.candidates[0].checks[0].text.find("median margin +0.0049%"), std::string::npos)
+      << s.candidates[0].checks[0].text;
+  Limits zero;
+  zero.max_ttft_ms = 0;
+  const auto ttft = GroupConfigurations(
+      {Record(kQ8, "end_to_end_latency_64_32", {{"ttft", 10.0}}),
+       Record(kQ8, "prefill_throughput_512", {{"ttft", 204.0}})});
+  s = Select(ttft, zero);
+  EXPECT_EQ(s.candidates[0].checks[0].benchmark_id, "prefill_throughput_512");  // the worst
+  EXPECT_NE(s.candidates[0].checks[0].text.find("a limit of 0 that nothing measured can meet"),
+            std::string::npos);
+  Limits huge;
+  huge.min_decode_throughput = 1e308;
+  s = Select(configs, huge);
+  EXPECT_LT(s.candidates[0].checks[0].text.size(), 200u) << s.candidates[0].checks[0].text;
+}
+
+TEST(Select, DecodeLimitIsJudgedOnDecodeBenchmarksOnly) {
+  json e2e = Record(kQ8, "end_to_end_latency_256_256", {{"decode_throughput", 500.0}});
+  const auto configs = GroupConfigurations({Decode(kQ8, 1500, 1490, 1510), e2e});
+  Limits limits;
+  limits.min_decode_throughput = 1000;
+  const SelectResult s = Select(configs, limits);
+  EXPECT_EQ(s.candidates[0].verdict, Verdict::kPass);
+  EXPECT_EQ(s.candidates[0].checks[0].benchmark_id, "decode_throughput_256_100");
 }
 
 TEST(Select, WorstResultOfAMetricDecides) {

@@ -13,14 +13,18 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kKeys[] = {"quant",   "model",  "benchmark",  "runtime", "device",
-                                 "label",   "threads", "cpus",      "n_batch", "n_ubatch",
-                                 "n_ctx",   "flash_attn", "mmap",   "type_k",  "type_v",
-                                 "n_gpu_layers"};
-// Keys that name runtime.settings entries (the rest are the results list filters).
+constexpr const char* kFilterKeys[] = {"quant", "model", "benchmark", "runtime", "device", "label"};
+
+// The results list filters, then the recorded runtime.settings (pipette/store.h).
+std::vector<std::string> Keys() {
+  std::vector<std::string> keys(std::begin(kFilterKeys), std::end(kFilterKeys));
+  for (const std::string& s : RecordedSettingNames()) keys.push_back(s);
+  return keys;
+}
+
 bool IsSettingKey(const std::string& key) {
-  return key != "quant" && key != "model" && key != "benchmark" && key != "runtime" &&
-         key != "device" && key != "label";
+  const auto& names = RecordedSettingNames();
+  return std::find(names.begin(), names.end(), key) != names.end();
 }
 
 std::string Lower(std::string s) {
@@ -72,8 +76,9 @@ std::map<std::string, json> ByBenchmark(const std::vector<json>& records, Repeat
 Result<GroupFilter> ParseGroupFilter(std::string_view text) {
   GroupFilter f;
   f.text = std::string(text);
+  const std::vector<std::string> keys = Keys();
   std::string known;
-  for (const char* k : kKeys) known += std::string(known.empty() ? "" : ", ") + k;
+  for (const std::string& k : keys) known += (known.empty() ? "" : ", ") + k;
   if (Trim(text).empty()) {
     return MakeError("empty group filter: give key=value[,key=value], keys " + known);
   }
@@ -90,8 +95,7 @@ Result<GroupFilter> ParseGroupFilter(std::string_view text) {
     }
     const std::string key = Lower(Trim(term.substr(0, eq)));
     const std::string value = Trim(term.substr(eq + 1));
-    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) ==
-        std::end(kKeys)) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       return MakeError("group filter '" + f.text + "': unknown key '" + key + "' (keys " + known +
                        ")");
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "analysis/noise.h"
 #include "analysis/record_fields.h"
@@ -57,18 +58,37 @@ std::optional<Extreme> Pick(const std::vector<const json*>& results, const std::
   return best;
 }
 
-// A metric's value in the unit a person reads it in, with three significant digits at least.
+// Three significant digits at least, without hundreds of digits for an absurd limit.
+std::string Number(double v) {
+  return std::abs(v) >= 1e7 ? fmt::format("{:.3g}", v) : FormatNumber(v, 3);
+}
+
+// A metric's value in the unit a person reads it in.
 std::string Value(double v, const std::string& unit) {
-  if (unit == "bytes") return FormatBytes(v);
-  if (unit == "pp") return FormatNumber(v, 3) + " pp";
-  return FormatNumber(v, 3) + " " + unit;
+  if (unit == "bytes") return std::abs(v) >= 1e15 ? fmt::format("{:.3g} B", v) : FormatBytes(v);
+  return Number(v) + " " + unit;
 }
 
 std::string Interval(double low, double high, const std::string& unit) {
-  if (unit == "bytes") {
-    return fmt::format("[{}, {}]", FormatBytes(low), FormatBytes(high));
+  if (unit == "bytes") return fmt::format("[{}, {}]", Value(low, unit), Value(high, unit));
+  return fmt::format("[{}, {}]", Number(low), Number(high));
+}
+
+// A factor with enough digits not to read as 1 when it is not: 2.65, 1.20, 0.9994.
+std::string Factor(double f) {
+  for (int digits = 3; digits < 9; ++digits) {
+    const std::string text = fmt::format("{:#.{}g}", f, digits);
+    if (f == 1 || std::stod(text) != 1) return text;  // "1.00" only for exactly 1
   }
-  return fmt::format("[{}, {}]", FormatNumber(low, 3), FormatNumber(high, 3));
+  return fmt::format("{:.9g}", f);
+}
+
+// A relative margin as a signed percentage that does not round to 0.0 when it is not 0.
+std::string Margin(double m) {
+  if (!std::isfinite(m)) return "-";
+  const std::string text = fmt::format("{:+.1f}%", 100 * m);
+  if (m != 0 && (text == "+0.0%" || text == "-0.0%")) return fmt::format("{:+.2g}%", 100 * m);
+  return text;
 }
 
 const char* What(const std::string& metric) {
@@ -107,8 +127,7 @@ void Judge(LimitCheck& c) {
   }
   head += fmt::format(" {} limit {}: {}", c.upper ? "<=" : ">=", Value(c.threshold, c.unit),
                       VerdictName(c.verdict));
-  const std::string margin =
-      std::isfinite(c.margin) ? fmt::format("{:+.1f}%", 100 * c.margin) : std::string("-");
+  const std::string margin = Margin(c.margin);
   if (c.verdict == Verdict::kPass) {
     head += ", margin " + margin;
   } else if (c.verdict == Verdict::kBorderline) {
@@ -116,8 +135,10 @@ void Judge(LimitCheck& c) {
             "): measure again with more repetitions before relying on it";
   } else if (c.metric == "quality_drop") {
     head += fmt::format(", misses it by {}", Value(c.factor, "pp"));
+  } else if (c.threshold <= 0) {
+    head += ", a limit of 0 that nothing measured can meet";
   } else if (std::isfinite(c.factor)) {
-    head += fmt::format(", needs {}x the {}", FormatNumber(c.factor, 3), What(c.metric));
+    head += fmt::format(", needs {}x the {}", Factor(c.factor), What(c.metric));
   }
   c.text = head;
 }
@@ -164,9 +185,11 @@ LimitCheck CheckMetric(const std::vector<const json*>& results, const char* limi
     c.results = PooledCount(*r);
     c.noisy = IsNoisy(*r);
     Judge(c);
+    // Every check has the same threshold, so the worst value is the smallest margin; compared
+    // by value, which stays finite when a threshold of 0 makes margins NaN.
     const bool worse = !worst || Severity(c.verdict) > Severity(worst->verdict) ||
                        (Severity(c.verdict) == Severity(worst->verdict) &&
-                        c.margin < worst->margin);
+                        (upper ? c.value > worst->value : c.value < worst->value));
     if (worse) worst = std::move(c);
   }
   return worst ? *worst : Unmeasured(limit, metric, unit, upper, threshold);
@@ -224,7 +247,13 @@ std::vector<LimitCheck> CheckLimits(const std::vector<const json*>& results, con
                               *limits.max_memory_bytes));
   }
   if (limits.min_decode_throughput) {
-    out.push_back(CheckMetric(results, "min_decode_throughput", "decode_throughput", "tokens/s",
+    // Decode benchmarks only: an end-to-end result's decode rate includes detokenization and
+    // is not the decode speed that select ranks on.
+    std::vector<const json*> decode;
+    for (const json* r : results) {
+      if (BenchmarkTypeOf(*r) == "decode") decode.push_back(r);
+    }
+    out.push_back(CheckMetric(decode, "min_decode_throughput", "decode_throughput", "tokens/s",
                               false, *limits.min_decode_throughput));
   }
   if (limits.max_quality_drop) {

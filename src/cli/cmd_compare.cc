@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -117,11 +118,28 @@ Result<std::vector<json>> GroupRecords(ResultStore& store, const analysis::Group
   return out;
 }
 
-// How many configurations (ConfigurationKey) the paired results of one side come from.
-size_t ConfigurationCount(const std::vector<const json*>& side) {
+// How many configurations (ConfigurationKey) the results of one side come from.
+size_t ConfigurationCount(const std::vector<json>& side) {
   std::set<std::string> keys;
-  for (const json* r : side) keys.insert(ConfigurationKey(*r));
+  for (const json& r : side) keys.insert(ConfigurationKey(r));
   return keys.size();
+}
+
+// The key a group term and a filter common to both groups would both set; "" when none. Both
+// at once would leave one of them unused (ToResultFilter replaces the common one).
+std::string Collision(const analysis::GroupFilter& group, const ResultFilter& common) {
+  for (const auto& [key, value] : group.terms) {
+    const bool in_common = (key == "quant" && !common.quants.empty()) ||
+                           (key == "model" && !common.models.empty()) ||
+                           (key == "benchmark" && !common.benchmarks.empty()) ||
+                           (key == "runtime" && !common.runtimes.empty()) ||
+                           (key == "device" && !common.devices.empty()) ||
+                           (key == "label" && !common.labels.empty()) ||
+                           std::any_of(common.settings.begin(), common.settings.end(),
+                                       [&](const std::string& s) { return s.rfind(key + "=", 0) == 0; });
+    if (in_common) return key;
+  }
+  return "";
 }
 
 int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
@@ -129,6 +147,13 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   if (!fa) return ReportError(ctx, fa.error().Wrap("--a"));
   auto fb = analysis::ParseGroupFilter(a.group_b);
   if (!fb) return ReportError(ctx, fb.error().Wrap("--b"));
+  for (const auto& [flag, group] : {std::pair{"--a", &*fa}, std::pair{"--b", &*fb}}) {
+    if (const std::string key = Collision(*group, a.common); !key.empty()) {
+      return ReportError(ctx, MakeError(std::string(flag) + " " + group->text + " sets " + key +
+                                        ", and a filter for both groups sets it too; give " + key +
+                                        " in one place"));
+    }
+  }
   auto ga = GroupRecords(store, *fa, a.common);
   if (!ga) return ReportError(ctx, ga.error(), kExitFailure);
   auto gb = GroupRecords(store, *fb, a.common);
@@ -144,11 +169,8 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
   const analysis::GroupPairs pairs =
       analysis::PairByBenchmark(*ga, *gb, a.newest ? Repeats::kNewest : Repeats::kPool);
   json out_pairs = json::array(), rows = json::array();
-  std::vector<const json*> side_a, side_b;
   size_t pooled = 0;
   for (const auto& p : pairs.pairs) {
-    side_a.push_back(&p.a);
-    side_b.push_back(&p.b);
     pooled += p.a.contains("pooled") || p.b.contains("pooled") ? 1 : 0;
     NoteSameResult(p.a, p.b, "the filters overlap");
     NoteNoisy(p.a, "A");
@@ -167,17 +189,25 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
                          {"metrics", metrics}});
   }
   const auto warn_mixed = [&](const char* flag, const std::string& filter,
-                              const std::vector<const json*>& side) {
+                              const std::vector<json>& side) {
     const size_t configs = ConfigurationCount(side);
     if (configs > 1) {
       std::cerr << fmt::format(
-          "pipette: warning: {} {} holds {} configurations; each benchmark uses the newest "
-          "configuration's results (narrow the filter, e.g. with threads= or model=)\n",
+          "pipette: warning: {} {} holds {} configurations; each benchmark uses the results of "
+          "its newest configuration only (narrow the filter, e.g. with threads= or model=)\n",
           flag, filter, configs);
     }
   };
-  warn_mixed("--a", a.group_a, side_a);
-  warn_mixed("--b", a.group_b, side_b);
+  warn_mixed("--a", a.group_a, *ga);
+  warn_mixed("--b", a.group_b, *gb);
+  std::set<std::string> ids_a;
+  for (const json& r : *ga) ids_a.insert(r.value("result_id", ""));
+  size_t shared = 0;
+  for (const json& r : *gb) shared += ids_a.count(r.value("result_id", ""));
+  if (shared > 0) {
+    std::cerr << fmt::format("note: {} result{} belong to both groups; the filters overlap\n",
+                             shared, shared == 1 ? "" : "s");
+  }
   if (ctx.json) {
     std::cout << json{{"a", {{"filter", a.group_a}, {"results", ga->size()}}},
                       {"b", {{"filter", a.group_b}, {"results", gb->size()}}},
@@ -190,13 +220,14 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
               << std::endl;
     return kExitOk;
   }
-  std::cout << fmt::format("A  {}  ({} ok results)\nB  {}  ({} ok results)\n", a.group_a,
-                           ga->size(), a.group_b, gb->size());
+  const auto results = [](size_t n) { return fmt::format("{} ok result{}", n, n == 1 ? "" : "s"); };
+  std::cout << fmt::format("A  {}  ({})\nB  {}  ({})\n", a.group_a, results(ga->size()),
+                           a.group_b, results(gb->size()));
   if (pairs.pairs.empty()) {
     std::cout << "no benchmark was measured in both groups\n";
   } else {
     std::cout << fmt::format(
-        "{} benchmarks in both, {}:\n", pairs.pairs.size(),
+        "{} benchmark{} in both, {}:\n", pairs.pairs.size(), pairs.pairs.size() == 1 ? "" : "s",
         a.newest   ? "the newest result of each"
         : pooled ? fmt::format("the repetitions of all ok results of each pooled ({} pooled from "
                                "several; --newest for the newest alone)",

@@ -68,6 +68,11 @@ Status WriteFile(const ReportArgs& a, const Limits& limits, const std::vector<js
 int Report(const ReportArgs& a, CliContext& ctx) {
   auto limits = ParseLimits(a.limits);
   if (!limits) return ReportError(ctx, limits.error());
+  if (limits->any() && (a.format == "csv" || a.format == "jsonl")) {
+    return ReportError(ctx, MakeError("limits (" + LimitsText(a.limits) + ") decide in html and "
+                                      "md reports; --format " + a.format + " exports the records "
+                                      "as they are: drop the limits, or use pipette select"));
+  }
   const std::string store_path = StorePath(ctx);
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
@@ -114,7 +119,8 @@ void AddReportCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Stored results as a report: HTML with charts, Markdown tables, CSV or JSON lines");
-  cmd->add_option("-o,--output", args->output, "write to FILE instead of stdout");
+  cmd->add_option("-o,--output", args->output, "write to FILE instead of stdout (- for stdout)")
+      ->check([](const std::string& v) { return v.empty() ? "give a file name, or - for stdout" : ""; });
   cmd->add_option("--format", args->format,
                   "html (one self-contained file with SVG charts), md (Markdown tables), csv or "
                   "jsonl (the records, as `results export`)")

@@ -320,7 +320,8 @@ void AddResultsCommand(CLI::App& app, CliContext& ctx) {
                   "result and metric)")
       ->capture_default_str()
       ->check(CLI::IsMember({"jsonl", "csv"}));
-  exp->add_option("-o,--output", args->output, "write to FILE instead of stdout");
+  exp->add_option("-o,--output", args->output, "write to FILE instead of stdout (- for stdout)")
+      ->check([](const std::string& v) { return v.empty() ? "give a file name, or - for stdout" : ""; });
   AddFilterOptions(exp, args->filter);
   exp->callback([args, &ctx, exp] {
     if (CheckSince(*exp, args->filter, ctx)) Export(*args, ctx);

@@ -1,6 +1,9 @@
 #include "cli/store_reading.h"
 
+#include <charconv>
 #include <filesystem>
+
+#include "platform/cpu_affinity.h"
 
 namespace pipette::cli {
 
@@ -19,11 +22,30 @@ std::unique_ptr<ResultStore> OpenStoreToRead(CliContext& ctx) {
   return nullptr;
 }
 
+namespace {
+
+// An empty filter value would match everything (a substring) or nothing (an exact match), and
+// usually comes from an unset shell variable: refused.
+std::string NotEmpty(const std::string& v) {
+  return v.find_first_not_of(" \t") == std::string::npos ? "give a value (it is empty)" : "";
+}
+
+std::string PositiveInteger(const std::string& v) {
+  int n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n <= 0) {
+    return "'" + v + "' is not a thread count: give a positive integer, e.g. 2";
+  }
+  return "";
+}
+
+}  // namespace
+
 void AddConfigurationFilters(CLI::App* cmd, ResultFilter& filter) {
   // Every list option is repeatable; its values are alternatives (--quant Q8_0 --quant Q4_0).
   const auto list = [cmd](const char* flag, std::vector<std::string>& values, const char* help,
                           const char* type) {
-    return cmd->add_option(flag, values, help)->type_name(type)->allow_extra_args(false);
+    cmd->add_option(flag, values, help)->type_name(type)->allow_extra_args(false)->check(NotEmpty);
   };
   list("--benchmark", filter.benchmarks,
        "benchmark id, e.g. decode_throughput_256_100 (repeatable)", "ID");
@@ -44,15 +66,27 @@ void AddConfigurationFilters(CLI::App* cmd, ResultFilter& filter) {
                                                      "runtime threads (repeatable)")
       ->type_name("N")
       ->allow_extra_args(false)
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveInteger);
+  // CPU lists are recorded in canonical form ("0-3"): the filter is canonicalized the same way,
+  // so 0,1,2,3 finds them.
   cmd->add_option_function<std::vector<std::string>>(
-         "--cpus", setting("cpus="), "the CPUs the runtime was pinned to, e.g. 0 or 0-3 "
-                                     "(as given to run --cpus; repeatable)")
+         "--cpus",
+         [&filter](const std::vector<std::string>& values) {
+           for (const std::string& v : values) {
+             auto cpus = ParseCpuList(v);
+             filter.settings.push_back("cpus=" + (cpus ? FormatCpuList(*cpus) : v));
+           }
+         },
+         "the CPUs the runtime was pinned to, e.g. 0 or 0-3 (as given to run --cpus; repeatable)")
       ->type_name("LIST")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check([](const std::string& v) {
+        auto cpus = ParseCpuList(v);
+        return cpus ? std::string() : cpus.error().message;
+      });
   cmd->add_option_function<std::vector<std::string>>(
          "--setting", setting(""),
-         "any recorded runtime setting as KEY=VALUE, e.g. n_batch=512 or flash_attn=on "
+         "a recorded runtime setting as KEY=VALUE, e.g. n_batch=512 or flash_attn=on "
          "(repeatable; values of one key are alternatives)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false)

@@ -76,7 +76,7 @@ std::pair<std::string, std::vector<std::string>> SettingCondition(const SettingF
                 " IN ('integer', 'real') AND " + value + " = CAST(? AS REAL)))",
             {f.value, f.value}};
   }
-  return {"(" + type + " = 'text' AND " + value + " = ?)", {f.value}};
+  return {"(" + type + " = 'text' AND " + value + " = ? COLLATE NOCASE)", {f.value}};
 }
 
 // `since` is ParseSince(f.since) when f.since is not empty.
@@ -87,7 +87,7 @@ Result<Where> BuildWhere(const ResultFilter& f, const std::string& since) {
            f.models, 3);
   w.AddAny("quant = ? COLLATE NOCASE", f.quants);
   if (!f.status.empty()) w.Add("status = ?", {f.status});
-  w.AddAny("substr(device_id, 1, length(?)) = ?", f.devices, 2);
+  w.AddAny("substr(device_id, 1, length(?)) = lower(?)", f.devices, 2);
   w.AddAny("runtime = ?", f.runtimes);
   w.AddAny("label = ?", f.labels);
   // Alternatives of one key are ORed, keys ANDed.
@@ -120,17 +120,6 @@ size_t CommonPrefix(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
-
-Result<SettingFilter> ParseSettingFilter(const std::string& text) {
-  const size_t eq = text.find('=');
-  const Error bad = MakeError("'" + text + "' is not a setting filter: give KEY=VALUE, e.g. threads=2");
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return bad;
-  SettingFilter f{text.substr(0, eq), text.substr(eq + 1)};
-  for (char c : f.key) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return bad;
-  }
-  return f;
-}
 
 std::string DefaultStorePath() {
   if (std::string p = Env("PIPETTE_STORE"); !p.empty()) return p;

@@ -10,6 +10,7 @@
 //     the compare column that said "(bytes)" over MiB values, the report's counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -309,6 +310,31 @@ TEST(DecisionE2e, UnitsAndFiltersAsAUserTypesThem) {
   EXPECT_NE(bad.err.find("'threads' is not a setting filter: give KEY=VALUE, e.g. threads=2"),
             std::string::npos)
       << bad.err;
+  // Bad filter values are refused, never matched silently (one line, exit 2).
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"results", "list", "--threads", "0"},
+       "--threads: '0' is not a thread count: give a positive integer, e.g. 2"},
+      {{"select", "--threads", "1.5"}, "is not a thread count"},
+      {{"select", "--model", ""}, "--model: give a value (it is empty)"},
+      {{"select", "--cpus", "abc"}, "--cpus: CPU list 'abc'"},
+      {{"select", "--setting", "foo=1"}, "--setting: unknown setting 'foo' (settings: threads, "},
+      {{"report", "-o", ""}, "--output: give a file name, or - for stdout"},
+      {{"report", "--format", "csv", "--max-memory", "1GiB"},
+       "limits (--max-memory 1GiB) decide in html and md reports"},
+      {{"compare", "--a", "quant=Q8_0", "--b", "quant=F16", "--quant", "Q4_0"},
+       "--a quant=Q8_0 sets quant, and a filter for both groups sets it too"}};
+  for (const auto& [words, message] : refused) {
+    std::vector<std::string> a = {"--store", store};
+    a.insert(a.end(), words.begin(), words.end());
+    auto r = RunPipette(a);
+    EXPECT_EQ(r.exit.code, 2) << words[0] << " " << words[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  auto canonical = RunPipette({"--store", store, "--json", "results", "list", "--cpus", "0-0"});
+  ASSERT_EQ(canonical.exit.code, 0) << canonical.err;
+  EXPECT_EQ(json::parse(canonical.out).size(), 1u);  // recorded as "0"
+
   auto group = RunPipette({"--store", store, "--json", "compare", "--a", "quant=Q8_0,threads=1",
                            "--b", "quant=Q4_0,cpus=0"});
   ASSERT_EQ(group.exit.code, 0) << group.err;
