@@ -529,12 +529,23 @@ Scale YScale(const Axis& axis, const std::vector<double>& ys, const PlotArea& p,
   return axis.ticks.empty() ? s.Nice() : s.WithTicks(axis.ticks);
 }
 
+// A value in a tooltip as the axis writes it, but in full: bytes in binary units, other
+// values in fixed notation with four significant digits (10040, not 1.004e+04).
+std::string TipValue(double v, Units units) {
+  if (units == Units::kBytes) return FormatBytes(v);
+  if (std::abs(v) >= 1e4 || v == 0) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
 std::string Tip(const std::string& name, const std::string& note, double y,
-                const std::optional<double>& low, const std::optional<double>& high) {
+                const std::optional<double>& low, const std::optional<double>& high,
+                Units units) {
   std::string t = name;
   if (!note.empty()) t += " \u2014 " + note;
-  t += fmt::format(": {:.4g}", y);
-  if (Finite(low) && Finite(high)) t += fmt::format(" (95% CI {:.4g} .. {:.4g})", *low, *high);
+  t += ": " + TipValue(y, units);
+  if (Finite(low) && Finite(high)) {
+    t += " (95% CI " + TipValue(*low, units) + " .. " + TipValue(*high, units) + ")";
+  }
   return XmlEscape(t);
 }
 
@@ -585,7 +596,7 @@ std::string LineChart(const ChartSpec& in, const std::vector<LineSeries>& series
       c.svg() += fmt::format(
           "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\" data-x=\"{}\" "
           "data-y=\"{}\"><title>{}</title></circle>\n",
-          Px(px), Px(py), color, Num(p.x), Num(p.y), Tip(series[i].name, p.note, p.y, p.low, p.high));
+          Px(px), Px(py), color, Num(p.x), Num(p.y), Tip(series[i].name, p.note, p.y, p.low, p.high, spec.y.units));
     }
     c.svg() += "</g>\n";
   }
@@ -645,7 +656,7 @@ std::string BarChart(const ChartSpec& in, const std::vector<std::string>& series
           "data-value=\"{}\"><title>{}</title></rect>\n",
           c.SeriesClass(name), Px(bx), Px(std::min(py, zero)), Px(bar_w), Px(std::abs(zero - py)),
           c.SeriesColor(i, name),
-          Num(b->value), Tip(name, groups[g].name, b->value, b->low, b->high));
+          Num(b->value), Tip(name, groups[g].name, b->value, b->low, b->high, spec.y.units));
       if (Finite(b->low) && Finite(b->high)) {
         c.svg() += Canvas::CiPath(bx + bar_w / 2, y.Map(*b->low), y.Map(*b->high),
                                   std::min(5.0, bar_w / 3), "#222222") + "\n";

@@ -598,7 +598,7 @@ TEST(HtmlReport, LimitsOpenWithADecisionAndGreyTheFailingConfigurations) {
                       "fail: Q4_0."),
             std::string::npos);
   EXPECT_NE(html.find("Limits: --max-memory 45MiB."), std::string::npos);
-  EXPECT_NE(html.find("fail, needs 0.9x the peak memory"), std::string::npos);
+  EXPECT_NE(html.find("fail, needs 0.900x the peak memory"), std::string::npos);
   EXPECT_NE(html.find("pass, margin +11.1%"), std::string::npos);
   // Charts: the failing configuration is grey, and the quality front is drawn over Q4_0 only.
   const std::string quality = SvgById(html, "quality-chart");
