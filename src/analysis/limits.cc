@@ -143,14 +143,21 @@ void Judge(LimitCheck& c) {
   c.text = head;
 }
 
-LimitCheck Unmeasured(const char* limit, const std::string& metric, const std::string& unit,
-                      bool upper, double threshold) {
+// A check of `limit` before it is judged: what it checks, against what.
+LimitCheck Check(const char* limit, const std::string& metric, const std::string& unit,
+                 bool upper, double threshold) {
   LimitCheck c;
   c.limit = limit;
   c.metric = metric;
   c.unit = unit;
   c.upper = upper;
   c.threshold = threshold;
+  return c;
+}
+
+LimitCheck Unmeasured(const char* limit, const std::string& metric, const std::string& unit,
+                      bool upper, double threshold) {
+  LimitCheck c = Check(limit, metric, unit, upper, threshold);
   c.measured = false;
   c.verdict = Verdict::kFail;
   c.text = fmt::format("{} not measured: cannot check limit {}", metric, Value(threshold, unit));
@@ -170,12 +177,7 @@ LimitCheck CheckMetric(const std::vector<const json*>& results, const char* limi
   for (const json* r : results) {
     auto median = MetricValue(*r, metric);
     if (!median) continue;
-    LimitCheck c;
-    c.limit = limit;
-    c.metric = metric;
-    c.unit = unit;
-    c.upper = upper;
-    c.threshold = threshold;
+    LimitCheck c = Check(limit, metric, unit, upper, threshold);
     c.measured = true;
     c.benchmark_id = BenchmarkIdOf(*r);
     c.value = *median;
@@ -266,12 +268,7 @@ std::vector<LimitCheck> CheckLimits(const std::vector<const json*>& results, con
       out.push_back(c);
     } else {
       // The drop from the best score; its interval from this configuration's top-1 agreement.
-      LimitCheck c;
-      c.limit = "max_quality_drop";
-      c.metric = "quality_drop";
-      c.unit = "pp";
-      c.upper = true;
-      c.threshold = limit;
+      LimitCheck c = Check("max_quality_drop", "quality_drop", "pp", true, limit);
       c.measured = true;
       c.benchmark_id = quality->benchmark_id;
       c.value = *best_quality - quality->value;

@@ -79,4 +79,19 @@ std::string Binary(const std::string& name) {
   return std::string(PIPETTE_BIN_DIR) + "/src/driver/" + name;
 }
 
+CellSpec QuickCell(const std::string& model, const std::string& benchmark, int min_reps,
+                   int max_reps) {
+  CellSpec spec;
+  spec.model_path = model;
+  spec.benchmark = *ParseBenchmarkId(benchmark);
+  spec.settings.threads = 1;
+  spec.policy.warmup_runs = 1;
+  spec.policy.min_reps = min_reps;
+  spec.policy.max_reps = max_reps;
+  spec.driver_path = Binary("pipette-llamacpp-driver");
+  spec.readiness.waive_load = true;
+  spec.readiness.sample_window_s = 0.02;
+  return spec;
+}
+
 }  // namespace pipette::testing_models

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "pipette/cell.h"
+
 namespace pipette::testing_models {
 
 // Folder private to this test process.
@@ -20,6 +22,12 @@ std::string Stories260K(const std::string& quant);
 
 // Why Stories260K() is empty, for GTEST_SKIP.
 std::string SharedMissingReason();
+
+// A short real cell of `benchmark` on `model`: one thread, one warm-up, `min_reps` to `max_reps`
+// repetitions, the built driver, the readiness gate's load criterion waived (ctest runs tests in
+// parallel: the CPUs are busy on purpose).
+CellSpec QuickCell(const std::string& model, const std::string& benchmark, int min_reps = 3,
+                   int max_reps = 3);
 
 // Path of a built binary: "pipette" or "pipette-llamacpp-driver".
 std::string Binary(const std::string& name);

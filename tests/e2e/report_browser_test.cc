@@ -168,17 +168,7 @@ PngFacts ReadPng(const std::string& path) {
 }
 
 CellSpec Cell(const std::string& model, const std::string& benchmark) {
-  CellSpec spec;
-  spec.model_path = model;
-  spec.benchmark = *ParseBenchmarkId(benchmark);
-  spec.settings.threads = 1;
-  spec.policy.warmup_runs = 1;
-  spec.policy.min_reps = 3;
-  spec.policy.max_reps = 3;
-  spec.driver_path = Binary("pipette-llamacpp-driver");
-  spec.readiness.waive_load = true;  // ctest runs tests in parallel: the CPUs are busy on purpose
-  spec.readiness.sample_window_s = 0.02;
-  return spec;
+  return QuickCell(model, benchmark, 3, 3);
 }
 
 TEST(ReportInBrowser, RealResultsRenderWithChartsAndNoConsoleErrors) {
