@@ -164,11 +164,6 @@ LimitCheck Unmeasured(const char* limit, const std::string& metric, const std::s
   return c;
 }
 
-size_t PooledCount(const json& r) {
-  const json::json_pointer p("/pooled/results");
-  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>() : 1;
-}
-
 // The worst check of `metric` against `threshold` over `results`.
 LimitCheck CheckMetric(const std::vector<const json*>& results, const char* limit,
                        const std::string& metric, const std::string& unit, bool upper,
@@ -184,7 +179,7 @@ LimitCheck CheckMetric(const std::vector<const json*>& results, const char* limi
     c.ci95_low = MetricValue(*r, metric, "ci95_low").value_or(*median);
     c.ci95_high = MetricValue(*r, metric, "ci95_high").value_or(*median);
     c.n = static_cast<size_t>(MetricValue(*r, metric, "n").value_or(1));
-    c.results = PooledCount(*r);
+    c.results = PooledCountOf(*r);
     c.noisy = IsNoisy(*r);
     Judge(c);
     // Every check has the same threshold, so the worst value is the smallest margin; compared

@@ -90,6 +90,13 @@ std::string HeadlineMetricOf(const json& record) {
   return type ? std::string(HeadlineMetric(*type)) : std::string();
 }
 
+size_t PooledCountOf(const json& record) {
+  const json::json_pointer p("/pooled/results");
+  return record.is_object() && record.contains(p) && record.at(p).is_number_unsigned()
+             ? record.at(p).get<size_t>()
+             : 1;
+}
+
 json ConfigurationSettings(const json& record) {
   const json::json_pointer p("/runtime/settings");
   json settings = record.is_object() && record.contains(p) && record.at(p).is_object()

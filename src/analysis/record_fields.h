@@ -38,6 +38,9 @@ std::string MetricUnitOf(const nlohmann::json& record, const std::string& metric
 // The headline metric of the record's benchmark type (HeadlineMetric), "" for none.
 std::string HeadlineMetricOf(const nlohmann::json& record);
 
+// How many ok results an estimate pools (PoolResults: pooled.results); 1 for a plain result.
+size_t PooledCountOf(const nlohmann::json& record);
+
 // runtime.settings without the fields that follow from the benchmark's shape rather than from a
 // choice: n_ctx when it equals ShapeContextOf (the default). An object (empty when absent).
 nlohmann::json ConfigurationSettings(const nlohmann::json& record);

@@ -52,11 +52,6 @@ std::optional<double> DecodeSpeed(const std::vector<const json*>& results,
   return std::exp(log_sum / n);
 }
 
-size_t PooledCount(const json& r) {
-  const json::json_pointer p("/pooled/results");
-  return r.contains(p) && r.at(p).is_number_unsigned() ? r.at(p).get<size_t>() : 1;
-}
-
 }  // namespace
 
 SelectResult Select(const std::vector<Configuration>& configs, const Limits& limits) {
@@ -82,7 +77,7 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
           analysis::MetricValue(*peak->record, "max_host_usage", "ci95_high");
     }
     for (const json* r : looked[i]) {
-      all[i].pooled_results = std::max(all[i].pooled_results, PooledCount(*r));
+      all[i].pooled_results = std::max(all[i].pooled_results, analysis::PooledCountOf(*r));
     }
   }
   std::vector<size_t> passing;  // not failed: pass or borderline, ranked
