@@ -144,11 +144,7 @@ struct Document {
   std::vector<Section> sections;
 };
 
-bool Noisy(const json& r) {
-  const json::json_pointer p("/harness/ci_reached");
-  return Str(r, "/benchmark/type") != "soak" && r.contains(p) && r.at(p).is_boolean() &&
-         !r.at(p).get<bool>();
-}
+bool Noisy(const json& r) { return analysis::IsNoisy(r); }
 
 // A curve of a scaling chart: a configuration's points for one D.
 struct Curve {
