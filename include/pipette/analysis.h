@@ -190,7 +190,8 @@ struct Candidate {
                                             // 100 for the reference model of a kl_divergence
                                             // result in the set (it agrees with itself)
   std::optional<double> quality_ci95_low, quality_ci95_high;
-  bool noisy = false;       // a result it was judged or ranked on is noisy
+  bool noisy = false;  // a result it was judged or ranked on (limits, decode speed, peak memory,
+                       // quality) is noisy
   size_t pooled_results = 1;  // most results pooled into one of its estimates
   Verdict verdict = Verdict::kPass;  // the worst of its checks; kPass when no limit is given
   std::vector<LimitCheck> checks;    // one per limit given, in Limits order

@@ -69,12 +69,14 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
       all[i].quality_ci95_low = quality[i]->ci95_low;
       all[i].quality_ci95_high = quality[i]->ci95_high;
       if (!best_quality || quality[i]->value > *best_quality) best_quality = quality[i]->value;
+      all[i].noisy = all[i].noisy || quality[i]->noisy;
     }
     if (auto peak = analysis::Largest(looked[i], "max_host_usage")) {
       all[i].peak_memory_bytes = peak->value;
       all[i].peak_memory_ci95_low = analysis::MetricValue(*peak->record, "max_host_usage", "ci95_low");
       all[i].peak_memory_ci95_high =
           analysis::MetricValue(*peak->record, "max_host_usage", "ci95_high");
+      all[i].noisy = all[i].noisy || analysis::IsNoisy(*peak->record);
     }
     for (const json* r : looked[i]) {
       all[i].pooled_results = std::max(all[i].pooled_results, analysis::PooledCountOf(*r));

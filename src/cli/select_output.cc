@@ -40,13 +40,21 @@ std::string WithInterval(const std::optional<double>& v, const std::optional<dou
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// Every ok record behind the ranked candidates' speed and limits, once.
+// The records a decision rests on, once each: those a limit was judged on, those the decode
+// speed is compared over, and the memory and quality results (notes about the others, a noisy
+// prefill say, would only distract from the decision).
 std::vector<const json*> RecordsOf(const SelectResult& s) {
   std::vector<const json*> out;
   std::set<const json*> seen;
   for (const Candidate& c : s.candidates) {
+    std::set<std::string> judged(s.speed_benchmarks.begin(), s.speed_benchmarks.end());
+    for (const LimitCheck& k : c.checks) judged.insert(k.benchmark_id);
     for (const json& r : c.config->results) {
-      if (seen.insert(&r).second) out.push_back(&r);
+      const json b = r.value("benchmark", json::object());
+      const std::string type = b.value("type", "");
+      const bool relevant = judged.count(b.value("id", "")) > 0 || type == "memory" ||
+                            type == "kl_divergence";
+      if (relevant && seen.insert(&r).second) out.push_back(&r);
     }
   }
   return out;
