@@ -62,9 +62,10 @@ std::vector<Configuration> GroupConfigurations(const std::vector<nlohmann::json>
 
 // One estimate from several ok results of one config_id (`results` newest first, non-empty):
 // the newest record with, for prefill, decode, e2e and memory benchmarks, every metric
-// summarized again (pipette/stats.h Summarize: median, bootstrap CI, ...; a per-token series
-// such as inter_token_latency takes the order-statistic interval of its median,
-// MedianCi::kOrderStatistic) over the repetitions of all of them (samples[] concatenated, reps renumbered, each sample naming its result_id; a metric
+// summarized again (pipette/stats.h Summarize: median, mean, ...) over the repetitions of all of
+// them, its 95% CI from the two-stage bootstrap (ClusterBootstrapMedianCi: results, then their
+// repetitions, so results that disagree widen it; a per-token series such as inter_token_latency
+// takes the order-statistic interval of its median, MedianCi::kOrderStatistic) (samples[] concatenated, reps renumbered, each sample naming its result_id; a metric
 // measured once per cell, such as load_time, contributes its value; a metric some result lacks
 // keeps the newest result's estimate), harness.reps their total, harness.ci_reached judged again
 // on the pooled headline interval against harness.ci_target (n >= 3), and

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace pipette {
 
@@ -61,6 +62,17 @@ struct Interval {
 // REQUIRES: 0 < confidence < 1; resamples >= 1 (fewer is treated as 1).
 Interval BootstrapMedianCi(std::span<const double> samples, double confidence = 0.95,
                            int resamples = 10000, uint64_t seed = 0x9e3779b97f4a7c15);
+
+// Percentile-bootstrap interval of the median of several runs' samples pooled, resampled in two
+// stages (the cluster bootstrap, Davison & Hinkley, Bootstrap Methods and their Application,
+// 1997, 3.8): each resample draws as many runs as there are, with replacement, then each drawn
+// run's samples with replacement, and takes the median of them all. Unlike BootstrapMedianCi of
+// the concatenation, the interval widens when the runs disagree (a rerun on a busier machine),
+// since that variation is real. One run gives BootstrapMedianCi of it (same seed); empty runs are
+// ignored; no sample at all gives NaNs. Deterministic for a given seed. Cost: O(resamples * n).
+Interval ClusterBootstrapMedianCi(const std::vector<std::vector<double>>& runs,
+                                  double confidence = 0.95, int resamples = 10000,
+                                  uint64_t seed = 0x9e3779b97f4a7c15);
 
 // Distribution-free confidence interval of the median from order statistics (Conover, Practical
 // Nonparametric Statistics, 3rd ed., 3.2): with the samples sorted, [x(j), x(n+1-j)] (1-based)

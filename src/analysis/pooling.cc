@@ -64,6 +64,7 @@ json PoolResults(const std::vector<const json*>& results) {
   const json& newest_metrics = newest["metrics"];
   for (const auto& [metric, summary] : newest_metrics.items()) {
     std::vector<double> values;
+    std::vector<std::vector<double>> runs;  // per result, for the two-stage bootstrap
     bool complete = true, per_token = false;
     for (const json* r : results) {
       auto v = ValuesOf(*r, metric, per_token);
@@ -72,6 +73,7 @@ json PoolResults(const std::vector<const json*>& results) {
         break;
       }
       values.insert(values.end(), v->begin(), v->end());
+      runs.push_back(std::move(*v));
     }
     if (!complete || values.empty()) {
       metrics[metric] = summary;  // cannot be pooled: the newest result's own estimate
@@ -80,9 +82,15 @@ json PoolResults(const std::vector<const json*>& results) {
     const bool percentiles = summary.is_object() && summary.contains("p99");
     // Thousands of per-token latencies: the order-statistic interval, which the bootstrap
     // converges to, instead of 10,000 resamples of them (seconds per estimate; pooling_bench).
-    metrics[metric] = ToJson(
-        Summarize(values, percentiles, per_token ? MedianCi::kOrderStatistic : MedianCi::kBootstrap),
-        summary.value("unit", ""));
+    // The cheap interval first; for per-repetition values it is replaced just below.
+    Summary pooled_summary = Summarize(values, percentiles, MedianCi::kOrderStatistic);
+    if (!per_token) {
+      // The interval resamples the results too: runs that disagree widen it, as they should.
+      const Interval ci = ClusterBootstrapMedianCi(runs);
+      pooled_summary.ci95_low = ci.low;
+      pooled_summary.ci95_high = ci.high;
+    }
+    metrics[metric] = ToJson(pooled_summary, summary.value("unit", ""));
   }
   pooled["metrics"] = metrics;
 

@@ -100,6 +100,32 @@ Interval BootstrapMedianCi(std::span<const double> samples, double confidence, i
           SortedPercentile(medians, 100.0 * (1.0 - alpha))};
 }
 
+Interval ClusterBootstrapMedianCi(const std::vector<std::vector<double>>& runs, double confidence,
+                                  int resamples, uint64_t seed) {
+  std::vector<const std::vector<double>*> kept;
+  for (const auto& run : runs) {
+    if (!run.empty()) kept.push_back(&run);
+  }
+  if (kept.empty()) return {kNaN, kNaN};
+  if (kept.size() == 1) return BootstrapMedianCi(*kept[0], confidence, resamples, seed);
+  std::mt19937_64 rng(seed);
+  const size_t k = kept.size();
+  std::vector<double> medians(static_cast<size_t>(std::max(resamples, 1)));
+  std::vector<double> resample;
+  for (double& median : medians) {
+    resample.clear();
+    for (size_t g = 0; g < k; ++g) {
+      const std::vector<double>& run = *kept[DrawIndex(rng, k)];
+      for (size_t i = 0; i < run.size(); ++i) resample.push_back(run[DrawIndex(rng, run.size())]);
+    }
+    median = MedianInPlace(resample);
+  }
+  std::sort(medians.begin(), medians.end());
+  const double alpha = (1.0 - confidence) / 2.0;
+  return {SortedPercentile(medians, 100.0 * alpha),
+          SortedPercentile(medians, 100.0 * (1.0 - alpha))};
+}
+
 Interval OrderStatisticMedianCi(std::span<const double> samples, double confidence) {
   const size_t n = samples.size();
   if (n == 0) return {kNaN, kNaN};

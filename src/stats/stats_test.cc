@@ -319,4 +319,30 @@ TEST(StatsTest, OrderStatisticIntervalAgreesWithTheBootstrapOnALongSeries) {
   EXPECT_TRUE(s.p99.has_value());
 }
 
+TEST(StatsTest, ClusterBootstrapWidensWhenRunsDisagree) {
+  // Three runs of one configuration: two near 11.48 and 11.45, a long one near 11.33.
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0, 0.01);
+  std::vector<std::vector<double>> runs(3);
+  for (int i = 0; i < 6; ++i) runs[0].push_back(11.48 + noise(rng));
+  for (int i = 0; i < 8; ++i) runs[1].push_back(11.45 + noise(rng));
+  for (int i = 0; i < 40; ++i) runs[2].push_back(11.33 + noise(rng));
+  std::vector<double> all;
+  for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
+  const Interval flat = BootstrapMedianCi(all);
+  const Interval cluster = ClusterBootstrapMedianCi(runs);
+  // Pooling the repetitions alone leaves two of the three run medians outside the interval;
+  // resampling the runs too covers them.
+  EXPECT_LT(flat.high, 11.40);
+  EXPECT_GE(cluster.high, 11.45);
+  EXPECT_LE(cluster.low, 11.34);
+  // One run: the plain bootstrap; deterministic; empty runs ignored.
+  const Interval one = ClusterBootstrapMedianCi({runs[2], {}});
+  const Interval plain = BootstrapMedianCi(runs[2]);
+  EXPECT_EQ(one.low, plain.low);
+  EXPECT_EQ(one.high, plain.high);
+  EXPECT_EQ(ClusterBootstrapMedianCi(runs).low, cluster.low);
+  EXPECT_TRUE(std::isnan(ClusterBootstrapMedianCi({{}, {}}).low));
+}
+
 }  // namespace pipette
