@@ -209,9 +209,9 @@ struct Candidate {
 };
 
 struct SelectResult {
-  // Ranked candidates first (verdict pass or borderline): the Pareto front ordered by decode
-  // throughput (highest first), then the dominated ones likewise; then the failed ones in
-  // GroupConfigurations order.
+  // Ranked candidates first: those that pass, then the borderline ones, each the Pareto front
+  // ordered by decode throughput (highest first), then the dominated ones likewise; then the
+  // failed ones in GroupConfigurations order.
   std::vector<Candidate> candidates;
   // The decode benchmark ids present in every ranked candidate (every candidate when none
   // is ranked) that has a decode result, over which speed is compared. Sorted.

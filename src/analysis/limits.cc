@@ -132,7 +132,8 @@ void Judge(LimitCheck& c) {
     head += ", margin " + margin;
   } else if (c.verdict == Verdict::kBorderline) {
     head += ", the interval crosses the limit (median margin " + margin +
-            "): measure again with more repetitions before relying on it";
+            "): measure it again with more repetitions before relying on it (a higher min_reps: "
+            "the CI target alone can stop a run before a limit this close is settled)";
   } else if (c.metric == "quality_drop") {
     head += fmt::format(", misses it by {}", Value(c.factor, "pp"));
   } else if (c.threshold <= 0) {

@@ -172,12 +172,14 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
     if (sa != sb) return sa > sb;
     return a < b;  // GroupConfigurations order
   };
-  std::vector<size_t> on_front, dominated;
-  for (size_t i : passing) (all[i].on_front ? on_front : dominated).push_back(i);
-  std::sort(on_front.begin(), on_front.end(), faster);
-  std::sort(dominated.begin(), dominated.end(), faster);
-  for (size_t i : on_front) out.candidates.push_back(all[i]);
-  for (size_t i : dominated) out.candidates.push_back(all[i]);
+  // A sure pass ranks above a borderline one; within each, the front first, then by speed.
+  std::vector<size_t> ranked = passing;
+  std::sort(ranked.begin(), ranked.end(), [&](size_t a, size_t b) {
+    if (all[a].verdict != all[b].verdict) return all[a].verdict == Verdict::kPass;
+    if (all[a].on_front != all[b].on_front) return all[a].on_front;
+    return faster(a, b);
+  });
+  for (size_t i : ranked) out.candidates.push_back(all[i]);
   for (size_t i = 0; i < n; ++i) {
     if (!all[i].excluded_because.empty()) out.candidates.push_back(all[i]);
   }

@@ -40,6 +40,17 @@ std::string WithInterval(const std::optional<double>& v, const std::optional<dou
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
+// Memory with two decimals: a limit is often a few hundredths of a MiB away (11.48 vs 11.50).
+std::string MiB(const std::optional<double>& v, const std::optional<double>& low,
+                const std::optional<double>& high) {
+  if (!v) return "-";
+  std::string out = fmt::format("{:.2f}", *v / kMiB);
+  if (low && high && *low != *high) {
+    out += fmt::format(" [{:.2f}, {:.2f}]", *low / kMiB, *high / kMiB);
+  }
+  return out;
+}
+
 // The records a decision rests on, once each: those a limit was judged on, those the decode
 // speed is compared over, and the memory and quality results (notes about the others, a noisy
 // prefill say, would only distract from the decision).
@@ -92,7 +103,7 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
     table.push_back(
         {failed ? "-" : std::to_string(++rank), name, limits.any() ? VerdictName(c.verdict) : "-",
          WithInterval(c.decode_throughput, c.decode_ci95_low, c.decode_ci95_high),
-         WithInterval(c.peak_memory_bytes, c.peak_memory_ci95_low, c.peak_memory_ci95_high, kMiB),
+         MiB(c.peak_memory_bytes, c.peak_memory_ci95_low, c.peak_memory_ci95_high),
          WithInterval(c.quality, c.quality_ci95_low, c.quality_ci95_high),
          failed       ? "-"
          : c.on_front ? "front"
@@ -118,6 +129,10 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
     notes.push_back("no decode result (speed not compared): " + Joined(s.without_decode, ", "));
   }
   notes.push_back("peak memory: largest max_host_usage median");
+  if (limits.any()) {
+    notes.push_back("each limit is judged on the configuration's worst result with its metric "
+                    "(named in its line), not on these columns");
+  }
   if (quality) notes.push_back("quality: top-1 agreement with the kl_divergence reference");
   out << "\n" << Joined(notes, "; ") << "\n";
   if (s.speed_within_noise) {

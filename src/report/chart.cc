@@ -474,6 +474,20 @@ class Canvas {
         Px((plot_.left + plot_.right) / 2), Px((plot_.top + plot_.bottom) / 2), XmlEscape(text));
   }
 
+  // The reference lines of the spec (ChartSpec::y_lines) on scale `y`.
+  void ReferenceLines(const Scale& y) {
+    for (const ChartSpec::ReferenceLine& l : spec_.y_lines) {
+      if (!std::isfinite(l.y)) continue;
+      const double py = y.Map(l.y);
+      svg_ += fmt::format(
+          "<g class=\"limit\"><line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" "
+          "stroke=\"#c0392b\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
+          "<text x=\"{1}\" y=\"{3}\" text-anchor=\"end\" font-size=\"11\" "
+          "fill=\"#c0392b\">{4}</text></g>\n",
+          Px(plot_.left), Px(plot_.right), Px(py), Px(py - 4), XmlEscape(l.label));
+    }
+  }
+
   // Series i's colour: grey when its name is muted (ChartSpec::muted).
   std::string_view SeriesColor(size_t i, const std::string& name) const {
     return spec_.muted.count(name) ? std::string_view(kMutedColor) : Color(i);
@@ -566,12 +580,14 @@ std::string LineChart(const ChartSpec& in, const std::vector<LineSeries>& series
       }
     }
   }
+  for (const ChartSpec::ReferenceLine& l : spec.y_lines) ys.push_back(l.y);
   const PlotArea& plot = c.plot();
   const Scale x = XScale(spec.x, xs, plot);
   const Scale y = YScale(spec.y, ys, plot, false);
   c.YAxis(y);
   c.XAxis(x);
   if (xs.empty()) c.Note("no data");
+  c.ReferenceLines(y);
   for (size_t i = 0; i < series.size(); ++i) {
     const std::string_view color = c.SeriesColor(i, series[i].name);
     std::vector<LinePoint> pts;
@@ -632,11 +648,13 @@ std::string BarChart(const ChartSpec& in, const std::vector<std::string>& series
       }
     }
   }
+  const bool any_bar = !ys.empty();
+  for (const ChartSpec::ReferenceLine& l : spec.y_lines) ys.push_back(l.y);
   const PlotArea& plot = c.plot();
   const Scale y = YScale(spec.y, ys, plot, true);
   c.YAxis(y);
   c.BottomLine();
-  if (ys.empty()) c.Note("no data");
+  if (!any_bar) c.Note("no data");
   const double band = (plot.right - plot.left) / std::max<double>(1, groups.size());
   const double slots = std::max<double>(1, series.size());
   const double bar_w = band * 0.8 / slots;
@@ -654,8 +672,9 @@ std::string BarChart(const ChartSpec& in, const std::vector<std::string>& series
       c.svg() += fmt::format(
           "<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
           "data-value=\"{}\"><title>{}</title></rect>\n",
-          c.SeriesClass(name), Px(bx), Px(std::min(py, zero)), Px(bar_w), Px(std::abs(zero - py)),
-          c.SeriesColor(i, name),
+          groups[g].muted ? " excluded" : c.SeriesClass(name), Px(bx), Px(std::min(py, zero)),
+          Px(bar_w), Px(std::abs(zero - py)),
+          groups[g].muted ? std::string_view(kMutedColor) : c.SeriesColor(i, name),
           Num(b->value), Tip(name, groups[g].name, b->value, b->low, b->high, spec.y.units));
       if (Finite(b->low) && Finite(b->high)) {
         c.svg() += Canvas::CiPath(bx + bar_w / 2, y.Map(*b->low), y.Map(*b->high),
@@ -675,6 +694,7 @@ std::string BarChart(const ChartSpec& in, const std::vector<std::string>& series
     }
     c.svg() += "</g>\n";
   }
+  c.ReferenceLines(y);
   c.XTitle(spec.height - 10);
   if (!series.empty()) c.Legend(series, true);
   return c.Finish();

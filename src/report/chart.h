@@ -134,6 +134,13 @@ struct ChartSpec {
   // Series (line and bar charts) and points (scatter) with these names are drawn in grey with
   // class "excluded": the configurations that fail a report's limits stay visible but recede.
   std::set<std::string> muted;
+  // Horizontal reference lines (line and bar charts), e.g. a limit: dashed, labelled, class
+  // "limit", inside the y domain.
+  struct ReferenceLine {
+    double y = 0;
+    std::string label;  // e.g. "limit 11.5 MiB"
+  };
+  std::vector<ReferenceLine> y_lines;
   std::string id;  // the svg's id attribute (letters, digits, '-' and '_'; others dropped)
   double width = 760, height = 360;
   Margins margins;
@@ -167,6 +174,7 @@ struct BarValue {
 struct BarGroup {
   std::string name;                          // the category label under the group
   std::vector<std::optional<BarValue>> bars;  // one per series (by index); nullopt: no bar
+  bool muted = false;  // every bar of the group grey, class "excluded" (fails the limits)
 };
 // Each group gets an equal band of the plot's width; 80% of it holds the bars side by side (one
 // slot per series, so bar k of every group is at the same offset). Bars start at 0 (the y axis

@@ -207,7 +207,7 @@ std::vector<Curve> PrefillCurves(const std::vector<Configuration>& configs) {
 // The "throughput vs context" section of `curves` (decode or prefill).
 Section ScalingSection(const std::string& id, const std::string& title, const std::string& metric,
                        const std::vector<Curve>& curves, bool decode,
-                       const std::set<std::string>& muted) {
+                       const std::set<std::string>& muted, const Limits& limits) {
   Section s;
   s.id = id;
   s.title = title;
@@ -251,6 +251,10 @@ Section ScalingSection(const std::string& id, const std::string& title, const st
   report::ChartSpec spec = Spec(id + "-chart", title, "context length P (tokens, log scale)",
                                 metric + " (tokens/s)");
   spec.muted = muted;
+  if (decode && limits.min_decode_throughput) {
+    spec.y_lines.push_back({*limits.min_decode_throughput,
+                            fmt::format("limit {} tokens/s", *limits.min_decode_throughput)});
+  }
   spec.x.log = true;
   spec.x.ticks = DistinctPrefill(curves);
   spec.y.units = report::Units::kSi;
@@ -314,7 +318,7 @@ Section RetentionSection(const std::vector<Curve>& curves, const std::set<std::s
 
 // One chart and table of the `type` throughput benchmarks, or nothing when none was run.
 void ThroughputBars(const std::vector<Configuration>& configs, const std::string& type,
-                    const std::set<std::string>& muted, Section& s) {
+                    const std::set<std::string>& muted, const Limits& limits, Section& s) {
   const std::string metric = type + "_throughput";
   // Benchmarks by (P, D), then id.
   std::map<std::tuple<int, int, std::string>, bool> ids;
@@ -360,12 +364,16 @@ void ThroughputBars(const std::vector<Configuration>& configs, const std::string
                                 metric + " (tokens/s)");
   spec.y.units = report::Units::kSi;
   spec.muted = muted;
+  if (type == "decode" && limits.min_decode_throughput) {
+    spec.y_lines.push_back({*limits.min_decode_throughput,
+                            fmt::format("limit {} tokens/s", *limits.min_decode_throughput)});
+  }
   s.charts.push_back(report::BarChart(spec, names, groups));
   s.tables.push_back(std::move(t));
 }
 
 Section MemorySection(const std::vector<Configuration>& configs,
-                      const std::set<std::string>& muted) {
+                      const std::set<std::string>& muted, const Limits& limits) {
   Section s;
   s.id = "memory";
   s.title = "Peak memory vs model file size";
@@ -385,7 +393,8 @@ Section MemorySection(const std::vector<Configuration>& configs,
     }
     groups.push_back({muted.count(c.name) ? c.name + " (fails the limits)" : c.name,
                       {report::BarValue{static_cast<double>(m->file_bytes), {}, {}},
-                       report::BarValue{m->peak_bytes, low, high}}});
+                       report::BarValue{m->peak_bytes, low, high}},
+                      muted.count(c.name) > 0});
     t.rows.push_back({c.name, report::FormatBytes(static_cast<double>(m->file_bytes)),
                       report::FormatBytes(m->peak_bytes), CiText(low, high, "bytes"),
                       m->file_bytes ? fmt::format("{:.2f}", m->ratio) : "-",
@@ -401,6 +410,10 @@ Section MemorySection(const std::vector<Configuration>& configs,
       "cache, compute buffers, the runtime itself).");
   report::ChartSpec spec = Spec("memory-chart", s.title, "configuration", "memory (binary units)");
   spec.y.units = report::Units::kBytes;
+  if (limits.max_memory_bytes) {
+    spec.y_lines.push_back({*limits.max_memory_bytes,
+                            "limit " + report::FormatBytes(*limits.max_memory_bytes)});
+  }
   s.charts.push_back(report::BarChart(spec, {"model file", "peak memory"}, groups));
   s.tables.push_back(std::move(t));
   s.tables_are_chart_data = false;
@@ -604,8 +617,11 @@ Section DecisionSection(const SelectResult& sel, const ReportOptions& o) {
   for (const Candidate& c : sel.candidates) {
     std::string why;
     for (const LimitCheck& k : c.checks) why += (why.empty() ? "" : "; ") + k.text;
+    std::string name = c.config->name;
+    if (c.pooled_results > 1) name += fmt::format(" (x{})", c.pooled_results);
+    if (c.noisy) name += " !";
     t.rows.push_back(
-        {c.config->name, VerdictName(c.verdict),
+        {name, VerdictName(c.verdict),
          Interval(c.decode_throughput, c.decode_ci95_low, c.decode_ci95_high, "tokens/s"),
          Interval(c.peak_memory_bytes, c.peak_memory_ci95_low, c.peak_memory_ci95_high, "bytes"),
          c.quality ? fmt::format("{:.2f}", *c.quality) : "-",
@@ -621,6 +637,24 @@ Section DecisionSection(const SelectResult& sel, const ReportOptions& o) {
          why.empty() ? "-" : why});
   }
   s.tables.push_back(std::move(t));
+  std::string over;
+  for (const std::string& b : sel.speed_benchmarks) over += (over.empty() ? "" : ", ") + b;
+  s.bullets.push_back(
+      "decode: " + (over.empty() ? std::string("-") : "geometric mean over " + over) +
+      "; peak memory: the largest max_host_usage median. Each limit is judged on the "
+      "configuration's worst result with its metric, named under why, not on these columns.");
+  bool pooled = false, noisy = false;
+  for (const Candidate& c : sel.candidates) {
+    pooled = pooled || c.pooled_results > 1;
+    noisy = noisy || c.noisy;
+  }
+  if (pooled) {
+    s.bullets.push_back("(xN): N stored results of one configuration and benchmark pooled into "
+                        "one estimate.");
+  }
+  if (noisy) {
+    s.bullets.push_back("!: a result it rests on is noisy (see Results for what to try).");
+  }
   if (sel.speed_within_noise) {
     s.bullets.push_back("The decode speeds of the configurations that do not fail lie inside each "
                         "other's 95% intervals: their speed order is within the noise.");
@@ -765,14 +799,14 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
       }
     }
     doc.sections.push_back(ScalingSection("decode-scaling", "Decode throughput vs context length",
-                                          "decode_throughput", decode, true, muted));
+                                          "decode_throughput", decode, true, muted, o.limits));
     doc.sections.push_back(ScalingSection("prefill-scaling", "Prefill throughput vs context length",
-                                          "prefill_throughput", prefill, false, muted));
+                                          "prefill_throughput", prefill, false, muted, o.limits));
     Section bars;
     bars.id = "throughput";
     bars.title = "Throughput per quantization";
-    ThroughputBars(configs, "prefill", muted, bars);
-    ThroughputBars(configs, "decode", muted, bars);
+    ThroughputBars(configs, "prefill", muted, o.limits, bars);
+    ThroughputBars(configs, "decode", muted, o.limits, bars);
     if (bars.charts.empty()) {
       bars.omitted = "no prefill_throughput or decode_throughput results.";
     } else {
@@ -782,7 +816,7 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
     }
     doc.sections.push_back(std::move(bars));
     doc.sections.push_back(SpeedRatioSection(configs));
-    doc.sections.push_back(MemorySection(configs, muted));
+    doc.sections.push_back(MemorySection(configs, muted, o.limits));
     doc.sections.push_back(RetentionSection(decode, muted));
     doc.sections.push_back(QualitySection(sel, muted, o.limits.any()));
     if (!muted.empty()) {

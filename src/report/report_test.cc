@@ -610,7 +610,20 @@ TEST(HtmlReport, LimitsOpenWithADecisionAndGreyTheFailingConfigurations) {
             std::string::npos);
   EXPECT_NE(SvgById(html, "decode-bars").find("<rect class=\"bar excluded\""), std::string::npos);
   EXPECT_NE(html.find("Q8_0 (fails the limits)"), std::string::npos);  // memory chart category
+  // The memory chart greys the failing configuration's bars and draws the limit.
+  const std::string memory = SvgById(html, "memory-chart");
+  EXPECT_EQ(Count(memory, "<rect class=\"bar excluded\""), 2u) << memory;
+  EXPECT_NE(memory.find("<g class=\"limit\">"), std::string::npos);
+  EXPECT_NE(memory.find(">limit 45 MiB</text>"), std::string::npos) << memory;
   // Without limits there is no decision and nothing is grey.
+  ReportOptions decode_limit;
+  decode_limit.limits.min_decode_throughput = 100;
+  decode_limit.limits_text = "--min-decode-throughput 100";
+  const std::string with_decode = RenderHtml(records, decode_limit);
+  EXPECT_NE(SvgById(with_decode, "decode-bars").find(">limit 100 tokens/s</text>"),
+            std::string::npos);
+  EXPECT_NE(SvgById(with_decode, "decode-scaling-chart").find("<g class=\"limit\">"),
+            std::string::npos);
   const std::string plain = RenderHtml(records, {});
   EXPECT_EQ(plain.find("id=\"decision\""), std::string::npos);
   EXPECT_EQ(plain.find("excluded"), std::string::npos);
