@@ -6,6 +6,13 @@
 #   bench/stories260k.sh [STORE] [extra `pipette run` options, e.g. --threads 2]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+case "${1:-}" in
+  -h|--help)
+    echo "usage: bench/stories260k.sh [STORE] [extra \`pipette run\` options, e.g. --threads 1 --cpus 0]"
+    echo "  STORE defaults to out/stories260k/results.db; the models go beside it."
+    exit 0 ;;
+  -*) set -- "$root/out/stories260k/results.db" "$@" ;;  # options only: the default store
+esac
 shared=${PIPETTE_SHARED_DIR:-$root/../shared}/data/models/stories260K
 [ -f "$shared/stories260K.bin" ] || { echo "bench/stories260k.sh: $shared is absent" >&2; exit 2; }
 pipette=${PIPETTE_BUILD_DIR:-$root/build}/src/cli/pipette
@@ -35,8 +42,27 @@ for b in json.load(sys.stdin):
 echo "stories260K: context $ctx, ${#benchmarks[@]} benchmarks x ${#models[@]} models" >&2
 for m in "${models[@]}"; do
   for b in "${benchmarks[@]}"; do
-    "$pipette" --store "$store" run --quiet --model "$m" --benchmark "$b" --label stories260k "$@" |
-      head -1
+    # One line per cell: what was measured and its headline with the 95% CI.
+    "$pipette" --store "$store" --json run --quiet --model "$m" --benchmark "$b" \
+      --label stories260k "$@" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+head = "%-28s %-26s" % (r["benchmark"]["id"], r["model"]["file_name"])
+if r["status"] != "ok":
+    f = r["failure"]
+    print(head, "FAILED at %s: %s" % (f["stage"], f["message"]))
+    sys.exit(0)
+metric = {"prefill": "prefill_throughput", "decode": "decode_throughput",
+          "e2e": "end_to_end_latency", "memory": "max_host_usage"}.get(r["benchmark"]["type"], "")
+x = r["metrics"].get(metric)
+if not x:
+    print(head, "ok")
+    sys.exit(0)
+scale, unit = (1 / 1048576, "MiB") if x["unit"] == "bytes" else (1, x["unit"])
+n = lambda v: "%.0f" % (v * scale) if abs(v * scale) >= 1000 else "%.4g" % (v * scale)
+print(head, "%s %s %s [%s, %s]" % (metric, n(x["median"]), unit, n(x["ci95_low"]),
+                                   n(x["ci95_high"])))
+'
   done
 done
 "$pipette" --store "$store" results list --label stories260k --limit $(( ${#models[@]} * ${#benchmarks[@]} ))

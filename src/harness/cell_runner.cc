@@ -48,8 +48,11 @@ struct Rep {
 // "rep 4: decode_throughput median 1602.3 tokens/s, 95% CI +-1.2%"; before the third repetition
 // "rep 1: ... (n < 3: no interval)", as an interval of one or two samples says nothing.
 std::string RepLine(int rep, const std::string& metric, const Summary& s) {
-  std::string line = fmt::format("rep {}: {} median {:.6g} {}", rep, metric, s.median,
-                                 MetricUnit(metric));
+  const std::string unit = MetricUnit(metric);
+  std::string line = unit == "bytes"
+                         ? fmt::format("rep {}: {} median {:.2f} MiB", rep, metric,
+                                       s.median / (1024.0 * 1024.0))
+                         : fmt::format("rep {}: {} median {:.6g} {}", rep, metric, s.median, unit);
   if (s.n < 3) return line + " (n < 3: no interval)";
   const double half_width = 100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median;
   // Two significant digits below 0.1%, so that a tight interval does not read as +-0.0%.

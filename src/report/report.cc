@@ -512,7 +512,11 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
   std::vector<report::ScatterPoint> points;
   std::vector<std::pair<double, double>> speed_ci, quality_ci;
   for (const Candidate* c : drawn) {
-    report::ScatterPoint p{c->config->name, *c->decode_throughput, *c->quality, c->on_front};
+    report::ScatterPoint p;
+    p.name = c->config->name;
+    p.x = *c->decode_throughput;
+    p.y = *c->quality;
+    p.on_front = c->on_front;
     p.x_low = c->decode_ci95_low;
     p.x_high = c->decode_ci95_high;
     p.y_low = c->quality_ci95_low;
@@ -1052,7 +1056,8 @@ std::string Html(const Document& doc) {
 // escaped, < and > written as entities, line breaks folded.
 std::string MdEscape(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     switch (c) {
       case '|': out += "\\|"; break;
       case '\\': out += "\\\\"; break;
@@ -1060,8 +1065,15 @@ std::string MdEscape(const std::string& s) {
       case '`': out += "\\`"; break;
       case '[': out += "\\["; break;
       case ']': out += "\\]"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
+      case '<':
+      case '>':
+        // "<=" and ">=" (limits) cannot open or close a tag: kept readable.
+        if (i + 1 < s.size() && s[i + 1] == '=') {
+          out += c;
+        } else {
+          out += c == '<' ? "&lt;" : "&gt;";
+        }
+        break;
       case '\n':
       case '\r': out += ' '; break;
       default: out += c;
