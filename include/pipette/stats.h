@@ -74,6 +74,15 @@ Interval ClusterBootstrapMedianCi(const std::vector<std::vector<double>>& runs,
                                   double confidence = 0.95, int resamples = 10000,
                                   uint64_t seed = 0x9e3779b97f4a7c15);
 
+// Percentile-bootstrap interval of median(b) / median(a) for two independent samples: each
+// resample draws a and b with replacement, separately, and takes the ratio of their medians
+// (a resample whose median of a is 0 is skipped). How sure `compare`'s B/A is. Deterministic for
+// a given seed; NaNs when either sample is empty or every resample was skipped.
+// Cost: O(resamples * (|a| + |b|)).
+Interval BootstrapRatioOfMediansCi(std::span<const double> a, std::span<const double> b,
+                                   double confidence = 0.95, int resamples = 2000,
+                                   uint64_t seed = 0x9e3779b97f4a7c15);
+
 // Distribution-free confidence interval of the median from order statistics (Conover, Practical
 // Nonparametric Statistics, 3rd ed., 3.2): with the samples sorted, [x(j), x(n+1-j)] (1-based)
 // for the largest j whose binomial tail P(B <= j - 1), B ~ Binomial(n, 1/2), is at most

@@ -78,8 +78,13 @@ json CompareMetrics(const json& a, const json& b, const CompareOptions& options)
       const MannWhitneyResult t = MannWhitneyU(sa, sb);
       row["p_value"] = t.p_value;
       row["verdict"] = Verdict(metric, row["unit"], ratio, t.p_value, options);
+      const Interval ci = BootstrapRatioOfMediansCi(sa, sb);
+      row["ratio_ci95_low"] = std::isfinite(ci.low) ? json(ci.low) : json(nullptr);
+      row["ratio_ci95_high"] = std::isfinite(ci.high) ? json(ci.high) : json(nullptr);
     } else {
       row["p_value"] = nullptr;
+      row["ratio_ci95_low"] = nullptr;
+      row["ratio_ci95_high"] = nullptr;
       row["verdict"] = "not repeated (one value)";
     }
     rows.push_back(row);
@@ -97,20 +102,25 @@ void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out)
   std::string bench_rule;
   if (with_benchmark) bench_rule = fmt::format("|{:-<{}}", "", bench_width + 2);
   out << bench_head
-      << fmt::format("| {:<36} | {:>14} | {:>14} | {:>7} | {:>9} | {:<26} |\n", "metric",
-                     "A median", "B median", "B/A", "p", "verdict");
+      << fmt::format("| {:<36} | {:>14} | {:>14} | {:>7} | {:>16} | {:>9} | {:<26} |\n",
+                     "metric", "A median", "B median", "B/A", "B/A 95% CI", "p", "verdict");
   out << bench_rule << "|" << std::string(38, '-') << "|" << std::string(16, '-') << "|"
-      << std::string(16, '-') << "|" << std::string(9, '-') << "|" << std::string(11, '-') << "|"
-      << std::string(28, '-') << "|\n";
+      << std::string(16, '-') << "|" << std::string(9, '-') << "|" << std::string(18, '-') << "|"
+      << std::string(11, '-') << "|" << std::string(28, '-') << "|\n";
   for (const json& r : rows) {
     if (with_benchmark) {
       out << fmt::format("| {:<{}} ", r.value("benchmark_id", ""), bench_width);
     }
+    const json low = r.value("ratio_ci95_low", json()), high = r.value("ratio_ci95_high", json());
+    const std::string ci = low.is_number() && high.is_number()
+                               ? fmt::format("[{:.3f}, {:.3f}]", low.get<double>(),
+                                             high.get<double>())
+                               : "-";
     out << fmt::format(
-        "| {:<36} | {:>14} | {:>14} | {:>7.3f} | {:>9} | {:<26} |\n",
+        "| {:<36} | {:>14} | {:>14} | {:>7.3f} | {:>16} | {:>9} | {:<26} |\n",
         r["metric"].get<std::string>() + " (" + DisplayUnit(r["unit"].get<std::string>()) + ")",
         Value(r["a_median"].get<double>(), r["unit"]), Value(r["b_median"].get<double>(), r["unit"]),
-        r["ratio"].get<double>(),
+        r["ratio"].get<double>(), ci,
         r["p_value"].is_number() ? fmt::format("{:.3g}", r["p_value"].get<double>()) : "-",
         r["verdict"].get<std::string>());
   }

@@ -19,7 +19,8 @@ struct CompareOptions {
 // ratio (B/A of the medians; 0 when A's is 0), a_n, b_n (repetitions), p_value (two-sided
 // Mann-Whitney U on the raw per-repetition samples, a per-token series such as
 // inter_token_latency taken as its repetition's median; null with fewer than 2 samples on a
-// side), verdict ("faster"/"slower" for
+// side), ratio_ci95_low/high (BootstrapRatioOfMediansCi of those samples: how sure B/A is; null
+// with fewer than 2 samples on a side), verdict ("faster"/"slower" for
 // throughputs and times, "better"/"worse" otherwise, "no significant difference" unless p < alpha
 // and the ratio is outside 1 +- noise, or "not repeated (one value)")}.
 nlohmann::json CompareMetrics(const nlohmann::json& a, const nlohmann::json& b,

@@ -126,6 +126,24 @@ Interval ClusterBootstrapMedianCi(const std::vector<std::vector<double>>& runs, 
           SortedPercentile(medians, 100.0 * (1.0 - alpha))};
 }
 
+Interval BootstrapRatioOfMediansCi(std::span<const double> a, std::span<const double> b,
+                                   double confidence, int resamples, uint64_t seed) {
+  if (a.empty() || b.empty()) return {kNaN, kNaN};
+  std::mt19937_64 rng(seed);
+  std::vector<double> ratios, ra(a.size()), rb(b.size());
+  ratios.reserve(static_cast<size_t>(std::max(resamples, 1)));
+  for (int i = 0; i < std::max(resamples, 1); ++i) {
+    for (double& x : ra) x = a[DrawIndex(rng, a.size())];
+    for (double& x : rb) x = b[DrawIndex(rng, b.size())];
+    const double ma = MedianInPlace(ra);
+    if (ma != 0) ratios.push_back(MedianInPlace(rb) / ma);
+  }
+  if (ratios.empty()) return {kNaN, kNaN};
+  std::sort(ratios.begin(), ratios.end());
+  const double alpha = (1.0 - confidence) / 2.0;
+  return {SortedPercentile(ratios, 100.0 * alpha), SortedPercentile(ratios, 100.0 * (1.0 - alpha))};
+}
+
 Interval OrderStatisticMedianCi(std::span<const double> samples, double confidence) {
   const size_t n = samples.size();
   if (n == 0) return {kNaN, kNaN};

@@ -345,4 +345,21 @@ TEST(StatsTest, ClusterBootstrapWidensWhenRunsDisagree) {
   EXPECT_TRUE(std::isnan(ClusterBootstrapMedianCi({{}, {}}).low));
 }
 
+TEST(StatsTest, RatioOfMediansIntervalCoversTheTrueRatio) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> a_dist(100, 2), b_dist(110, 2);
+  std::vector<double> a(20), b(20);
+  for (double& x : a) x = a_dist(rng);
+  for (double& x : b) x = b_dist(rng);
+  const Interval ci = BootstrapRatioOfMediansCi(a, b);
+  EXPECT_LT(ci.low, 1.1);
+  EXPECT_GT(ci.high, 1.1);
+  EXPECT_GT(ci.low, 1.05);  // clearly faster: the interval excludes 1
+  const Interval same = BootstrapRatioOfMediansCi(a, a);
+  EXPECT_LT(same.low, 1.0);
+  EXPECT_GT(same.high, 1.0);
+  EXPECT_EQ(BootstrapRatioOfMediansCi(a, b).low, ci.low);  // deterministic
+  EXPECT_TRUE(std::isnan(BootstrapRatioOfMediansCi({}, b).low));
+}
+
 }  // namespace pipette
