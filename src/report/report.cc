@@ -979,6 +979,7 @@ padding:.6em .9em;margin:.8em 0}.omitted{color:#555;font-style:italic;margin:.6e
 svg.chart{max-width:100%;height:auto;display:block;margin:.8em 0}
 table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
 th,td{border:1px solid #d5d5d5;padding:3px 7px;text-align:left;vertical-align:top}
+td{overflow-wrap:anywhere}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr:nth-child(even) td{background:#fafafa}details{margin:.4em 0}summary{cursor:pointer;color:#0a5ca8}
 .scroll{overflow-x:auto}footer{margin-top:2em;color:#666;font-size:.85em}
