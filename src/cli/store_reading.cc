@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 
 #include "platform/cpu_affinity.h"
 
@@ -11,14 +12,45 @@ std::string StorePath(const CliContext& ctx) {
   return ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
 }
 
+namespace {
+
+// A path that is not a store at all (a folder, an empty file, a file that is not SQLite) is bad
+// input, like a missing one; a store that fails to open (busy, corrupt, unreadable) is a failure.
+// An empty file is refused before SQLite opens it: opening would write a schema into it, and a
+// reading command writes nothing.
+bool NotAStore(const std::string& path, std::string& why) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return true;
+  if (std::filesystem::is_directory(path, ec)) {
+    why = path + ": is a directory, not a results store; check --store";
+    return true;
+  }
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0) {
+    why = path + ": is empty (0 bytes), not a results store; check --store";
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  return in.gcount() < static_cast<std::streamsize>(sizeof header) ||
+         std::string(header, 15) != "SQLite format 3";
+}
+
+}  // namespace
+
 std::unique_ptr<ResultStore> OpenStoreToRead(CliContext& ctx) {
   const std::string path = StorePath(ctx);
+  std::string why;
+  const bool not_a_store = NotAStore(path, why);
+  if (!why.empty()) {
+    ReportError(ctx, MakeError(why), kExitBadInput);
+    return nullptr;
+  }
   StoreOptions options;
   options.create_if_missing = false;
   auto store = ResultStore::Open(path, options);
   if (store.ok()) return std::move(*store);
-  std::error_code ec;
-  ReportError(ctx, store.error(), std::filesystem::exists(path, ec) ? kExitFailure : kExitBadInput);
+  ReportError(ctx, store.error(), not_a_store ? kExitBadInput : kExitFailure);
   return nullptr;
 }
 

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -324,6 +326,21 @@ TEST(DecisionE2e, UnitsAndFiltersAsAUserTypesThem) {
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+  // A path that is not a store is bad input for a reader, and an empty file stays empty.
+  const std::string empty = WorkDir() + "/empty.db", text = WorkDir() + "/text.db";
+  { std::ofstream(empty).flush(); }
+  { std::ofstream(text) << "hello\n"; }
+  for (const auto& [path, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {WorkDir(), "is a directory, not a results store"},
+           {empty, "is empty (0 bytes), not a results store"},
+           {text, "not a pipette store (not an SQLite database)"}}) {
+    auto r = RunPipette({"--store", path, "select"});
+    EXPECT_EQ(r.exit.code, 2) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+
   auto canonical = RunPipette({"--store", store, "--json", "results", "list", "--cpus", "0-0"});
   ASSERT_EQ(canonical.exit.code, 0) << canonical.err;
   EXPECT_EQ(json::parse(canonical.out).size(), 1u);  // recorded as "0"
