@@ -1,9 +1,8 @@
 // Repeated results pooled (issue 7): several ok results of one configuration and benchmark become
 // one estimate over all their repetitions, so one noisy rerun no longer decides a ranking.
-#include <algorithm>
-#include <map>
-#include <set>
-#include <span>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "analysis/record_fields.h"
 #include "pipette/analysis.h"
@@ -61,7 +60,8 @@ json PoolResults(const std::vector<const json*>& results) {
   if (results.size() == 1 || !Poolable(analysis::BenchmarkTypeOf(newest))) return newest;
   json pooled = newest;
   json metrics = json::object();
-  const json& newest_metrics = newest["metrics"];
+  const json newest_metrics = newest.value("metrics", json::object());
+  if (!newest_metrics.is_object()) return newest;
   for (const auto& [metric, summary] : newest_metrics.items()) {
     std::vector<double> values;
     std::vector<std::vector<double>> runs;  // per result, for the two-stage bootstrap
@@ -80,12 +80,12 @@ json PoolResults(const std::vector<const json*>& results) {
       continue;
     }
     const bool percentiles = summary.is_object() && summary.contains("p99");
-    // Thousands of per-token latencies: the order-statistic interval, which the bootstrap
-    // converges to, instead of 10,000 resamples of them (seconds per estimate; pooling_bench).
-    // The cheap interval first; for per-repetition values it is replaced just below.
+    // A per-token series (thousands of latencies) keeps the order-statistic interval, which the
+    // bootstrap converges to, instead of 10,000 resamples of it (seconds per estimate;
+    // bench/micro/pooling_bench). Per-repetition values get the two-stage bootstrap, which
+    // resamples the results too: runs that disagree widen the interval, as they should.
     Summary pooled_summary = Summarize(values, percentiles, MedianCi::kOrderStatistic);
     if (!per_token) {
-      // The interval resamples the results too: runs that disagree widen it, as they should.
       const Interval ci = ClusterBootstrapMedianCi(runs);
       pooled_summary.ci95_low = ci.low;
       pooled_summary.ci95_high = ci.high;

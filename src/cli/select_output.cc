@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "analysis/noise.h"
@@ -30,11 +32,10 @@ std::string Sig3(double v) {
 }
 
 std::string WithInterval(const std::optional<double>& v, const std::optional<double>& low,
-                         const std::optional<double>& high, double scale = 1) {
+                         const std::optional<double>& high) {
   if (!v) return "-";
-  std::string out = Sig3(*v / scale);
-  if (low && high && *low != *high)
-    out += " [" + Sig3(*low / scale) + ", " + Sig3(*high / scale) + "]";
+  std::string out = Sig3(*v);
+  if (low && high && *low != *high) out += " [" + Sig3(*low) + ", " + Sig3(*high) + "]";
   return out;
 }
 
