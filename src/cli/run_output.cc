@@ -9,6 +9,7 @@
 #include "analysis/noise.h"
 #include "analysis/record_fields.h"
 #include "harness/readiness.h"
+#include "pipette/gguf.h"
 
 namespace pipette::cli {
 namespace {
@@ -93,7 +94,7 @@ void PrintResultTable(const json& r, std::ostream& out) {
   const json s = runtime.value("settings", json::object());
   out << fmt::format("{}  {}  ({} {}, {} params)  {} {}  threads={}\n",
                      r.value("benchmark", json::object()).value("id", ""), m.value("file_name", ""),
-                     m.value("architecture", ""), m.value("quant", ""), m.value("params", 0),
+                     m.value("architecture", ""), QuantLabel(m), m.value("params", 0),
                      runtime.value("name", ""), runtime.value("version", ""),
                      s.value("threads", 0));
   if (m.value("synthetic", false)) {
