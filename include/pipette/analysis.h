@@ -171,7 +171,8 @@ struct LimitCheck {
   // maximum, (value - threshold) / threshold for a minimum; < 0 breaks it. NaN for threshold 0.
   double margin = 0;
   // What the median must be multiplied by to meet the limit: threshold / value (2.7 = "needs
-  // 2.7x the decode speed"; 0.96 = "needs 0.96x the peak memory"). Quality: the pp it misses by.
+  // 2.7x the decode speed"; 0.96 = "needs 0.96x the peak memory"). Quality: the pp it misses by
+  // (negative: the room it has).
   double factor = 0;
   // One line, e.g. "decode_throughput 377 tokens/s [371, 383] (decode_throughput_256_100) >=
   // 1000 tokens/s: fail, needs 2.65x the decode speed".

@@ -83,6 +83,12 @@ Interval BootstrapRatioOfMediansCi(std::span<const double> a, std::span<const do
                                    double confidence = 0.95, int resamples = 2000,
                                    uint64_t seed = 0x9e3779b97f4a7c15);
 
+// Wilson score interval of a proportion: `successes` of `trials` (Wilson 1927; the usual
+// choice for a fraction such as top-1 agreement over positions: it stays inside [0, 1] and is
+// not empty at 0 or 1). z = 1.96 for 95%. [NaN, NaN] when trials <= 0.
+// REQUIRES: 0 <= successes <= trials.
+Interval WilsonInterval(int64_t successes, int64_t trials, double z = 1.96);
+
 // Distribution-free confidence interval of the median from order statistics (Conover, Practical
 // Nonparametric Statistics, 3rd ed., 3.2): with the samples sorted, [x(j), x(n+1-j)] (1-based)
 // for the largest j whose binomial tail P(B <= j - 1), B ~ Binomial(n, 1/2), is at most

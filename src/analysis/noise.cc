@@ -72,10 +72,24 @@ bool Waived(const json& record, const char* criterion) {
 
 std::vector<std::string> KlAdvice(const json& record) {
   const int ctx = PrefillTokensOf(record);
+  const auto trained = NumberAt(record, "/model/n_ctx_train");
+  const std::string rerun = "not a rerun: the evaluation is deterministic and gives the same numbers";
+  // The longest context the model was trained for bounds the positions there are to add.
+  if (ctx > 0 && trained && 2 * ctx > *trained) {
+    if (ctx < *trained) {
+      return {fmt::format("the model's whole context (kl_divergence_{:g}): more positions narrow "
+                          "the interval",
+                          *trained),
+              rerun};
+    }
+    return {fmt::format("nothing longer: {} positions are the model's whole context; compare "
+                        "KL results by their intervals",
+                        ctx),
+            rerun};
+  }
   std::string longer = "a longer context";
   if (ctx > 0) longer += fmt::format(" (kl_divergence_{})", 2 * ctx);
-  return {longer + ": more positions narrow the interval",
-          "not a rerun: the evaluation is deterministic and gives the same numbers"};
+  return {longer + ": more positions narrow the interval", rerun};
 }
 
 std::optional<std::string> MoreRepetitions(const json& record) {

@@ -143,6 +143,20 @@ TEST(NoiseAdviceTest, KlDivergenceNeedsALongerContextNotARerun) {
                 "not a rerun: the evaluation is deterministic and gives the same numbers"}));
 }
 
+TEST(NoiseAdviceTest, KlDivergenceNeverAdvisesMoreThanTheModelsContext) {
+  json r = {{"status", "ok"},
+            {"benchmark", {{"id", "kl_divergence_300"}, {"type", "kl_divergence"},
+                           {"prefill_tokens", 300}}},
+            {"model", {{"n_ctx_train", 512}}},
+            {"harness", {{"reps", 1}, {"ci_reached", false}}}};
+  EXPECT_EQ(NoiseAdvice(r)[0],
+            "the model's whole context (kl_divergence_512): more positions narrow the interval");
+  r["benchmark"] = {{"id", "kl_divergence_512"}, {"type", "kl_divergence"}, {"prefill_tokens", 512}};
+  EXPECT_EQ(NoiseAdvice(r)[0],
+            "nothing longer: 512 positions are the model's whole context; compare KL results by "
+            "their intervals");
+}
+
 // A decode at 1620 tokens/s (0.617 ms per token) of 0.6 MB of weights at 10 GB/s (0.06 ms per
 // token at the limit: 9.7% of it).
 TEST(OverheadBoundNoteTest, FixedCostFromWeightsAndBandwidth) {

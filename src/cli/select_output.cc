@@ -137,7 +137,7 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
   if (quality) notes.push_back("quality: top-1 agreement with the kl_divergence reference");
   out << "\n" << Joined(notes, "; ") << "\n";
   if (s.speed_within_noise) {
-    out << "the ranked decode speeds all lie inside each other's 95% CI: their order is within "
+    out << "the 95% intervals of the ranked decode speeds all overlap: their order is within "
            "the noise\n";
   }
   if (noisy)
@@ -148,7 +148,7 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
   }
   if (synthetic) out << "* synthetic model: its speed stands for its shape, not for any quality\n";
   // Per result: why it is noisy and what to try, clusters, where decode time goes.
-  std::set<std::string> said;
+  std::set<std::string> said, overhead_said;
   for (const json* r : RecordsOf(s)) {
     const std::string id = r->value("benchmark", json::object()).value("id", "");
     std::string who;
@@ -165,8 +165,12 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
       if (!advice.empty()) line += "; try: " + Joined(advice, "; ");
       lines.push_back(line);
     }
-    if (auto note = analysis::OverheadBoundNote(*r)) {
-      lines.push_back(who + " " + id + ": " + *note);
+    // Where the time goes, once per configuration.
+    if (!overhead_said.count(who)) {
+      if (auto note = analysis::OverheadBoundNote(*r)) {
+        lines.push_back(who + " " + id + ": " + *note);
+        overhead_said.insert(who);
+      }
     }
     for (const std::string& l : lines) {
       if (said.insert(l).second) out << l << "\n";

@@ -186,6 +186,13 @@ json KlRun::Run() {
     metrics[name] = ToJson(Summarize(std::vector<double>{v}), MetricUnit(name));
     sample[name] = v;
   }
+  // Top-1 agreement is a proportion over the positions: n is their count and the interval the
+  // Wilson score interval, so a quality limit is judged with its uncertainty like any other.
+  const auto positions = static_cast<int64_t>(acc->kl.size());
+  const Interval agree = WilsonInterval(acc->top1_agree, positions);
+  metrics["top1_agreement"]["n"] = positions;
+  metrics["top1_agreement"]["ci95_low"] = agree.low;
+  metrics["top1_agreement"]["ci95_high"] = agree.high;
   metrics["load_time"] = ToJson(Summarize(std::vector<double>{load_ms_}), "ms");
   record_["metrics"] = metrics;
   record_["samples"] = json::array({sample});

@@ -144,6 +144,16 @@ Interval BootstrapRatioOfMediansCi(std::span<const double> a, std::span<const do
   return {SortedPercentile(ratios, 100.0 * alpha), SortedPercentile(ratios, 100.0 * (1.0 - alpha))};
 }
 
+Interval WilsonInterval(int64_t successes, int64_t trials, double z) {
+  if (trials <= 0) return {kNaN, kNaN};
+  const double n = static_cast<double>(trials);
+  const double p = static_cast<double>(successes) / n;
+  const double z2 = z * z;
+  const double center = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
 Interval OrderStatisticMedianCi(std::span<const double> samples, double confidence) {
   const size_t n = samples.size();
   if (n == 0) return {kNaN, kNaN};

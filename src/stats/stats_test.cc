@@ -362,4 +362,15 @@ TEST(StatsTest, RatioOfMediansIntervalCoversTheTrueRatio) {
   EXPECT_TRUE(std::isnan(BootstrapRatioOfMediansCi({}, b).low));
 }
 
+TEST(StatsTest, WilsonIntervalOfAProportion) {
+  // 491 of 511 positions agree: p = 0.9609; Wilson 95% [0.9403, 0.9746] (hand-computed).
+  const Interval ci = WilsonInterval(491, 511);
+  EXPECT_NEAR(ci.low, 0.9403, 5e-4);
+  EXPECT_NEAR(ci.high, 0.9746, 5e-4);
+  const Interval all = WilsonInterval(10, 10);  // not empty at 1
+  EXPECT_LT(all.low, 1.0);
+  EXPECT_DOUBLE_EQ(all.high, 1.0);
+  EXPECT_TRUE(std::isnan(WilsonInterval(0, 0).low));
+}
+
 }  // namespace pipette
