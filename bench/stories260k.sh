@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on real input: stories260K (../shared/data/models/stories260K) converted to F32 with
 # llama.cpp's converter, quantized to Q8_0, Q4_0 and Q4_K_M, and every standard benchmark of the
-# catalog that fits its 512-token context measured on each. Results go to one store and are listed.
+# catalog that fits its 512-token context measured on each, then each quantization's quality
+# against F32 (kl_divergence over the whole context). Results go to one store and are listed.
 #
 #   bench/stories260k.sh [STORE] [extra `pipette run` options, e.g. --threads 2]
 set -euo pipefail
@@ -65,5 +66,23 @@ print(head, "%s %s %s [%s, %s]" % (metric, n(x["median"]), unit, n(x["ci95_low"]
 '
   done
 done
-"$pipette" --store "$store" results list --label stories260k --limit $(( ${#models[@]} * ${#benchmarks[@]} ))
+# Quality on the device: each quantization against the F32 file over the whole context (top-1
+# agreement and KL divergence; what select --max-quality-drop judges).
+for m in "${models[@]:1}"; do
+  "$pipette" --store "$store" --json run --quiet --model "$m" --reference "$f32" \
+    --benchmark "kl_divergence_$ctx" --label stories260k "$@" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+head = "%-28s %-26s" % (r["benchmark"]["id"], r["model"]["file_name"])
+if r["status"] != "ok":
+    print(head, "FAILED at %s: %s" % (r["failure"]["stage"], r["failure"]["message"]))
+    sys.exit(0)
+m = r["metrics"]
+a = m["top1_agreement"]
+print(head, "top1_agreement %.2f%% [%.2f, %.2f], kl_divergence median %.3g nats" % (
+    100 * a["median"], 100 * a["ci95_low"], 100 * a["ci95_high"], m["kl_divergence"]["median"]))
+'
+done
+cells=$(( ${#models[@]} * ${#benchmarks[@]} + ${#models[@]} - 1 ))
+"$pipette" --store "$store" results list --label stories260k --limit "$cells"
 echo "Results are in $store (pipette --store $store results list)." >&2

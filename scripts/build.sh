@@ -3,6 +3,13 @@
 # Rerunning is cheap: packages already present are skipped, llama.cpp comes from the cache
 # (scripts/llama.sh), and ccache serves unchanged objects.
 set -euo pipefail
+case "${1:-}" in
+  -h|--help)
+    echo "usage: scripts/build.sh   (no arguments; PIPETTE_BUILD_DIR=DIR builds elsewhere,"
+    echo "       PIPETTE_LLAMA_CPP_DIR=DIR builds against your own llama.cpp checkout)"
+    exit 0 ;;
+  ?*) echo "scripts/build.sh takes no arguments (see --help)" >&2; exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/deps.sh
