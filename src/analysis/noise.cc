@@ -82,8 +82,8 @@ std::vector<std::string> KlAdvice(const json& record) {
                           *trained),
               rerun};
     }
-    return {fmt::format("nothing longer: {} positions are the model's whole context; compare "
-                        "KL results by their intervals",
+    return {fmt::format("comparing KL results by their intervals ({} positions are the model's "
+                        "whole context: none is longer)",
                         ctx),
             rerun};
   }

@@ -153,8 +153,8 @@ TEST(NoiseAdviceTest, KlDivergenceNeverAdvisesMoreThanTheModelsContext) {
             "the model's whole context (kl_divergence_512): more positions narrow the interval");
   r["benchmark"] = {{"id", "kl_divergence_512"}, {"type", "kl_divergence"}, {"prefill_tokens", 512}};
   EXPECT_EQ(NoiseAdvice(r)[0],
-            "nothing longer: 512 positions are the model's whole context; compare KL results by "
-            "their intervals");
+            "comparing KL results by their intervals (512 positions are the model's whole "
+            "context: none is longer)");
 }
 
 // A decode at 1620 tokens/s (0.617 ms per token) of 0.6 MB of weights at 10 GB/s (0.06 ms per

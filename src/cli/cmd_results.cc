@@ -159,7 +159,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
   PrintTable(table, std::cout);
   if (noisy) {
     std::cout << "! the 95% CI of the median stayed wider than the harness target: a noisy "
-                 "measurement; rerun it before comparing:\n";
+                 "measurement; what to try:\n";
     size_t shown = 0, total = 0;
     for (const ResultRow& r : rows) {
       if (!Noisy(r)) continue;
