@@ -53,26 +53,22 @@ void BM_PoolE2eResults(benchmark::State& state) {
 }
 BENCHMARK(BM_PoolE2eResults)->Arg(1)->Arg(2)->Arg(5)->Unit(benchmark::kMillisecond);
 
-// The same number of records, not pooled (--newest): the cost pooling adds is the difference.
-void BM_GroupNewest(benchmark::State& state) {
+// Grouping the same records with --newest (nothing pooled) and pooled: the difference is what
+// pooling costs a reading command.
+void BM_Group(benchmark::State& state, pipette::Repeats repeats) {
   const int results = static_cast<int>(state.range(0));
   std::vector<json> records;
   for (int i = 0; i < results; ++i) records.push_back(E2eRecord(20, 256, i + 1));
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(pipette::GroupConfigurations(records, pipette::Repeats::kNewest));
-  }
+  for (auto _ : state) benchmark::DoNotOptimize(pipette::GroupConfigurations(records, repeats));
 }
-BENCHMARK(BM_GroupNewest)->Arg(2)->Arg(5)->Unit(benchmark::kMillisecond);
-
-void BM_GroupPooled(benchmark::State& state) {
-  const int results = static_cast<int>(state.range(0));
-  std::vector<json> records;
-  for (int i = 0; i < results; ++i) records.push_back(E2eRecord(20, 256, i + 1));
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(pipette::GroupConfigurations(records, pipette::Repeats::kPool));
-  }
-}
-BENCHMARK(BM_GroupPooled)->Arg(2)->Arg(5)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Group, newest, pipette::Repeats::kNewest)
+    ->Arg(2)
+    ->Arg(5)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Group, pooled, pipette::Repeats::kPool)
+    ->Arg(2)
+    ->Arg(5)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -188,6 +188,16 @@ std::vector<std::string> NoiseAdvice(const json& record) {
   return advice;
 }
 
+std::string NoiseRemedy(const json& record) {
+  if (!IsNoisy(record)) return "";
+  std::string out;
+  if (auto clusters = TwoClustersNote(record)) out += " (" + *clusters + ")";
+  std::string advice;
+  for (const std::string& a : NoiseAdvice(record)) advice += (advice.empty() ? "" : "; ") + a;
+  if (!advice.empty()) out += "; try: " + advice;
+  return out;
+}
+
 std::optional<std::string> OverheadBoundNote(const json& record) {
   const auto efficiency = MetricValue(record, "decode_roofline_efficiency");
   const auto throughput = MetricValue(record, "decode_throughput");

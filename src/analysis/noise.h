@@ -46,6 +46,11 @@ std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
 // numbers".
 std::vector<std::string> NoiseAdvice(const nlohmann::json& record);
 
+// The one way every command writes what a noisy record calls for, to append after the record's
+// name: " (two clusters: ...); try: more repetitions (...); a cool-down ..." (either part absent
+// when it does not apply); "" when the record is not noisy.
+std::string NoiseRemedy(const nlohmann::json& record);
+
 // When decode runs below 10% of the memory-bandwidth limit (metrics.decode_roofline_efficiency
 // median < 0.10), e.g. "overhead-bound: decode runs at 1.2% of the memory-bandwidth limit; of
 // 0.617 ms per token about 0.61 ms is fixed per-token cost, so a smaller quantization will not

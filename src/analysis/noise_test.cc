@@ -61,6 +61,15 @@ TEST(TwoClustersNoteTest, NamesCentersUnitAndCounts) {
   EXPECT_EQ(TwoClustersNote(json::object()), std::nullopt);
 }
 
+TEST(NoiseRemedyTest, ClustersThenWhatToTryOnlyWhenNoisy) {
+  const std::string remedy = NoiseRemedy(DecodeRecord(kTwoSpeeds, false));
+  EXPECT_EQ(remedy.rfind(" (two clusters: about 360 and 470 tokens/s (6 and 4 repetitions)); try: ",
+                         0),
+            0u)
+      << remedy;
+  EXPECT_EQ(NoiseRemedy(DecodeRecord(kTwoSpeeds, true)), "");
+}
+
 TEST(TwoClustersNoteTest, BytesInBinaryUnits) {
   const double mib = 1048576;
   json r = {{"status", "ok"},

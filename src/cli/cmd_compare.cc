@@ -71,12 +71,8 @@ void NoteNoisy(const json& r, const char* side) {
                                                 : r["result_id"].get<std::string>();
   std::cerr << "note: " << side << " " << id << " (" << r.value("benchmark", none).value("id", "")
             << ") is noisy: its 95% CI stayed wider than the target; rerun it before trusting a "
-               "verdict";
-  if (auto clusters = analysis::TwoClustersNote(r)) std::cerr << " (" << *clusters << ")";
-  std::string advice;
-  for (const std::string& a : analysis::NoiseAdvice(r)) advice += (advice.empty() ? "" : "; ") + a;
-  if (!advice.empty()) std::cerr << "; try: " << advice;
-  std::cerr << "\n";
+               "verdict"
+            << analysis::NoiseRemedy(r) << "\n";
 }
 
 int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {

@@ -165,14 +165,10 @@ int List(const ResultsArgs& a, CliContext& ctx) {
       if (!Noisy(r)) continue;
       if (++total > 10) continue;  // the newest ten; the rest are alike
       ++shown;
-      const json n = noise(r);
-      std::string line = "  " + r.short_id + " " + r.benchmark_id;
-      if (n.contains("clusters")) line += " (" + n["clusters"].get<std::string>() + ")";
-      std::string advice;
-      for (const json& a : n.value("advice", json::array())) {
-        advice += (advice.empty() ? "" : "; ") + a.get<std::string>();
-      }
-      if (!advice.empty()) line += ": try " + advice;
+      auto record = store->Get(r.result_id);
+      const std::string line = "  " + r.short_id + " " + r.benchmark_id +
+                               (record.ok() && record->has_value() ? analysis::NoiseRemedy(**record)
+                                                                   : std::string());
       std::cout << line << "\n";
     }
     if (total > shown) std::cout << "  (and " << total - shown << " more)\n";

@@ -64,8 +64,8 @@ std::vector<const json*> RecordsOf(const SelectResult& s) {
     for (const json& r : c.config->results) {
       const json b = r.value("benchmark", json::object());
       const std::string type = b.value("type", "");
-      const bool relevant = judged.count(b.value("id", "")) > 0 || type == "memory" ||
-                            type == "kl_divergence";
+      const bool relevant =
+          judged.count(b.value("id", "")) > 0 || type == "memory" || type == "kl_divergence";
       if (relevant && seen.insert(&r).second) out.push_back(&r);
     }
   }
@@ -101,14 +101,14 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
     std::string name = c.config->name + (c.config->synthetic ? " *" : "");
     if (c.pooled_results > 1) name += fmt::format(" (x{})", c.pooled_results);
     if (c.noisy) name += " !";
-    table.push_back(
-        {failed ? "-" : std::to_string(++rank), name, limits.any() ? VerdictName(c.verdict) : "-",
-         WithInterval(c.decode_throughput, c.decode_ci95_low, c.decode_ci95_high),
-         MiB(c.peak_memory_bytes, c.peak_memory_ci95_low, c.peak_memory_ci95_high),
-         WithInterval(c.quality, c.quality_ci95_low, c.quality_ci95_high),
-         failed       ? "-"
-         : c.on_front ? "front"
-                      : "dominated by " + Joined(c.dominated_by, ", ")});
+    table.push_back({failed ? "-" : std::to_string(++rank), name,
+                     limits.any() ? VerdictName(c.verdict) : "-",
+                     WithInterval(c.decode_throughput, c.decode_ci95_low, c.decode_ci95_high),
+                     MiB(c.peak_memory_bytes, c.peak_memory_ci95_low, c.peak_memory_ci95_high),
+                     WithInterval(c.quality, c.quality_ci95_low, c.quality_ci95_high),
+                     failed       ? "-"
+                     : c.on_front ? "front"
+                                  : "dominated by " + Joined(c.dominated_by, ", ")});
   }
   PrintTable(table, out);
 
@@ -131,8 +131,9 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
   }
   notes.push_back("peak memory: largest max_host_usage median");
   if (limits.any()) {
-    notes.push_back("each limit is judged on the configuration's worst result with its metric "
-                    "(named in its line), not on these columns");
+    notes.push_back(
+        "each limit is judged on the configuration's worst result with its metric "
+        "(named in its line), not on these columns");
   }
   if (quality) notes.push_back("quality: top-1 agreement with the kl_divergence reference");
   out << "\n" << Joined(notes, "; ") << "\n";
@@ -158,13 +159,8 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
       }
     }
     std::vector<std::string> lines;
-    if (analysis::IsNoisy(*r)) {
-      std::string line = "! " + who + " " + id + " is noisy";
-      if (auto clusters = analysis::TwoClustersNote(*r)) line += " (" + *clusters + ")";
-      const auto advice = analysis::NoiseAdvice(*r);
-      if (!advice.empty()) line += "; try: " + Joined(advice, "; ");
-      lines.push_back(line);
-    }
+    if (analysis::IsNoisy(*r))
+      lines.push_back("! " + who + " " + id + " is noisy" + analysis::NoiseRemedy(*r));
     // Where the time goes, once per configuration.
     if (!overhead_said.count(who)) {
       if (auto note = analysis::OverheadBoundNote(*r)) {

@@ -867,12 +867,7 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
       for (const json& r : c.results) {
         const std::string id = Str(r, "/benchmark/id");
         if (analysis::IsNoisy(r)) {
-          std::string line = "! " + c.name + " " + id + " is noisy";
-          if (auto clusters = analysis::TwoClustersNote(r)) line += " (" + *clusters + ")";
-          std::string advice;
-          for (const std::string& a : analysis::NoiseAdvice(r)) advice += (advice.empty() ? "" : "; ") + a;
-          if (!advice.empty()) line += "; try: " + advice;
-          res.bullets.push_back(line);
+          res.bullets.push_back("! " + c.name + " " + id + " is noisy" + analysis::NoiseRemedy(r));
         }
         // Where the time goes, once per configuration: its first decode benchmark says it.
         if (!overhead_said && Str(r, "/benchmark/type") == "decode") {
