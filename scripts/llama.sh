@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Obtains the pinned llama.cpp (DESIGN.md section 3) and builds it into a cache outside the tree.
 #
-#   scripts/llama.sh            -> prints the install prefix of the built llama.cpp
+#   scripts/llama.sh                      -> prints the install prefix of the built pinned llama.cpp
+#   scripts/llama.sh --release VERSION    -> the same for another known release (see --help)
 #
 # Source: npm package node-llama-cpp@3.21.1, whose llama/gitRelease.bundle holds llama.cpp at
 # commit 80fb11a. Both the package tarball and the bundle are SHA-256 verified; the bundle is
@@ -10,16 +11,66 @@
 # under $PIPETTE_CACHE/llama.cpp/<key>, where <key> hashes the commit, the build flags, the
 # compiler and the CPU, so a rerun is instant and a different machine or flag set rebuilds.
 #
+# --release VERSION builds another node-llama-cpp release from the table below the same way
+# (hash-checked, cached under its own key since the key hashes the commit), cloned to
+# third_party/llama.cpp-VERSION so that the pinned tree pipette builds against stays as it is.
+# Only on request: scripts/build.sh and CI build the pinned release alone. Its prefix's bin/ is
+# what `--runtime llamacpp-stock --runtime-dir PREFIX/bin` runs.
+#
 # PIPETTE_LLAMA_CPP_DIR=/path/to/llama.cpp uses that checkout instead of the pinned one (its
 # commit is recorded in every result like the pinned one's).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PIPETTE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pipette}
-pkg_version=3.21.1
-pkg_sha=7a231d6bafa14142a1cbed9893d4ec5bc6041b2a5f5939a623accaab4203c11f
-bundle_sha=9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8
-pinned_commit=80fb11ac73e66d89eae2c6a91d8a77428fa733ed
+# Known releases of node-llama-cpp: version, package tarball SHA-256, package/llama/
+# gitRelease.bundle SHA-256, llama.cpp commit the bundle holds. The first one is the pinned default.
+releases=(
+  "3.21.1 7a231d6bafa14142a1cbed9893d4ec5bc6041b2a5f5939a623accaab4203c11f 9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8 80fb11ac73e66d89eae2c6a91d8a77428fa733ed"
+  "3.22.1 a0d9dd80eacd2ab1cfe71aee57ac8a806487fd70b3d2a38fbec637752d9e5c5f 5f5d1105d5df040738d87b8290e5d17e7362131cdcfdb0831618e0ea528b4a51 de3ff815ea7d559ee917f063901b8986f038abc6"
+)
+pinned_version=${releases[0]%% *}
+known=$(for r in "${releases[@]}"; do printf '%s ' "${r%% *}"; done); known=${known% }
+
+usage() {
+  echo "usage: scripts/llama.sh [--release VERSION]"
+  echo "  builds llama.cpp from the npm package node-llama-cpp@VERSION (default: the pinned"
+  echo "  $pinned_version) into the cache and prints its install prefix (binaries in PREFIX/bin)"
+  echo "  PIPETTE_LLAMA_CPP_DIR=DIR builds that checkout instead; PIPETTE_CACHE=DIR moves the cache"
+  echo "known releases (node-llama-cpp -> llama.cpp commit):"
+  local r f
+  for r in "${releases[@]}"; do
+    read -ra f <<<"$r"
+    if [ "${f[0]}" = "$pinned_version" ]; then
+      echo "  ${f[0]}  ${f[3]}  (pinned default, third_party/llama.cpp)"
+    else
+      echo "  ${f[0]}  ${f[3]}  (third_party/llama.cpp-${f[0]})"
+    fi
+  done
+}
+
+release=$pinned_version; release_given=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --release) [ $# -ge 2 ] || { echo "pipette: error: --release needs a VERSION (known: $known)" >&2; exit 2; }
+               release=$2; release_given=1; shift 2 ;;
+    --release=*) release=${1#--release=}; release_given=1; shift ;;
+    *) echo "pipette: error: unknown argument '$1' (usage: scripts/llama.sh [--release VERSION]; see --help)" >&2; exit 2 ;;
+  esac
+done
+pkg_version=""
+for r in "${releases[@]}"; do
+  read -r v pkg_sha bundle_sha release_commit <<<"$r"
+  [ "$v" = "$release" ] && { pkg_version=$v; break; }
+done
+[ -n "$pkg_version" ] || { echo "pipette: error: unknown node-llama-cpp release '$release' (known: $known)" >&2; exit 2; }
+if [ -n "$release_given" ] && [ -n "${PIPETTE_LLAMA_CPP_DIR:-}" ]; then
+  echo "pipette: error: --release and PIPETTE_LLAMA_CPP_DIR exclude each other; unset one" >&2; exit 2
+fi
+# The pinned release keeps third_party/llama.cpp (pipette's own build); another one gets its own tree.
+tree=$root/third_party/llama.cpp
+[ "$pkg_version" = "$pinned_version" ] || tree=$root/third_party/llama.cpp-$pkg_version
 mkdir -p "$cache/npm"
 
 log() { echo "pipette: $*" >&2; }
@@ -31,9 +82,9 @@ verify() {  # file expected-sha256
   [ "$got" = "$2" ] || fail "$1 has SHA-256 $got, expected $2; delete it and rerun"
 }
 
-fetch_pinned() {
-  local src=$root/third_party/llama.cpp
-  if [ -d "$src/.git" ] && [ "$(git -C "$src" rev-parse HEAD 2>/dev/null)" = "$pinned_commit" ]; then
+fetch_release() {
+  local src=$tree
+  if [ -d "$src/.git" ] && [ "$(git -C "$src" rev-parse HEAD 2>/dev/null)" = "$release_commit" ]; then
     echo "$src"; return
   fi
   local tgz=$cache/npm/node-llama-cpp-$pkg_version.tgz
@@ -52,7 +103,7 @@ fetch_pinned() {
   rm -rf "$src"
   mkdir -p "$root/third_party"
   git -c advice.detachedHead=false clone -q "$bundle" "$src"
-  [ "$(git -C "$src" rev-parse HEAD)" = "$pinned_commit" ] || fail "bundle is not at commit $pinned_commit"
+  [ "$(git -C "$src" rev-parse HEAD)" = "$release_commit" ] || fail "bundle is not at commit $release_commit"
   echo "$src"
 }
 
@@ -64,7 +115,7 @@ if [ -n "${PIPETTE_LLAMA_CPP_DIR:-}" ]; then
   [ -z "$dirty" ] || commit="$commit-dirty"
 else
   src=""  # fetched below, only when the cache lacks this build
-  commit=$pinned_commit
+  commit=$release_commit
 fi
 
 flags=(
@@ -80,7 +131,7 @@ if [[ "$commit" != *-dirty && -f "$prefix/.complete" ]]; then
   echo "$prefix"; exit 0
 fi
 
-[ -n "$src" ] || src=$(fetch_pinned)
+[ -n "$src" ] || src=$(fetch_release)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 gen=()
