@@ -3,45 +3,17 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/readiness.h"
 #include "pipette/benchmark.h"
+#include "pipette/readiness_policy.h"
+#include "pipette/runtime.h"
 #include "pipette/status.h"
 
 namespace pipette {
-
-// Engine settings of the `llamacpp` runtime (DESIGN.md 4.2 step 2). Every field is recorded in
-// `runtime.settings` as it was run, with defaults filled in.
-struct RuntimeSettings {
-  // CPU threads for prefill and decode. 0 = the number of physical cores (llama-bench's default).
-  int threads = 0;
-  // Layers offloaded to a GPU. -1 = all when the build has a GPU backend, else 0 (recorded as
-  // resolved).
-  int n_gpu_layers = -1;
-  // Memory-map the weights. Off by default so that weights are resident and peak memory figures
-  // are comparable between runs and devices.
-  bool mmap = false;
-  // Flash attention: "auto" (llama.cpp decides per backend; llama-bench's default), "on", "off".
-  std::string flash_attn = "auto";
-  // Tokens per llama_decode call during prefill (logical) and per compute graph (physical).
-  int n_batch = 2048;
-  int n_ubatch = 512;
-  // KV cache element types, ggml names (f16, q8_0, ...).
-  std::string type_k = "f16";
-  std::string type_v = "f16";
-  // Context size in tokens. 0 = exactly the benchmark's shape (P + D; P + 1 for memory).
-  int n_ctx = 0;
-  // Fault injection for testing the soak benchmark's leak detection: the runtime leaks this many
-  // bytes per request on purpose. Never set in a real measurement (recorded, and warned).
-  int64_t test_leak_bytes = 0;
-  // CPUs the runtime may run on, in taskset -c syntax ("0", "0-3", "0,2"); empty: any. On CPUs of
-  // unequal speed (big.LITTLE, some VMs) unpinned single-thread runs land on either and compare
-  // badly. Recorded (canonical form, e.g. "0-3") only when set, and part of the config_id then.
-  std::string cpus;
-};
 
 // Repetition policy (DESIGN.md 4.2 steps 4-5).
 struct HarnessPolicy {
@@ -57,7 +29,11 @@ struct HarnessPolicy {
 struct CellSpec {
   std::string model_path;
   BenchmarkSpec benchmark;
-  RuntimeSettings settings;
+  // The runtime that measures the cell (pipette/runtimes.h OpenRuntime); required.
+  std::shared_ptr<Runtime> runtime;
+  // Settings given by name (the runtime's SettingDefs: "threads", "n_ctx", ...); the others take
+  // their defaults. Recorded in runtime.settings as resolved, defaults filled in.
+  nlohmann::json settings = nlohmann::json::object();
   HarnessPolicy policy;
   std::string label;                    // device label recorded in device.label
   bool allow_context_overflow = false;  // allow P + D above the model's training context
@@ -67,7 +43,6 @@ struct CellSpec {
   // kl_divergence_<ctx> only: the higher-precision model the quantized one is compared with
   // (same tokenizer required).
   std::string reference_model_path;
-  std::string driver_path;              // empty: DefaultDriverPath()
   std::string log_path;                 // runtime stderr log; empty: a temporary file
 };
 
@@ -76,12 +51,13 @@ struct CellHooks {
   std::function<void(const std::string&)> progress;
   // SHA-256 of a model file (the CLI caches it in the store). Empty: hash the file.
   std::function<Result<std::string>(const std::string& path)> hash_file;
-  // Called with the driver's pid once it runs (tests use it to inject crashes).
-  std::function<void(int pid)> on_driver_started;
+  // Called with the runtime process's pid once it runs (tests use it to inject crashes).
+  std::function<void(int pid)> on_runtime_started;
 };
 
 // Runs the cell. Returns an Error only for bad input found before anything ran (missing or
-// invalid model file, shape above the training context, invalid settings): nothing to store.
+// invalid model file, shape above the training context, invalid settings, a benchmark the runtime
+// cannot run): nothing to store.
 // Once the runtime starts, every outcome is a record: status "ok", or "failed" with
 // failure{stage, message} (a crashed or killed runtime included; the harness survives it).
 Result<nlohmann::json> RunCell(const CellSpec& spec, const CellHooks& hooks = {});
@@ -92,9 +68,9 @@ Result<nlohmann::json> RunCell(const CellSpec& spec, const CellHooks& hooks = {}
 std::string ConfigId(const nlohmann::json& record);
 
 // The config_id RunCell's record will carry, known before anything runs: resolves the cell as
-// RunCell's first step does (model header, SHA-256 through hooks.hash_file, default settings,
-// device fingerprint). Suites use it to skip cells already stored ok. Errors: the bad input
-// RunCell would report before running.
+// RunCell's first step does (model header, SHA-256 through hooks.hash_file, the runtime's
+// identity and resolved settings, device fingerprint), and RunCell stores exactly this id. Suites
+// use it to skip cells already stored ok. Errors: the bad input RunCell would report.
 Result<std::string> PlannedConfigId(const CellSpec& spec, const CellHooks& hooks = {});
 
 }  // namespace pipette

@@ -11,22 +11,27 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/cell.h"
+#include "pipette/runtimes.h"
 #include "pipette/status.h"
 
 namespace pipette {
 
-// One [[runtimes]] entry. `settings` maps a runtime setting name (threads, n_gpu_layers, mmap,
-// flash_attn, n_batch, n_ubatch, type_k, type_v, n_ctx) to its values: a setting given as a list
-// is a dimension of the matrix; a scalar is one value. Each list holds at least one value.
+// One [[runtimes]] entry: which runtime and where it lives (name, dir, url, server, api_model;
+// pipette/runtimes.h), and `settings`, mapping a setting the runtime takes (its SettingDefs:
+// threads, n_batch, ...) to its values: a setting given as a list is a dimension of the matrix;
+// a scalar is one value. Each list holds at least one value.
 struct SuiteRuntime {
-  std::string name;  // "llamacpp", the only runtime of this build
+  RuntimeChoice choice;
   std::vector<std::pair<std::string, std::vector<nlohmann::json>>> settings;  // name order
+  // How cells and messages name this entry: the runtime's name, plus its dir or URL when the
+  // suite lists that runtime more than once ("llamacpp-stock (/opt/llama-b7000/bin)").
+  std::string label;
 };
 
 // [baseline] of mode "one-factor": the configuration every step varies one dimension of.
 struct SuiteBaseline {
   std::string model;    // a path listed in [[models]] (resolved like them); empty: the first
-  std::string runtime;  // a [[runtimes]] name; empty: the first
+  std::string runtime;  // a [[runtimes]] name (listed once); empty: the first
   nlohmann::json settings = nlohmann::json::object();  // setting -> one value; missing settings
                                                        // take the first value of their list
 };
@@ -74,9 +79,9 @@ inline constexpr int kMaxSuiteCells = 10000;
 struct SuiteCell {
   int index = 0;  // 1-based position in run order
   std::string model_path;
-  std::string runtime;
-  RuntimeSettings settings;
-  nlohmann::json settings_json = nlohmann::json::object();  // the suite's values for this cell
+  size_t runtime = 0;         // index into Suite::runtimes
+  std::string runtime_label;  // SuiteRuntime::label
+  nlohmann::json settings = nlohmann::json::object();  // the suite's values for this cell
   std::string benchmark_id;
   // mode "one-factor": "baseline", or the one varied dimension and its value ("threads=4",
   // "model=stories260K-Q4_0.gguf"); mode "matrix": empty.
@@ -131,7 +136,7 @@ struct SuiteRunOptions {
   // <logs_dir>/<index>-<config_id[0:12]>-<UTC start, 20261201T031136Z>.log, and for a
   // kl_divergence cell the reference's beside it as <...>.reference.log.
   std::string logs_dir;
-  std::string driver_path; // empty: DefaultDriverPath()
+  std::string driver_path; // the llamacpp runtime's driver; empty: beside pipette
   bool stop_on_failure = false;  // or Suite::stop_on_failure
   // Measure again the cells whose newest stored ok result is noisy (its 95% CI stayed wider
   // than the target: harness.ci_reached false, the ! of `results list`) instead of skipping them.

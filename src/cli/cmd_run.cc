@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "cli/run_output.h"
+#include "cli/runtime_options.h"
+#include "harness/readiness.h"
 #include "pipette/benchmark.h"
 #include "pipette/cell.h"
 #include "pipette/store.h"
@@ -19,6 +21,7 @@ namespace {
 
 struct RunArgs {
   CellSpec spec;
+  RuntimeArgs runtime;
   std::string benchmark_id;
   std::string benchmarks_dir;
   bool quiet = false;
@@ -37,6 +40,10 @@ int Run(RunArgs& a, CliContext& ctx) {
   auto bench = FindBenchmark(a);
   if (!bench) return ReportError(ctx, bench.error());
   a.spec.benchmark = *bench;
+  auto runtime = ChooseRuntime(a.runtime);
+  if (!runtime) return ReportError(ctx, runtime.error());
+  a.spec.runtime = runtime->runtime;
+  a.spec.settings = runtime->settings;
   const HarnessPolicy& p = a.spec.policy;
   if (p.min_reps > p.max_reps) {
     return ReportError(ctx, MakeError("--min-reps " + std::to_string(p.min_reps) +
@@ -62,7 +69,7 @@ int Run(RunArgs& a, CliContext& ctx) {
   }
   auto record = RunCell(a.spec, hooks);
   if (tty && !a.quiet) std::cerr << "\r\033[K";
-  if (!record) return ReportError(ctx, record.error());
+  if (!record) return ReportError(ctx, MakeError(WithFlags(record.error().message)));
   if (auto s = (*store)->Put(*record); !s) {
     std::cout << record->dump(2) << std::endl;  // nothing lost: the record goes to stdout
     return ReportError(ctx, s.error().Wrap("storing the result (printed above)"), kExitFailure);
@@ -89,14 +96,12 @@ int Run(RunArgs& a, CliContext& ctx) {
 void AddRunCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Measure one benchmark on one configuration and store the result");
-  RuntimeSettings& s = args->spec.settings;
   HarnessPolicy& p = args->spec.policy;
   run->add_option("-m,--model", args->spec.model_path, "GGUF model file")->required();
   run->add_option("-b,--benchmark", args->benchmark_id,
                   "benchmark id, e.g. decode_throughput_256_100 (`pipette benchmarks list`)")
       ->required();
-  run->add_option("-t,--threads", s.threads, "CPU threads (default: physical cores)")
-      ->check(CLI::Range(1, 1024));
+  AddRuntimeOptions(run, args->runtime);
   run->add_option("--warmup", p.warmup_runs, "warm-up runs, discarded")->capture_default_str()
       ->check(CLI::Range(0, 100));
   run->add_option("--min-reps", p.min_reps, "minimum measured repetitions")->capture_default_str()
@@ -114,9 +119,6 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str()->check(CLI::Range(1, 7 * 24 * 3600));
   run->add_option("--reference", args->spec.reference_model_path,
                   "kl_divergence_<ctx>: the higher-precision GGUF to compare the model with");
-  run->add_option("--test-leak-bytes", s.test_leak_bytes,
-                  "testing only: the runtime leaks this many bytes per request (soak leak check)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   ReadinessPolicy& g = args->spec.readiness;
   run->add_option("--readiness-max-celsius", g.max_cpu_celsius,
                   "readiness gate: hottest CPU thermal zone at most this, C")
@@ -139,23 +141,7 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   run->add_option("--sys-root", g.sys_root,
                   "read thermal zones and throttling from this sysfs root (test fixtures)")
       ->capture_default_str();
-  run->add_option("--cpus", s.cpus,
-                  "CPUs the runtime runs on, as taskset -c lists them, e.g. 0 or 0-3 (recorded)");
   run->add_option("--label", args->spec.label, "device label recorded with the result");
-  run->add_option("--n-gpu-layers", s.n_gpu_layers, "layers offloaded to a GPU (-1: all if any)")
-      ->capture_default_str();
-  run->add_flag("--mmap", s.mmap, "memory-map the weights (default: read them into memory)");
-  run->add_option("--flash-attn", s.flash_attn, "auto, on or off")->capture_default_str()
-      ->check(CLI::IsMember({"auto", "on", "off"}));
-  run->add_option("--batch-size", s.n_batch, "logical batch size (prefill)")->capture_default_str()
-      ->check(CLI::Range(1, 1 << 20));
-  run->add_option("--ubatch-size", s.n_ubatch, "physical batch size")->capture_default_str()
-      ->check(CLI::Range(1, 1 << 20));
-  run->add_option("--cache-type-k", s.type_k, "KV cache type for K (f16, q8_0, ...)")
-      ->capture_default_str();
-  run->add_option("--cache-type-v", s.type_v, "KV cache type for V")->capture_default_str();
-  run->add_option("--ctx-size", s.n_ctx, "context size (default: the benchmark's shape)")
-      ->check(CLI::Range(1, 1 << 24));
   run->add_flag("--allow-context-overflow", args->spec.allow_context_overflow,
                 "allow a shape longer than the model's training context");
   run->add_option("--benchmarks-dir", args->benchmarks_dir,

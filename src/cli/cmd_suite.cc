@@ -61,8 +61,8 @@ Status CheckLogsDir(const std::string& dir) {
 json OutcomeJson(const SuiteCellOutcome& o) {
   json j = {{"index", o.cell.index},
             {"model", o.cell.model_path},
-            {"runtime", o.cell.runtime},
-            {"settings", o.cell.settings_json},
+            {"runtime", o.cell.runtime_label},
+            {"settings", o.cell.settings},
             {"benchmark", o.cell.benchmark_id},
             {"status", o.status},
             {"config_id", o.config_id.empty() ? json(nullptr) : json(o.config_id)},

@@ -14,11 +14,13 @@ namespace {
 
 std::string Describe(const SuiteCell& c) {
   std::string settings;
-  for (const auto& [k, v] : c.settings_json.items()) {
+  for (const auto& [k, v] : c.settings.items()) {
     settings += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
   }
-  return fmt::format("{} {}{}", std::filesystem::path(c.model_path).filename().string(),
-                     c.benchmark_id, settings);
+  // The runtime is named when it is not the default one.
+  const std::string runtime = c.runtime_label == "llamacpp" ? "" : " on " + c.runtime_label;
+  return fmt::format("{} {}{}{}", std::filesystem::path(c.model_path).filename().string(),
+                     c.benchmark_id, settings, runtime);
 }
 
 // A headline for a cell's line, in fixed notation with at least three significant digits:

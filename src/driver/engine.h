@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipette/status.h"
+#include "runtimes/llamacpp/protocol.h"
 
 struct llama_model;
 struct llama_context;
@@ -20,26 +21,8 @@ struct ggml_threadpool;
 
 namespace pipette::driver {
 
-// Engine settings (DESIGN.md 4.2 step 2). Values here are the driver's defaults; the harness
-// always sends every field, and the driver echoes the resolved values in its load reply.
-struct EngineSettings {
-  int threads = 1;           // CPU threads for prefill and decode (harness default: physical cores)
-  int n_gpu_layers = -1;     // layers offloaded to a GPU; -1 = all when a GPU backend exists, else 0
-  bool mmap = false;         // false: weights are read into resident memory (comparable memory figures)
-  std::string flash_attn = "auto";  // "auto" | "on" | "off"
-  int n_batch = 2048;        // logical batch (tokens per llama_decode call during prefill)
-  int n_ubatch = 512;        // physical batch
-  std::string type_k = "f16";  // KV cache types, ggml type names
-  std::string type_v = "f16";
-  int n_ctx = 0;             // context size in tokens; 0 = the model's training context
-  int poll = 50;             // threadpool busy-poll level 0..100 (llama-bench's default)
-  // Fault injection for tests of the soak benchmark: every generate request allocates and touches
-  // this many bytes that are never freed (an artificial leak). 0 in every real measurement.
-  int64_t test_leak_bytes = 0;
-  // CPUs the driver process runs on, as taskset -c lists them ("0-3"); empty: any. Applied to
-  // the whole process before the model loads, so llama.cpp's and OpenMP's threads inherit it.
-  std::string cpus;
-};
+// Engine settings: the load request's (runtimes/llamacpp/protocol.h).
+using EngineSettings = protocol::DriverSettings;
 
 struct ModelFacts {
   std::string desc;        // llama_model_desc, e.g. "llama 15M F16"

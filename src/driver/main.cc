@@ -68,33 +68,6 @@ json Backends() {
   return out;
 }
 
-EngineSettings ParseSettings(const json& s) {
-  EngineSettings e;
-  e.threads = s.value("threads", e.threads);
-  e.n_gpu_layers = s.value("n_gpu_layers", e.n_gpu_layers);
-  e.mmap = s.value("mmap", e.mmap);
-  e.flash_attn = s.value("flash_attn", e.flash_attn);
-  e.n_batch = s.value("n_batch", e.n_batch);
-  e.n_ubatch = s.value("n_ubatch", e.n_ubatch);
-  e.type_k = s.value("type_k", e.type_k);
-  e.type_v = s.value("type_v", e.type_v);
-  e.n_ctx = s.value("n_ctx", e.n_ctx);
-  e.poll = s.value("poll", e.poll);
-  e.test_leak_bytes = s.value("test_leak_bytes", e.test_leak_bytes);
-  e.cpus = s.value("cpus", e.cpus);
-  return e;
-}
-
-json SettingsJson(const EngineSettings& e) {
-  json out = {{"threads", e.threads},   {"n_gpu_layers", e.n_gpu_layers}, {"mmap", e.mmap},
-          {"flash_attn", e.flash_attn}, {"n_batch", e.n_batch},     {"n_ubatch", e.n_ubatch},
-          {"type_k", e.type_k},     {"type_v", e.type_v},           {"n_ctx", e.n_ctx},
-          {"poll", e.poll}};
-  if (e.test_leak_bytes > 0) out["test_leak_bytes"] = e.test_leak_bytes;
-  if (!e.cpus.empty()) out["cpus"] = e.cpus;
-  return out;
-}
-
 // What llama.cpp actually uses, which can differ from what was asked: it pads the context, caps
 // n_ubatch at n_batch, and resolves flash_attn = auto per backend.
 json Effective(const Engine& engine) {
@@ -109,7 +82,7 @@ json Effective(const Engine& engine) {
 json HandleLoad(Engine& engine, const json& req) {
   const auto t0 = std::chrono::steady_clock::now();
   if (auto s = engine.Load(req.at("model").get<std::string>(),
-                           ParseSettings(req.value("settings", json::object())));
+                           req.value("settings", json::object()).get<EngineSettings>());
       !s) {
     Error e = s.error();
     {
@@ -130,39 +103,45 @@ json HandleLoad(Engine& engine, const json& req) {
           {"runtime", {{"name", "llamacpp"}, {"commit", PIPETTE_LLAMA_COMMIT},
                        {"system_info", llama_print_system_info()}, {"backends", Backends()},
                        {"supports_gpu_offload", llama_supports_gpu_offload()}}},
-          {"settings", SettingsJson(engine.settings())},
+          {"settings", json(engine.settings())},
           {"effective", Effective(engine)},
           {"warnings", TakeWarnings()}};
 }
 
+// A successful reply: the reply struct's fields plus "ok": true.
+template <typename Reply>
+json Ok(const Reply& reply) {
+  json j = reply;
+  j["ok"] = true;
+  return j;
+}
+
 json Handle(Engine& engine, const json& req) {
   const std::string cmd = req.at("cmd").get<std::string>();
-  if (cmd == "load") return HandleLoad(engine, req);
-  if (cmd == "tokenize") {
+  if (cmd == protocol::kLoad) return HandleLoad(engine, req);
+  if (cmd == protocol::kTokenize) {
     auto t = engine.Tokenize(req.at("text").get<std::string>(), req.value("add_special", true));
     if (!t) return Fail(t.error(), "tokenize");
     return {{"ok", true}, {"tokens", *t}};
   }
-  if (cmd == "prefill") {
+  if (cmd == protocol::kPrefill) {
     auto ns = engine.Prefill(req.at("tokens").get<std::vector<int32_t>>());
     if (!ns) return Fail(ns.error(), "prefill");
-    return {{"ok", true}, {"prefill_ns", *ns}};
+    return Ok(protocol::PrefillReply{*ns});
   }
-  if (cmd == "decode") {
+  if (cmd == protocol::kDecode) {
     auto d = engine.Decode(req.at("context").get<std::vector<int32_t>>(), req.at("n").get<int>());
     if (!d) return Fail(d.error(), "decode");
-    return {{"ok", true}, {"step_ns", d->step_ns}, {"tokens", d->tokens}};
+    return Ok(protocol::DecodeReply{d->step_ns, d->tokens});
   }
-  if (cmd == "generate") {
+  if (cmd == protocol::kGenerate) {
     auto g = engine.Generate(req.at("text").get<std::string>(), req.at("n").get<int>(),
                              req.value("add_special", true));
     if (!g) return Fail(g.error(), "generate");
-    return {{"ok", true},         {"tokenize_ns", g->tokenize_ns},
-            {"prefill_ns", g->prefill_ns}, {"token_ns", g->token_ns},
-            {"n_prompt_tokens", g->n_prompt_tokens}, {"prompt_tokens", g->prompt_tokens},
-            {"text", g->text}};
+    return Ok(protocol::GenerateReply{g->tokenize_ns, g->prefill_ns, g->token_ns,
+                                      g->n_prompt_tokens, g->prompt_tokens, g->text});
   }
-  if (cmd == "logprobs") {
+  if (cmd == protocol::kLogProbs) {
     if (auto s = engine.WriteLogProbs(req.at("tokens").get<std::vector<int32_t>>(),
                                       req.at("path").get<std::string>());
         !s) {
@@ -170,11 +149,11 @@ json Handle(Engine& engine, const json& req) {
     }
     return {{"ok", true}, {"n_vocab", engine.facts().n_vocab}};
   }
-  if (cmd == "clear") {
+  if (cmd == protocol::kClear) {
     engine.ClearKvCache();
     return {{"ok", true}};
   }
-  if (cmd == "warnings") return {{"ok", true}, {"warnings", TakeWarnings()}};
+  if (cmd == protocol::kWarnings) return {{"ok", true}, {"warnings", TakeWarnings()}};
   return Fail(MakeError("unknown command '" + cmd + "'"), "protocol");
 }
 
@@ -185,7 +164,7 @@ int main() {
   using nlohmann::json;
   llama_log_set(pipette::driver::LogToStderr, nullptr);
   pipette::driver::Engine engine;
-  std::cout << json{{"ok", true}, {"ready", true}, {"protocol", "pipette-driver/1"}}.dump()
+  std::cout << json{{"ok", true}, {"ready", true}, {"protocol", pipette::protocol::kProtocol}}.dump()
             << std::endl;
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -193,7 +172,7 @@ int main() {
     json reply;
     try {
       const json req = json::parse(line);
-      if (req.value("cmd", "") == "quit") {
+      if (req.value("cmd", "") == pipette::protocol::kQuit) {
         std::cout << json{{"ok", true}}.dump() << std::endl;
         break;
       }

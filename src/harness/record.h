@@ -10,24 +10,29 @@
 
 namespace pipette {
 
+// The shape's context need in tokens: prompt plus generated tokens (P + 1 for memory, P for
+// prefill and kl_divergence).
+int ContextNeed(const BenchmarkSpec& b);
+
 // Unit of a metric name (DESIGN.md 4.3): "tokens/s", "ms" or "bytes".
 std::string MetricUnit(const std::string& metric);
 
 // Step 1 of DESIGN.md 4.2: reads and verifies the model (GGUF header, SHA-256), checks the shape
-// against the model's training context, fills in default settings, fingerprints the device, and
-// returns the record's skeleton (status "running"). Errors: bad input, nothing was run.
+// against the model's training context and the runtime's capabilities, resolves the runtime's
+// settings, fingerprints the device, and returns the record's skeleton (status "running") with
+// its config_id, which never changes afterwards. Errors: bad input, nothing was run.
 Result<nlohmann::json> ResolveCell(const CellSpec& spec, const CellHooks& hooks);
 
 // Turns `record` into a failed result (DESIGN.md 4.2 step 7): status "failed", failure{stage,
 // message} (stage from `error`, else `default_stage`), no metrics, samples kept (empty if none),
-// finished_at and config_id set.
+// finished_at set.
 void MarkFailed(nlohmann::json& record, const Error& error, const std::string& default_stage);
 
 // Appends `warning` to record.logs.warnings unless it is already there.
 void AddWarning(nlohmann::json& record, const std::string& warning);
 
-// Copies what the driver's load reply says about the runtime (resolved settings, backends,
-// system info) into record.runtime, and its warnings into record.logs.warnings.
-void RecordRuntime(const nlohmann::json& load_reply, nlohmann::json& record);
+// Copies what the runtime said while loading (backends, effective settings, build facts) into
+// record.runtime, and its warnings into record.logs.warnings. runtime.settings stays as resolved.
+void RecordLoadFacts(const LoadFacts& facts, nlohmann::json& record);
 
 }  // namespace pipette

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/fake_runtime.h"
 #include "harness/record.h"
 
 namespace pipette {
@@ -41,7 +42,9 @@ TEST(Record, ConfigIdCoversConfigurationOnly) {
 }
 
 TEST(Record, MissingModelIsBadInput) {
+  testing::FakeScript script;
   CellSpec spec;
+  spec.runtime = std::make_shared<testing::FakeRuntime>(script);
   spec.model_path = "/nonexistent/model.gguf";
   spec.benchmark = *ParseBenchmarkId("prefill_throughput_8");
   auto r = ResolveCell(spec, {});
@@ -50,10 +53,12 @@ TEST(Record, MissingModelIsBadInput) {
 }
 
 TEST(Record, BadSettingsAreRejected) {
+  testing::FakeScript script;
   CellSpec spec;
+  spec.runtime = std::make_shared<testing::FakeRuntime>(script);
   spec.model_path = "/nonexistent/model.gguf";
   spec.benchmark = *ParseBenchmarkId("prefill_throughput_8");
-  spec.settings.flash_attn = "maybe";
+  spec.settings["flash_attn"] = "maybe";
   auto r = ResolveCell(spec, {});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("flash_attn"), std::string::npos);
@@ -71,14 +76,16 @@ TEST(Record, WarningsAreKeptOnceEach) {
   AddWarning(r, "b");
   AddWarning(r, "a");
   EXPECT_EQ(r["logs"]["warnings"], nlohmann::json::array({"a", "b"}));
-  RecordRuntime({{"warnings", {"b", "c"}}, {"settings", {{"n_batch", 2048}, {"n_ubatch", 512}}},
-                 {"effective", {{"n_batch", 2048}, {"n_ubatch", 2048}, {"n_ctx", 512}}}},
-                r);
+  LoadFacts facts;
+  facts.warnings = {"b", "c"};
+  facts.effective = {{"n_ctx", 512}};
+  r["runtime"]["settings"] = {{"n_ctx", 0}};
+  RecordLoadFacts(facts, r);
   const auto& w = r["logs"]["warnings"];
-  ASSERT_EQ(w.size(), 4u);
+  ASSERT_EQ(w.size(), 3u);
   EXPECT_EQ(w[2], "c");
-  EXPECT_EQ(w[3], "llama.cpp used n_ubatch = 2048, not the 512 asked for");
   EXPECT_EQ(r["runtime"]["effective"]["n_ctx"], 512);
+  EXPECT_EQ(r["runtime"]["settings"]["n_ctx"], 0);  // as resolved, never overwritten
 }
 
 }  // namespace

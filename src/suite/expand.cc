@@ -1,11 +1,12 @@
 // Suite expansion (see suite.h: ExpandSuite): matrix and one-factor modes, run order.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <set>
 
 #include "pipette/suite.h"
-#include "suite/settings.h"
+#include "pipette/runtimes.h"
 
 namespace pipette {
 namespace {
@@ -114,7 +115,7 @@ Status CheckMatrixSize(const Suite& suite, const std::vector<SuiteRuntime>& runt
 
 Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
   std::vector<SuiteRuntime> runtimes = suite.runtimes;
-  if (runtimes.empty()) runtimes.push_back({"llamacpp", {}});
+  if (runtimes.empty()) runtimes.push_back({RuntimeChoice{}, {}, "llamacpp"});
   std::vector<Config> configs;
   if (suite.mode == SuiteMode::kMatrix) {
     if (auto s = CheckMatrixSize(suite, runtimes); !s) return s.error();
@@ -126,7 +127,15 @@ Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
   } else {
     size_t runtime = 0;
     if (!suite.baseline.runtime.empty()) {
-      while (runtime < runtimes.size() && runtimes[runtime].name != suite.baseline.runtime) {
+      const auto named = std::count_if(runtimes.begin(), runtimes.end(), [&](const SuiteRuntime& r) {
+        return r.choice.name == suite.baseline.runtime;
+      });
+      if (named > 1) {
+        return MakeError(suite.path + ": baseline.runtime: '" + suite.baseline.runtime +
+                         "' is listed more than once in [[runtimes]]; a one-factor suite varies "
+                         "one runtime entry");
+      }
+      while (runtime < runtimes.size() && runtimes[runtime].choice.name != suite.baseline.runtime) {
         ++runtime;
       }
       if (runtime == runtimes.size()) {
@@ -148,18 +157,20 @@ Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
     const SuiteRuntime& rt = runtimes[c.runtime];
     SuiteCell base;
     base.model_path = suite.models[c.model];
-    base.runtime = rt.name;
+    base.runtime = c.runtime;
+    base.runtime_label = rt.label;
     for (size_t i = 0; i < rt.settings.size(); ++i) {
       const auto& [name, values] = rt.settings[i];
-      const json& value = values[c.choice[i]];
-      if (auto s = ApplySetting(base.settings, name, value); !s) {
-        return MakeError(suite.path + ": " + rt.name + " setting " + name + ": " +
-                         s.error().message);
-      }
-      base.settings_json[name] = value;
+      base.settings[name] = values[c.choice[i]];
+    }
+    auto defs = RuntimeSettingDefs(rt.choice.name);
+    if (!defs) return defs.error().Wrap(suite.path);
+    if (auto s = CheckSettings(rt.choice.name, *defs, base.settings); !s) {
+      return s.error().Wrap(suite.path + ": " + rt.label);
     }
     base.factor = c.factor;
-    const std::string key = base.model_path + "\n" + rt.name + "\n" + base.settings_json.dump();
+    const std::string key =
+        base.model_path + "\n" + std::to_string(c.runtime) + "\n" + base.settings.dump();
     if (!seen.insert(key).second) continue;
     for (const std::string& id : suite.benchmarks) {
       SuiteCell cell = base;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "base/ids.h"
 #include "harness/readiness.h"
@@ -18,12 +19,44 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Builds the cell's spec; errors for a benchmark id the catalog does not know.
+// The suite's runtimes, each opened once, when its first cell needs it (opening reads the stock
+// binaries' version or asks the server who it is). An entry that cannot be opened makes its cells
+// invalid with the reason.
+class SuiteRuntimes {
+ public:
+  SuiteRuntimes(const Suite& suite, const SuiteRunOptions& options)
+      : suite_(suite), options_(options), opened_(suite.runtimes.size()) {}
+
+  Result<std::shared_ptr<Runtime>> Get(size_t index) {
+    if (index >= suite_.runtimes.size()) return MakeError("no such runtime entry");
+    if (!opened_[index]) {
+      RuntimeChoice choice = suite_.runtimes[index].choice;
+      if (choice.name == "llamacpp" && choice.driver_path.empty()) {
+        choice.driver_path = options_.driver_path;
+      }
+      auto r = OpenRuntime(choice);
+      opened_[index] = r ? Result<std::shared_ptr<Runtime>>(std::move(*r))
+                         : Result<std::shared_ptr<Runtime>>(r.error().Wrap(suite_.runtimes[index].label));
+    }
+    return *opened_[index];
+  }
+
+ private:
+  const Suite& suite_;
+  const SuiteRunOptions& options_;
+  std::vector<std::optional<Result<std::shared_ptr<Runtime>>>> opened_;
+};
+
+// Builds the cell's spec; errors for a benchmark id the catalog does not know, or a runtime that
+// cannot be opened.
 Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& catalog,
-                      const SuiteRunOptions& options) {
+                      SuiteRuntimes& runtimes) {
   auto bench = catalog.Find(cell.benchmark_id);
   if (!bench) return bench.error();
+  auto runtime = runtimes.Get(cell.runtime);
+  if (!runtime) return runtime.error();
   CellSpec spec;
+  spec.runtime = *runtime;
   spec.model_path = cell.model_path;
   spec.benchmark = *bench;
   spec.settings = cell.settings;
@@ -34,7 +67,6 @@ Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const Benchmark
   if (const auto it = suite.references.find(cell.model_path); it != suite.references.end()) {
     spec.reference_model_path = it->second;
   }
-  spec.driver_path = options.driver_path;
   return spec;
 }
 
@@ -129,10 +161,10 @@ void Headline(const json& record, SuiteCellOutcome& out) {
 // "skipped" (found), "invalid" (bad input) or leaves it empty (to run). Without a store (a plan
 // for a store not made yet) nothing is skipped and model files are hashed in full.
 void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& catalog,
-             const SuiteRunOptions& options, ResultStore* store, SuiteCellOutcome& out,
-             CellSpec* spec_out) {
+             SuiteRuntimes& runtimes, const SuiteRunOptions& options, ResultStore* store,
+             SuiteCellOutcome& out, CellSpec* spec_out) {
   out.cell = cell;
-  auto spec = Spec(suite, cell, catalog, options);
+  auto spec = Spec(suite, cell, catalog, runtimes);
   if (!spec) {
     out.status = "invalid";
     out.reason = spec.error().message;
@@ -189,9 +221,10 @@ Result<std::vector<SuiteCellOutcome>> PlanSuite(const Suite& suite,
   auto catalog = Catalog(suite);
   if (!catalog) return catalog.error();
   std::vector<SuiteCellOutcome> plan;
+  SuiteRuntimes runtimes(suite, options);
   for (const SuiteCell& cell : cells) {
     SuiteCellOutcome o;
-    Resolve(suite, cell, *catalog, options, store.get(), o, nullptr);
+    Resolve(suite, cell, *catalog, runtimes, options, store.get(), o, nullptr);
     if (o.status.empty()) o.status = "to run";
     plan.push_back(std::move(o));
   }
@@ -215,6 +248,7 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
   const bool stop_on_failure = options.stop_on_failure || suite.stop_on_failure;
   const int total = static_cast<int>(cells.size());
   SuiteRun run;
+  SuiteRuntimes runtimes(suite, options);
   bool stop = false;
   for (const SuiteCell& cell : cells) {
     SuiteCellOutcome out;
@@ -226,7 +260,7 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
       continue;
     }
     CellSpec spec;
-    Resolve(suite, cell, *catalog, options, store->get(), out, &spec);
+    Resolve(suite, cell, *catalog, runtimes, options, store->get(), out, &spec);
     if (!out.status.empty()) {  // skipped or invalid
       run.outcomes.push_back(out);
       if (hooks.cell_finished) hooks.cell_finished(out, static_cast<int>(run.outcomes.size()), total);
@@ -261,16 +295,9 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
       if (timing.contains("readiness_wait_ms") && timing["readiness_wait_ms"].is_number()) {
         out.readiness_wait_s = timing["readiness_wait_ms"].get<double>() / 1000;
       }
-      std::string note;
-      if ((*record)["config_id"] != out.config_id) {
-        // The runtime resolved a setting differently than planned (runtime.settings): a rerun
-        // will not recognize this cell and measures it again. Said, never silent.
-        note = "note: the runtime changed a setting, so a rerun measures this cell again";
-        out.config_id = (*record)["config_id"];
-      }
       if ((*record)["status"] == "ok") {
         out.status = "ok";
-        out.reason = JoinNotes(JoinNotes(NoisyNote(*record), note), ReadinessNote(*record));
+        out.reason = JoinNotes(NoisyNote(*record), ReadinessNote(*record));
         Headline(*record, out);
       } else {
         out.status = "failed";

@@ -62,14 +62,14 @@ settings = { threads = [1, 2], mmap = false, flash_attn = ["on", "off"] }
   EXPECT_EQ(fs::path(cells[8].model_path).filename(), "a-Q8_0.gguf");
   EXPECT_EQ(cells[0].benchmark_id, "prefill_throughput_256");
   EXPECT_EQ(cells[1].benchmark_id, "decode_throughput_256_100");
-  EXPECT_EQ(cells[0].settings.threads, 1);
-  EXPECT_EQ(cells[0].settings.flash_attn, "on");
-  EXPECT_EQ(cells[2].settings.threads, 2);
-  EXPECT_EQ(cells[2].settings.flash_attn, "on");
-  EXPECT_EQ(cells[4].settings.flash_attn, "off");
-  EXPECT_EQ(cells[4].settings.threads, 1);
-  EXPECT_FALSE(cells[4].settings.mmap);
-  EXPECT_EQ(cells[6].settings_json, (nlohmann::json{{"threads", 2}, {"mmap", false},
+  EXPECT_EQ(cells[0].settings["threads"], 1);
+  EXPECT_EQ(cells[0].settings["flash_attn"], "on");
+  EXPECT_EQ(cells[2].settings["threads"], 2);
+  EXPECT_EQ(cells[2].settings["flash_attn"], "on");
+  EXPECT_EQ(cells[4].settings["flash_attn"], "off");
+  EXPECT_EQ(cells[4].settings["threads"], 1);
+  EXPECT_EQ(cells[4].settings["mmap"], false);
+  EXPECT_EQ(cells[6].settings, (nlohmann::json{{"threads", 2}, {"mmap", false},
                                                     {"flash_attn", "off"}}));
   for (size_t i = 0; i < cells.size(); ++i) EXPECT_EQ(cells[i].index, static_cast<int>(i) + 1);
   EXPECT_EQ(cells[0].factor, "");
@@ -94,16 +94,16 @@ settings = { threads = 2 }
   ASSERT_EQ(by_factor.size(), 6u);
   const SuiteCell& base = *by_factor.at("baseline");
   EXPECT_EQ(fs::path(base.model_path).filename(), "a-Q8_0.gguf");
-  EXPECT_EQ(base.settings.threads, 2);
-  EXPECT_EQ(base.settings.flash_attn, "auto");
+  EXPECT_EQ(base.settings["threads"], 2);
+  EXPECT_EQ(base.settings["flash_attn"], "auto");
   const SuiteCell& f32 = *by_factor.at("model=a-F32.gguf");
-  EXPECT_EQ(f32.settings.threads, 2);
-  EXPECT_EQ(f32.settings.flash_attn, "auto");
+  EXPECT_EQ(f32.settings["threads"], 2);
+  EXPECT_EQ(f32.settings["flash_attn"], "auto");
   const SuiteCell& t4 = *by_factor.at("threads=4");
   EXPECT_EQ(fs::path(t4.model_path).filename(), "a-Q8_0.gguf");
-  EXPECT_EQ(t4.settings.flash_attn, "auto");
-  EXPECT_EQ(by_factor.at("threads=1")->settings.threads, 1);
-  EXPECT_EQ(by_factor.at("flash_attn=\"on\"")->settings.threads, 2);
+  EXPECT_EQ(t4.settings["flash_attn"], "auto");
+  EXPECT_EQ(by_factor.at("threads=1")->settings["threads"], 1);
+  EXPECT_EQ(by_factor.at("flash_attn=\"on\"")->settings["threads"], 2);
   EXPECT_FALSE(by_factor.count("threads=2"));
   // Each model's cells run together: F32 (one cell), then the four Q8_0 ones, then Q4_0.
   EXPECT_EQ(fs::path(cells[0].model_path).filename(), "a-F32.gguf");
@@ -123,7 +123,7 @@ settings = { threads = [1, 2] }
   // (baseline F32 t=1, Q8_0, Q4_0, t=2) x 2 benchmarks.
   ASSERT_EQ(cells.size(), 8u);
   EXPECT_EQ(cells[0].factor, "baseline");
-  EXPECT_EQ(cells[0].settings.threads, 1);
+  EXPECT_EQ(cells[0].settings["threads"], 1);
   EXPECT_EQ(cells[2].factor, "threads=2");
 }
 
@@ -136,8 +136,8 @@ readiness = { waive = ["load"], cooldown_s = 1.5 }
 label = "lab-7"
 )") + kModels);
   ASSERT_EQ(cells.size(), 3u);
-  EXPECT_EQ(cells[0].runtime, "llamacpp");
-  EXPECT_EQ(cells[0].settings.threads, 0);  // the harness's default: physical cores
+  EXPECT_EQ(cells[0].runtime_label, "llamacpp");
+  EXPECT_FALSE(cells[0].settings.contains("threads"));  // the runtime's default: physical cores
   auto suite = Parse(std::string("name = \"p\"\nbenchmarks = [\"max_memory_usage_256\"]\n"
                                  "label = \"lab-7\"\n[harness]\nmin_reps = 3\nmax_reps = 4\n"
                                  "[readiness]\nwaive = [\"load\"]\ncooldown_s = 1.5\n") +
@@ -176,13 +176,13 @@ TEST_F(SuiteFile, BadInputNamesTheFileAndTheKey) {
       {"name = \"x\"\nmode = \"grid\"\nbenchmarks = [\"b\"]\n" + models,
        "s.toml: mode: 'grid' is not a mode"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"mlc\"\n" + models,
-       "s.toml: runtimes[1].name: runtime 'mlc' is not in this build"},
+       "s.toml: runtimes[1].name: unknown runtime 'mlc'; the runtimes are: llamacpp"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\n"
        "settings = { threads = \"two\" }\n" + models,
        "s.toml: runtimes[1].settings.threads: expected an integer"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\n"
        "settings = { thread = 2 }\n" + models,
-       "s.toml: runtimes[1].settings.thread: unknown setting"},
+       "s.toml: runtimes[1].settings.thread: runtime llamacpp does not take the setting thread"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\n"
        "settings = { threads = [] }\n" + models,
        "s.toml: runtimes[1].settings.threads: an empty list"},
@@ -224,8 +224,8 @@ name = "llamacpp"
 settings = { threads = 1, cpus = ["0", "1"] }
 )") + kModels);
   ASSERT_EQ(cells.size(), 6u);
-  EXPECT_EQ(cells[0].settings.cpus, "0");
-  EXPECT_EQ(cells[1].settings.cpus, "1");
+  EXPECT_EQ(cells[0].settings["cpus"], "0");
+  EXPECT_EQ(cells[1].settings["cpus"], "1");
   auto bad = Parse(std::string("name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = "
                                "\"llamacpp\"\nsettings = { cpus = \"3-1\" }\n") + kModels);
   ASSERT_FALSE(bad.ok());

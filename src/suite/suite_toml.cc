@@ -1,5 +1,8 @@
 // Suite files (docs/suites.md): TOML -> Suite, with one-line errors naming the file and the key.
+#include <fmt/format.h>
 #include <toml++/toml.h>
+
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -7,7 +10,7 @@
 #include <sstream>
 
 #include "pipette/suite.h"
-#include "suite/settings.h"
+#include "pipette/runtimes.h"
 
 namespace pipette {
 namespace {
@@ -87,7 +90,13 @@ Result<std::string> ModelFile(const std::string& path, const std::string& base_d
 }
 
 Result<std::vector<json>> SettingValues(const toml::node& n, const std::string& name,
-                                        const Reader& r) {
+                                        const std::vector<SettingDef>& defs,
+                                        const std::string& runtime, const Reader& r) {
+  const std::string setting = name.substr(name.rfind('.') + 1);
+  const SettingDef* def = FindSetting(defs, setting);
+  if (def == nullptr) {
+    return r.Fail(name, CheckSettings(runtime, defs, json{{setting, 0}}).error().message);
+  }
   std::vector<json> values;
   if (const toml::array* a = n.as_array()) {
     if (a->empty()) return r.Fail(name, "an empty list; give at least one value");
@@ -104,12 +113,59 @@ Result<std::vector<json>> SettingValues(const toml::node& n, const std::string& 
   std::set<std::string> seen;
   for (const json& v : values) {
     if (!seen.insert(v.dump()).second) return r.Fail(name, "lists " + v.dump() + " twice");
-    RuntimeSettings probe;
-    if (auto s = ApplySetting(probe, name.substr(name.rfind('.') + 1), v); !s) {
-      return r.Fail(name, s.error().message);
+    if (auto s = CheckSetting(*def, v); !s) {
+      // The key already names the setting: "runtimes[1].settings.threads: expected ...".
+      std::string message = s.error().message;
+      if (message.starts_with(setting + ": ")) message = message.substr(setting.size() + 2);
+      return r.Fail(name, message);
     }
   }
   return values;
+}
+
+// One [[runtimes]] entry: name (required), where the runtime lives (dir for llamacpp-stock;
+// url, server, api_model for openai), and settings checked against the runtime's definitions.
+Result<SuiteRuntime> ReadRuntime(const toml::table& t, const std::string& key,
+                                 const std::string& base_dir, const Reader& r) {
+  auto name = r.String(t, "name", key, true);
+  if (!name) return name.error();
+  auto defs = RuntimeSettingDefs(*name);
+  if (!defs) return r.Fail(key + ".name", defs.error().message);
+  SuiteRuntime rt;
+  rt.choice.name = *name;
+  rt.label = *name;
+  auto dir = r.String(t, "dir", key, false);
+  if (!dir) return dir.error();
+  if (!dir->empty()) rt.choice.dir = Absolute(*dir, base_dir);
+  auto url = r.String(t, "url", key, false);
+  if (!url) return url.error();
+  rt.choice.url = *url;
+  auto api_model = r.String(t, "api_model", key, false);
+  if (!api_model) return api_model.error();
+  rt.choice.api_model = *api_model;
+  if (const toml::node* n = t.get("server")) {
+    const toml::array* a = n->as_array();
+    if (a == nullptr || a->empty()) {
+      return r.Fail(key + ".server", "expected the server's command line as a list of strings, "
+                                     "e.g. [\"/opt/llama/bin/llama-server\", \"-m\", \"m.gguf\"]");
+    }
+    for (const toml::node& e : *a) {
+      if (!e.is_string()) return r.Fail(key + ".server", "list items must be strings");
+      rt.choice.server_command.push_back(e.as_string()->get());
+    }
+  }
+  if (auto s = CheckRuntimeChoice(rt.choice); !s) return r.Fail(key, s.error().message);
+  if (const toml::node* n = t.get("settings")) {
+    const toml::table* st = n->as_table();
+    if (st == nullptr) return r.Fail(key + ".settings", "expected a table");
+    for (const auto& [k, v] : *st) {
+      const std::string name = key + ".settings." + std::string(k.str());
+      auto values = SettingValues(v, name, *defs, rt.choice.name, r);
+      if (!values) return values.error();
+      rt.settings.emplace_back(std::string(k.str()), std::move(*values));
+    }
+  }
+  return rt;
 }
 
 Status ReadHarness(const toml::table& t, HarnessPolicy& p, const Reader& r) {
@@ -290,36 +346,36 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
 
   const toml::array* runtimes = root.get_as<toml::array>("runtimes");
   if (runtimes == nullptr) {
-    suite.runtimes.push_back({"llamacpp", {}});
+    suite.runtimes.push_back({RuntimeChoice{}, {}, "llamacpp"});
   } else {
     std::set<std::string> seen_runtimes;
     for (size_t i = 0; i < runtimes->size(); ++i) {
       const std::string key = "runtimes[" + std::to_string(i + 1) + "]";
       const toml::table* t = (*runtimes)[i].as_table();
       if (t == nullptr) return r.Fail(key, "expected a table ([[runtimes]])");
-      if (auto s = r.OnlyKeys(*t, key, {"name", "settings"}); !s) return s.error();
-      auto rname = r.String(*t, "name", key, true);
-      if (!rname) return rname.error();
-      if (*rname != "llamacpp") {
-        return r.Fail(key + ".name", "runtime '" + *rname +
-                                         "' is not in this build; the runtimes are: llamacpp");
+      if (auto s = r.OnlyKeys(*t, key, {"name", "settings", "dir", "url", "server", "api_model"});
+          !s) {
+        return s.error();
       }
-      if (!seen_runtimes.insert(*rname).second) {
-        return r.Fail(key + ".name", *rname + " is listed twice; put every value of a setting "
-                                              "in one list instead");
+      auto rt = ReadRuntime(*t, key, base_dir, r);
+      if (!rt) return rt.error();
+      const RuntimeChoice& c = rt->choice;
+      const std::string where = c.dir + c.url + fmt::format("{}", fmt::join(c.server_command, " "));
+      if (!seen_runtimes.insert(c.name + "\n" + where).second) {
+        return r.Fail(key, c.name + (where.empty() ? "" : " (" + where + ")") +
+                               " is listed twice; put every value of a setting in one list "
+                               "instead");
       }
-      SuiteRuntime rt{*rname, {}};
-      if (const toml::node* n = t->get("settings")) {
-        const toml::table* st = n->as_table();
-        if (st == nullptr) return r.Fail(key + ".settings", "expected a table");
-        for (const auto& [k, v] : *st) {
-          const std::string name = key + ".settings." + std::string(k.str());
-          auto values = SettingValues(v, name, r);
-          if (!values) return values.error();
-          rt.settings.emplace_back(std::string(k.str()), std::move(*values));
-        }
+      suite.runtimes.push_back(std::move(*rt));
+    }
+    // Entries of one runtime name are told apart by where they live.
+    for (SuiteRuntime& rt : suite.runtimes) {
+      const auto same = std::count_if(suite.runtimes.begin(), suite.runtimes.end(),
+                                      [&](const SuiteRuntime& o) { return o.choice.name == rt.choice.name; });
+      if (same > 1) {
+        const RuntimeChoice& c = rt.choice;
+        rt.label += " (" + (c.dir.empty() ? c.url : c.dir) + ")";
       }
-      suite.runtimes.push_back(std::move(rt));
     }
   }
 
@@ -344,10 +400,6 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
         const std::string name = "baseline.settings." + std::string(k.str());
         auto value = Scalar(v);
         if (!value) return r.Fail(name, "expected one value (not a list or table)");
-        RuntimeSettings probe;
-        if (auto s = ApplySetting(probe, std::string(k.str()), *value); !s) {
-          return r.Fail(name, s.error().message);
-        }
         suite.baseline.settings[std::string(k.str())] = *value;
       }
     }

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "models/llama_tools.h"
+#include "pipette/runtimes.h"
 #include "pipette/synth.h"
 
 namespace pipette::testing_models {
@@ -79,16 +80,24 @@ std::string Binary(const std::string& name) {
   return std::string(PIPETTE_BIN_DIR) + "/src/driver/" + name;
 }
 
+std::shared_ptr<Runtime> LlamaCpp() {
+  RuntimeChoice choice;
+  choice.driver_path = Binary("pipette-llamacpp-driver");
+  auto r = OpenRuntime(choice);
+  if (!r) ADD_FAILURE() << r.error().message;
+  return r ? *r : nullptr;
+}
+
 CellSpec QuickCell(const std::string& model, const std::string& benchmark, int min_reps,
                    int max_reps) {
   CellSpec spec;
   spec.model_path = model;
   spec.benchmark = *ParseBenchmarkId(benchmark);
-  spec.settings.threads = 1;
+  spec.runtime = LlamaCpp();
+  spec.settings["threads"] = 1;
   spec.policy.warmup_runs = 1;
   spec.policy.min_reps = min_reps;
   spec.policy.max_reps = max_reps;
-  spec.driver_path = Binary("pipette-llamacpp-driver");
   spec.readiness.waive_load = true;
   spec.readiness.sample_window_s = 0.02;
   return spec;

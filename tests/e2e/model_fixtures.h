@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "pipette/cell.h"
@@ -28,6 +29,9 @@ std::string SharedMissingReason();
 // parallel: the CPUs are busy on purpose).
 CellSpec QuickCell(const std::string& model, const std::string& benchmark, int min_reps = 3,
                    int max_reps = 3);
+
+// The `llamacpp` runtime with the built driver.
+std::shared_ptr<Runtime> LlamaCpp();
 
 // Path of a built binary: "pipette" or "pipette-llamacpp-driver".
 std::string Binary(const std::string& name);

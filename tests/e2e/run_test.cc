@@ -19,10 +19,10 @@ CellSpec SmokeSpec(const std::string& model, const std::string& benchmark) {
   CellSpec spec;
   spec.model_path = model;
   spec.benchmark = *ParseBenchmarkId(benchmark);
-  spec.settings.threads = 1;
+  spec.settings["threads"] = 1;
   spec.policy.min_reps = 3;
   spec.policy.max_reps = 3;
-  spec.driver_path = Binary("pipette-llamacpp-driver");
+  spec.runtime = LlamaCpp();
   spec.readiness.waive_load = true;  // ctest runs tests in parallel: the CPUs are busy on purpose
   return spec;
 }
@@ -61,14 +61,14 @@ TEST(RunCellSynthetic, CpusPinTheRuntimeAndAreRecorded) {
   ASSERT_TRUE(unpinned.ok()) << unpinned.error().message;
   ASSERT_EQ((*unpinned)["status"], "ok") << (*unpinned)["failure"].dump();
   EXPECT_FALSE((*unpinned)["runtime"]["settings"].contains("cpus"));
-  spec.settings.cpus = "0,0";
+  spec.settings["cpus"] = "0,0";
   auto pinned = RunCell(spec);
   ASSERT_TRUE(pinned.ok()) << pinned.error().message;
   ASSERT_EQ((*pinned)["status"], "ok") << (*pinned)["failure"].dump();
   EXPECT_EQ((*pinned)["runtime"]["settings"]["cpus"], "0");
   EXPECT_EQ((*pinned)["runtime"]["effective"]["cpus"], "0");
   EXPECT_NE((*pinned)["config_id"], (*unpinned)["config_id"]);
-  spec.settings.cpus = "4095";
+  spec.settings["cpus"] = "4095";
   auto absent = RunCell(spec);
   ASSERT_FALSE(absent.ok());
   EXPECT_NE(absent.error().message.find("CPU 4095 is not available here"), std::string::npos)
@@ -170,9 +170,9 @@ TEST_P(Stories260KMainJob, EveryFittingStandardBenchmarkIsOk) {
     CellSpec spec;
     spec.model_path = model;
     spec.benchmark = b;
-    spec.settings.threads = 1;
+    spec.settings["threads"] = 1;
     spec.policy.max_reps = 5;
-    spec.driver_path = testing_models::Binary("pipette-llamacpp-driver");
+    spec.runtime = testing_models::LlamaCpp();
     spec.readiness.waive_load = true;
     auto r = RunCell(spec);
     ASSERT_TRUE(r.ok()) << b.id << ": " << r.error().message;
@@ -200,8 +200,8 @@ json KlCell(const std::string& model, const std::string& reference, const std::s
   spec.model_path = model;
   spec.reference_model_path = reference;
   spec.benchmark = *ParseBenchmarkId(id);
-  spec.settings.threads = 1;
-  spec.driver_path = testing_models::Binary("pipette-llamacpp-driver");
+  spec.settings["threads"] = 1;
+  spec.runtime = testing_models::LlamaCpp();
   auto r = RunCell(spec);
   EXPECT_TRUE(r.ok()) << r.error().message;
   if (!r.ok()) return json::object();
@@ -248,9 +248,11 @@ TEST(KlDivergence, NeedsAReference) {
   CellSpec spec;
   spec.model_path = testing_models::TinySynthetic();
   spec.benchmark = *ParseBenchmarkId("kl_divergence_64");
+  spec.runtime = LlamaCpp();
   auto r = RunCell(spec);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("--reference"), std::string::npos);
+  EXPECT_NE(r.error().message.find("give its reference model"), std::string::npos)
+      << r.error().message;
 }
 
 }  // namespace
@@ -264,9 +266,9 @@ json Soak(int64_t leak_bytes) {
   CellSpec spec;
   spec.model_path = testing_models::TinySynthetic();
   spec.benchmark = *ParseBenchmarkId("soak_32_32_1");
-  spec.settings.threads = 1;
-  spec.settings.test_leak_bytes = leak_bytes;
-  spec.driver_path = testing_models::Binary("pipette-llamacpp-driver");
+  spec.settings["threads"] = 1;
+  spec.settings["test_leak_bytes"] = leak_bytes;
+  spec.runtime = testing_models::LlamaCpp();
   auto r = RunCell(spec);
   EXPECT_TRUE(r.ok()) << r.error().message;
   return r.ok() ? *r : json::object();

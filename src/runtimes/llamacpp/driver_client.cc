@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "platform/file_tail.h"
 #include "platform/interrupt.h"
 
 namespace pipette {
@@ -117,18 +118,6 @@ ExitInfo LlamaCppDriver::Quit(int grace_ms) {
 
 std::string LlamaCppDriver::StderrTail(size_t max_bytes) const {
   return ReadFileTail(log_path_, max_bytes);
-}
-
-std::string ReadFileTail(const std::string& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<size_t>(in.tellg());
-  const size_t start = size > max_bytes ? size - max_bytes : 0;
-  in.seekg(static_cast<std::streamoff>(start));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 Result<LoadedDriver> StartAndLoad(const std::string& driver_path, const std::string& log_path,

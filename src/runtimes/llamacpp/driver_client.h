@@ -1,5 +1,5 @@
 // Harness side of the `llamacpp` runtime: starts pipette-llamacpp-driver as a child process and
-// exchanges JSON lines with it (docs/driver-protocol.md).
+// exchanges JSON lines with it (protocol.h, docs/driver-protocol.md).
 //
 // A driver that crashes, is killed or stops answering never takes the harness down: every call
 // returns an Error whose stage is the stage being run and whose message says how the process
@@ -22,9 +22,6 @@ namespace pipette {
 // Path of the driver binary: $PIPETTE_DRIVER if set, else pipette-llamacpp-driver beside the
 // running executable, else in the build tree (tests).
 std::string DefaultDriverPath();
-
-// The last `max_bytes` of a file (a runtime log), "" when unreadable.
-std::string ReadFileTail(const std::string& path, size_t max_bytes = 4000);
 
 // Not thread-safe, except Pid() and Kill().
 class LlamaCppDriver {

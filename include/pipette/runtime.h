@@ -1,0 +1,217 @@
+// The runtime interface (DESIGN.md 2): the one way the harness reaches an engine. A runtime is
+// one of the four axes of a configuration (model + quantization + runtime + device), so it says
+// who it is (recorded in `runtime`), which settings it takes (one definition per setting, used by
+// the CLI, suite files, validation, the record and config_id alike), what it can measure, and it
+// executes one unit of work at a time (prefill, decode, generate, log-probabilities), returning
+// typed timings. The methodology (warm-up, readiness gate, repetitions, validation, statistics)
+// stays in the harness and is the same for every runtime.
+//
+// Runtimes of this build (src/runtimes/, made by OpenRuntime in pipette/runtimes.h):
+//   llamacpp        pipette-llamacpp-driver, a process linked to the pinned llama.cpp
+//   llamacpp-stock  an unmodified llama.cpp build's llama-bench and llama-server binaries
+//   openai          any OpenAI-compatible HTTP server (llama-server, vLLM, Ollama, ...)
+//
+// Errors are values (pipette/status.h) whose stage names the work that failed ("load",
+// "prefill", "decode", "generate", "logprobs", "start"); a runtime process that crashes, hangs or
+// is killed becomes such an error, never a crash of the harness. Messages name settings by their
+// name (n_ctx), never by a command-line flag.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/benchmark.h"
+#include "pipette/status.h"
+
+namespace pipette {
+
+// ---- Settings ---------------------------------------------------------------------------------
+
+enum class SettingKind {
+  kInteger,  // a JSON integer in [min, max]
+  kBoolean,  // true or false
+  kChoice,   // one of `choices`
+  kCpuList,  // CPUs in taskset -c syntax ("0-3", "0,2"), recorded canonical ("0-3")
+  kText,     // any non-empty string
+};
+
+// One setting a runtime takes. `name` is the key in a result's runtime.settings and in a suite's
+// [[runtimes]] settings table.
+struct SettingDef {
+  std::string name;
+  SettingKind kind = SettingKind::kInteger;
+  int64_t min = 0, max = 0;          // kInteger: inclusive range
+  std::vector<std::string> choices;  // kChoice
+  // The value when none is given. Null: resolved when the cell is resolved, from the benchmark
+  // and the device (`resolution` says how, e.g. threads -> the physical cores).
+  nlohmann::json default_value;
+  std::string resolution;  // how a null default is resolved, for help texts
+  std::string unit;        // "threads", "tokens", "layers", "bytes", "" when unitless
+  std::string meaning;     // one line
+  // Recorded (and part of config_id) only when given: a setting added after results were stored
+  // must not change the config_id of configurations that never used it.
+  bool recorded_only_when_set = false;
+  // A fault-injection setting for tests; a record that has it carries a warning.
+  bool test_only = false;
+};
+
+// The definition named `name`, or nullptr.
+const SettingDef* FindSetting(const std::vector<SettingDef>& defs, const std::string& name);
+
+// Checks `value` against `def`. Error (one line, naming the setting): wrong type ("n_batch:
+// expected an integer, not \"x\""), out of range, not a choice, not a CPU list.
+Status CheckSetting(const SettingDef& def, const nlohmann::json& value);
+
+// Checks every entry of `given` (an object: name -> value) against `defs`. Errors: a name the
+// runtime does not take ("runtime openai does not take the setting type_k; it takes: ..."),
+// or a value CheckSetting refuses.
+Status CheckSettings(const std::string& runtime_name, const std::vector<SettingDef>& defs,
+                     const nlohmann::json& given);
+
+// ---- What a runtime is and can do ------------------------------------------------------------
+
+// Recorded as the record's `runtime` (DESIGN.md 5); name, version and commit are part of
+// config_id, so they must be known before anything runs.
+struct RuntimeIdentity {
+  std::string name;     // "llamacpp", "llamacpp-stock", "openai"
+  std::string version;  // as the engine reports it, e.g. "llama.cpp@80fb11a", "b7000"
+  std::string commit;   // the engine's source commit where known, else ""
+  nlohmann::json build = nlohmann::json::object();  // build flags, compiler, binaries' paths
+  // Anything else the runtime knows about itself before a model is loaded (the server's URL
+  // and its reported identity for openai). Recorded under runtime.*, not part of config_id.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+struct RuntimeCapabilities {
+  std::vector<BenchmarkType> benchmarks;  // benchmark types it can run
+  bool per_token_timing = false;  // times each decode step (inter_token_latency)
+  bool process_memory = false;    // its process is ours: peak memory can be sampled
+  bool token_input = false;       // takes token ids; else text only (prefill derived from ttft)
+  // Feeds its own token ids of the exact count for prefill and decode (llama-bench: BOS, then
+  // pseudo-random ids): the harness builds no prompt for those and records that it did not.
+  bool own_tokens = false;
+};
+
+// ---- Units of work and their typed measurements ----------------------------------------------
+
+// A prefill of the given tokens from an empty KV cache.
+struct PrefillTiming {
+  double prefill_ms = 0;
+  // True when the runtime cannot time prefill itself and the value is the time to the first
+  // generated token (recorded as derived).
+  bool derived_from_ttft = false;
+  // Wall time of the whole request as the harness would see it, when the runtime can tell (-1 =
+  // unknown): the difference to prefill_ms is the harness overhead.
+  double request_ms = -1;
+};
+
+// D greedy tokens after a context of P tokens (the context's prefill untimed).
+struct DecodeTiming {
+  std::vector<double> step_ms;  // one per generated token when known per token, else empty
+  double total_ms = 0;          // the D steps
+  int tokens = 0;               // tokens generated (validated against D)
+  int context_tokens = 0;       // context the decode ran after (validated against P)
+};
+
+// A text request: tokenization, prefill, D tokens, detokenization.
+struct GenerateTiming {
+  // Arrival of each generated token (ms since the request started). A server that streams
+  // several tokens in one event (llama-server holds back a token that ends inside a UTF-8
+  // character) gives fewer entries than generated_tokens: the first and last stay exact, the
+  // per-token series is then not known.
+  std::vector<double> token_ms;
+  double end_ms = 0;             // request start to the last token detokenized
+  double prefill_ms = -1;        // the engine's own prefill time, -1 when it does not say
+  double request_ms = -1;        // the whole request seen from outside, -1 = unknown
+  int prompt_tokens = 0;         // as the engine counted them (validated against P)
+  int generated_tokens = 0;      // validated against D
+  std::string text;              // the completion
+};
+
+// What a session learned while loading: recorded in runtime.* and logs.warnings.
+struct LoadFacts {
+  double load_ms = 0;  // runtime start to model ready (DESIGN.md 4.3 load_time); 0 = not timed
+  nlohmann::json backends = nlohmann::json::array();  // [{name, description, type}]
+  nlohmann::json effective = nlohmann::json::object();  // settings as the engine applied them
+  nlohmann::json build = nlohmann::json::object();  // added to runtime.build (system_info, ...)
+  nlohmann::json extra = nlohmann::json::object();  // added to runtime.* (server identity, ...)
+  std::vector<std::string> warnings;  // fallbacks the engine reported
+};
+
+// One loaded model in a running runtime. Not thread-safe: the harness calls it from one thread.
+// Destroying a session stops its processes.
+class RuntimeSession {
+ public:
+  virtual ~RuntimeSession() = default;
+
+  virtual const LoadFacts& Facts() const = 0;
+  // The model's tokenization of `text` with its special tokens (BOS) where the model adds them.
+  virtual Result<std::vector<int32_t>> Tokenize(const std::string& text) = 0;
+  // Units of work. `tokens` are the prompt's ids and `text` the text that tokenizes to them
+  // (empty when the runtime takes token ids and the benchmark needs no text); a runtime uses
+  // whichever it can send.
+  virtual Result<PrefillTiming> Prefill(const std::vector<int32_t>& tokens,
+                                        const std::string& text) = 0;
+  virtual Result<DecodeTiming> Decode(const std::vector<int32_t>& context,
+                                      const std::string& text, int n) = 0;
+  virtual Result<GenerateTiming> Generate(const std::string& text, int n) = 0;
+  // Log-probabilities of every position of `tokens` (all vocabulary entries) written to `path`
+  // in the driver's PPLP format (kl_divergence). Runtimes without it return an error.
+  virtual Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) = 0;
+
+  // Processes whose CPU time is the measurement's own (never counted as load by the readiness
+  // gate); empty when the engine runs elsewhere.
+  virtual std::vector<int> Pids() const = 0;
+  // Peak host memory of the measured process(es) since the session started, bytes (max of VmHWM
+  // and VmRSS + VmSwap, sampled every 10 ms when SessionOptions::sample_memory); nullopt when the
+  // process is not ours (never 0 for unknown).
+  virtual std::optional<uint64_t> PeakHostBytes() = 0;
+  virtual uint64_t PeakSwapBytes() { return 0; }
+  // The last bytes of the engine's log.
+  virtual std::string LogTail() const = 0;
+  // Stops the engine (a clean quit where possible). Idempotent.
+  virtual void Stop() = 0;
+};
+
+struct SessionOptions {
+  std::string model_path;
+  nlohmann::json settings;  // resolved (ResolveSettings): every recorded setting
+  std::string log_path;     // the engine's log
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // per request
+  bool sample_memory = false;  // sample the process's memory every 10 ms (memory benchmarks)
+  int context_tokens = 0;      // the cell's context need (P + D), for engines sized per start
+  std::function<void(int pid)> on_started;  // the engine's pid once it runs (tests kill it)
+};
+
+// What settings resolution needs to know about the cell.
+struct ResolveContext {
+  BenchmarkSpec benchmark;
+  int context_tokens = 0;  // the shape's context need (P + D; P + 1 for memory)
+  int physical_cores = 1;
+};
+
+// A runtime: thread-compatible (const methods may be called from several threads).
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual const RuntimeIdentity& Identity() const = 0;
+  virtual const std::vector<SettingDef>& Settings() const = 0;
+  virtual RuntimeCapabilities Capabilities() const = 0;
+  // The settings to record and run with: `given` checked (CheckSettings), defaults filled in,
+  // null defaults resolved, settings recorded only when set left out unless given, CPU lists
+  // canonical. Errors: bad settings, or settings that contradict the cell (n_ctx below the
+  // shape's need).
+  virtual Result<nlohmann::json> ResolveSettings(const nlohmann::json& given,
+                                                 const ResolveContext& cell) const = 0;
+  // Starts the engine and loads the model. Errors: stage "start" or "load".
+  virtual Result<std::unique_ptr<RuntimeSession>> Start(const SessionOptions& options) = 0;
+};
+
+}  // namespace pipette

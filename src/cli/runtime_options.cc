@@ -1,0 +1,152 @@
+#include "cli/runtime_options.h"
+
+#include <charconv>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "pipette/runtimes.h"
+
+namespace pipette::cli {
+namespace {
+
+using nlohmann::json;
+
+// A setting's flag. The help text is the llamacpp runtime's meaning of the setting.
+struct SettingFlag {
+  const char* flags;    // CLI11 spelling, the long name last
+  const char* setting;  // pipette/runtime.h SettingDef::name
+};
+
+constexpr SettingFlag kSettingFlags[] = {
+    {"-t,--threads", "threads"},        {"--n-gpu-layers", "n_gpu_layers"},
+    {"--flash-attn", "flash_attn"},     {"--batch-size", "n_batch"},
+    {"--ubatch-size", "n_ubatch"},      {"--cache-type-k", "type_k"},
+    {"--cache-type-v", "type_v"},       {"--ctx-size", "n_ctx"},
+    {"--cpus", "cpus"},                 {"--poll", "poll"},
+    {"--test-leak-bytes", "test_leak_bytes"},
+};
+
+std::string LongFlag(const std::string& setting) {
+  if (setting == "mmap") return "--mmap";
+  for (const SettingFlag& f : kSettingFlags) {
+    if (setting == f.setting) {
+      const std::string flags = f.flags;
+      return flags.substr(flags.rfind(',') + 1);
+    }
+  }
+  return "";
+}
+
+std::string Help(const std::string& setting) {
+  const auto defs = RuntimeSettingDefs("llamacpp");
+  const SettingDef* d = defs ? FindSetting(*defs, setting) : nullptr;
+  if (d == nullptr) return setting;
+  std::string help = d->meaning + " (" + setting;
+  if (!d->default_value.is_null()) {
+    help += ", default " + (d->default_value.is_string() ? d->default_value.get<std::string>()
+                                                           : d->default_value.dump());
+  } else if (!d->resolution.empty()) {
+    help += ", default " + d->resolution;
+  }
+  return help + ")";
+}
+
+// The flag's text as the setting's JSON type.
+Result<json> Typed(const SettingDef& d, const std::string& text) {
+  const std::string flag = LongFlag(d.name);
+  if (d.kind == SettingKind::kInteger) {
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return MakeError(fmt::format("{} '{}' is not an integer", flag, text));
+    }
+    return json(v);
+  }
+  if (d.kind == SettingKind::kBoolean) return json(text == "true");
+  return json(text);
+}
+
+std::vector<std::string> SplitCommand(const std::string& command) {
+  std::istringstream in(command);
+  std::vector<std::string> argv;
+  for (std::string word; in >> word;) argv.push_back(word);
+  return argv;
+}
+
+}  // namespace
+
+void AddRuntimeOptions(CLI::App* app, RuntimeArgs& a) {
+  app->add_option("--runtime", a.name,
+                  "runtime: llamacpp (pipette's driver), llamacpp-stock (a llama.cpp build's "
+                  "llama-bench and llama-server), openai (an OpenAI-compatible server)")
+      ->capture_default_str();
+  app->add_option("--runtime-dir", a.dir,
+                  "llamacpp-stock: the bin folder of a llama.cpp build (llama-bench, llama-server)");
+  app->add_option("--url", a.url, "openai: the server's base URL, e.g. http://127.0.0.1:8080");
+  app->add_option("--server", a.server,
+                  "openai: a command line that starts the server (split on spaces); pipette "
+                  "starts it, measures its memory and stops it after the cell; --url is where "
+                  "it listens (default: a free local port)");
+  app->add_option("--api-model", a.api_model,
+                  "openai: the model name sent in requests (default: the server's first)");
+  for (const SettingFlag& f : kSettingFlags) {
+    const std::string setting = f.setting;
+    app->add_option_function<std::string>(
+        f.flags, [&a, setting](const std::string& v) { a.values[setting] = v; }, Help(setting));
+  }
+  app->add_flag_function(
+      "--mmap", [&a](int64_t) { a.values["mmap"] = "true"; }, Help("mmap"));
+}
+
+Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& a) {
+  RuntimeChoice choice;
+  choice.name = a.name;
+  choice.dir = a.dir;
+  choice.url = a.url;
+  choice.api_model = a.api_model;
+  choice.server_command = SplitCommand(a.server);
+  if (auto s = CheckRuntimeChoice(choice); !s) return s.error();
+  auto defs = RuntimeSettingDefs(choice.name);
+  if (!defs) return defs.error();
+  ChosenRuntime out;
+  for (const auto& [setting, text] : a.values) {
+    const SettingDef* d = FindSetting(*defs, setting);
+    if (d == nullptr) {
+      return MakeError(fmt::format("runtime {} does not take {} ({})", choice.name,
+                                   LongFlag(setting), setting));
+    }
+    auto v = Typed(*d, text);
+    if (!v) return v.error();
+    out.settings[setting] = *v;
+  }
+  auto runtime = OpenRuntime(choice);
+  if (!runtime) return runtime.error();
+  out.runtime = *runtime;
+  return out;
+}
+
+std::string WithFlags(const std::string& message) {
+  std::string out = message;
+  // Options of `run` that are not runtime settings, as the harness names them.
+  const std::pair<const char*, const char*> terms[] = {
+      {"reference model", "--reference"}, {"allow context overflow", "--allow-context-overflow"},
+      {"runtime log", "--runtime-log"}};
+  for (const auto& [term, flag] : terms) {
+    if (const size_t at = out.find(term); at != std::string::npos) {
+      out.insert(at + std::string(term).size(), std::string(" (") + flag + ")");
+    }
+  }
+  for (const SettingFlag& f : kSettingFlags) {
+    const std::string setting = f.setting;
+    const std::regex word("(^|[^a-z_-])" + setting + "($|[^a-z_])");
+    std::smatch m;
+    if (!std::regex_search(out, m, word)) continue;
+    const size_t at = m.position(0) + m[1].length() + setting.size();
+    out.insert(at, " (" + LongFlag(setting) + ")");
+  }
+  return out;
+}
+
+}  // namespace pipette::cli

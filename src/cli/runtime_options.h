@@ -1,0 +1,43 @@
+// `pipette run`'s runtime options: which runtime (--runtime, --runtime-dir, --url, --server,
+// --api-model) and its settings as flags (--threads, --ctx-size, ...). Each flag stands for one
+// setting of pipette/runtime.h; the runtime's own definition checks the value, so the CLI, suite
+// files and the record share one definition. Only flags given on the command line are passed on:
+// the others take the runtime's defaults.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "pipette/runtime.h"
+#include "pipette/status.h"
+
+namespace pipette::cli {
+
+struct RuntimeArgs {
+  std::string name = "llamacpp";
+  std::string dir, url, server, api_model;
+  std::map<std::string, std::string> values;  // setting -> the flag's text, flags given only
+  bool mmap = false;
+};
+
+void AddRuntimeOptions(CLI::App* app, RuntimeArgs& args);
+
+struct ChosenRuntime {
+  std::shared_ptr<Runtime> runtime;
+  nlohmann::json settings = nlohmann::json::object();  // the settings given, typed
+};
+
+// Opens the runtime and types the given settings by its definitions. Errors: as OpenRuntime; a
+// flag for a setting the runtime does not take ("runtime openai does not take --cache-type-k");
+// a value that is not of the setting's type.
+Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& args);
+
+// `message` with each setting name it mentions followed by its flag: "n_ctx 50 is smaller ..."
+// -> "n_ctx (--ctx-size) 50 is smaller ...".
+std::string WithFlags(const std::string& message);
+
+}  // namespace pipette::cli

@@ -1,0 +1,246 @@
+#include "runtimes/llamacpp/llamacpp_runtime.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "pipette/build_info.h"
+#include "platform/proc_memory.h"
+#include "runtimes/common/resolve.h"
+#include "runtimes/llamacpp/driver_client.h"
+#include "runtimes/llamacpp/protocol.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+using SteadyTime = std::chrono::steady_clock;
+
+double MsSince(SteadyTime::time_point t0) {
+  return std::chrono::duration<double, std::milli>(SteadyTime::now() - t0).count();
+}
+
+}  // namespace
+
+std::vector<SettingDef> LlamaCppSettingDefs() {
+  SettingDef n_ctx;
+  n_ctx.name = "n_ctx";
+  n_ctx.kind = SettingKind::kInteger;
+  n_ctx.min = 0;
+  n_ctx.max = 1 << 24;
+  n_ctx.default_value = 0;
+  n_ctx.unit = "tokens";
+  n_ctx.meaning = "context size (0: exactly the benchmark's shape, P + D; P + 1 for memory)";
+  n_ctx.resolution = "0 becomes the shape's need";
+  SettingDef leak;
+  leak.name = "test_leak_bytes";
+  leak.kind = SettingKind::kInteger;
+  leak.min = 0;
+  leak.max = int64_t{1} << 40;
+  leak.unit = "bytes";
+  leak.meaning = "fault injection: the driver leaks this many bytes per request (tests only)";
+  leak.recorded_only_when_set = true;
+  leak.test_only = true;
+  return {ThreadsSetting(),     NGpuLayersSetting(),   MmapSetting(),    FlashAttnSetting(),
+          NBatchSetting(),      NUbatchSetting(),      KvTypeSetting("type_k"),
+          KvTypeSetting("type_v"), n_ctx,              PollSetting(),    CpusSetting(),
+          leak};
+}
+
+namespace {
+
+// The warnings a load reply gives: llama.cpp's own, and a batch size llama.cpp changed beyond
+// its documented caps (n_batch at n_ctx, n_ubatch at n_batch), which alters how the shape runs.
+std::vector<std::string> LoadWarnings(const json& reply, const json& asked_settings) {
+  std::vector<std::string> out;
+  for (const auto& w : reply.value("warnings", json::array())) {
+    if (w.is_string()) out.push_back(w.get<std::string>());
+  }
+  const json e = reply.value("effective", json::object());
+  const auto asked = [&](const char* key) { return asked_settings.value(key, 0); };
+  const int expected_batch =
+      std::min(asked("n_batch"), asked("n_ctx") > 0 ? asked("n_ctx") : asked("n_batch"));
+  const int expected_ubatch = std::min(asked("n_ubatch"), e.value("n_batch", expected_batch));
+  const std::pair<const char*, int> checks[] = {{"n_batch", expected_batch},
+                                                {"n_ubatch", expected_ubatch}};
+  for (const auto& [key, expected] : checks) {
+    if (e.contains(key) && e[key].get<int>() != expected) {
+      out.push_back(fmt::format("llama.cpp used {} = {}, not the {} asked for", key,
+                                e[key].get<int>(), asked(key)));
+    }
+  }
+  return out;
+}
+
+class LlamaCppSession : public RuntimeSession {
+ public:
+  LlamaCppSession(LoadedDriver loaded, std::unique_ptr<MemorySampler> sampler, const json& settings)
+      : driver_(std::move(loaded.driver)), sampler_(std::move(sampler)) {
+    const json& reply = loaded.load_reply;
+    facts_.load_ms = loaded.load_ms;
+    facts_.effective = reply.value("effective", json::object());
+    if (reply.contains("runtime")) {
+      const json& rt = reply["runtime"];
+      facts_.backends = rt.value("backends", json::array());
+      facts_.build = {{"system_info", rt.value("system_info", "")},
+                      {"supports_gpu_offload", rt.value("supports_gpu_offload", false)}};
+    }
+    facts_.warnings = LoadWarnings(reply, settings);
+  }
+  ~LlamaCppSession() override { Stop(); }
+
+  const LoadFacts& Facts() const override { return facts_; }
+
+  Result<std::vector<int32_t>> Tokenize(const std::string& text) override {
+    return driver_->Tokenize(text);
+  }
+
+  Result<PrefillTiming> Prefill(const std::vector<int32_t>& tokens, const std::string&) override {
+    const auto t0 = SteadyTime::now();
+    auto r = driver_->Call(protocol::PrefillRequest(tokens), protocol::kPrefill);
+    const double outside_ms = MsSince(t0);
+    if (!r) return r.error();
+    const auto reply = r->get<protocol::PrefillReply>();
+    return PrefillTiming{reply.prefill_ns / 1e6, false, outside_ms};
+  }
+
+  Result<DecodeTiming> Decode(const std::vector<int32_t>& context, const std::string&,
+                              int n) override {
+    auto r = driver_->Call(protocol::DecodeRequest(context, n), protocol::kDecode);
+    if (!r) return r.error();
+    const auto reply = r->get<protocol::DecodeReply>();
+    DecodeTiming t;
+    for (int64_t ns : reply.step_ns) {
+      t.step_ms.push_back(ns / 1e6);
+      t.total_ms += ns / 1e6;
+    }
+    t.tokens = static_cast<int>(reply.step_ns.size());
+    t.context_tokens = static_cast<int>(context.size());
+    return t;
+  }
+
+  Result<GenerateTiming> Generate(const std::string& text, int n) override {
+    const auto t0 = SteadyTime::now();
+    auto r = driver_->Call(protocol::GenerateRequest(text, n, true), protocol::kGenerate);
+    const double outside_ms = MsSince(t0);
+    if (!r) return r.error();
+    const auto reply = r->get<protocol::GenerateReply>();
+    GenerateTiming g;
+    for (int64_t ns : reply.token_ns) g.token_ms.push_back(ns / 1e6);
+    g.end_ms = g.token_ms.empty() ? 0 : g.token_ms.back();
+    g.prefill_ms = reply.prefill_ns / 1e6;
+    g.request_ms = outside_ms;
+    g.prompt_tokens = reply.n_prompt_tokens;
+    g.generated_tokens = static_cast<int>(reply.token_ns.size());
+    g.text = reply.text;
+    return g;
+  }
+
+  Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) override {
+    auto r = driver_->Call(protocol::LogProbsRequest(tokens, path), protocol::kLogProbs);
+    if (!r) return r.error();
+    return Status::Ok();
+  }
+
+  std::vector<int> Pids() const override { return {driver_->Pid()}; }
+
+  std::optional<uint64_t> PeakHostBytes() override {
+    if (sampler_) {
+      sampler_->Sample();
+      return sampler_->PeakBytes();
+    }
+    const auto m = ReadProcMemory(driver_->Pid());
+    if (!m) return std::nullopt;
+    return std::max(m->vm_hwm, m->vm_rss + m->vm_swap);
+  }
+  uint64_t PeakSwapBytes() override { return sampler_ ? sampler_->PeakSwapBytes() : 0; }
+
+  std::string LogTail() const override { return driver_->StderrTail(); }
+
+  void Stop() override {
+    if (sampler_) sampler_->Stop();
+    driver_->Quit();
+  }
+
+ private:
+  std::unique_ptr<LlamaCppDriver> driver_;
+  std::unique_ptr<MemorySampler> sampler_;
+  LoadFacts facts_;
+};
+
+class LlamaCppRuntime : public Runtime {
+ public:
+  explicit LlamaCppRuntime(std::string driver_path)
+      : driver_path_(std::move(driver_path)), defs_(LlamaCppSettingDefs()) {
+    const std::string commit = build_info::kLlamaCommit;
+    identity_.name = "llamacpp";
+    identity_.version = "llama.cpp@" + commit.substr(0, 7);
+    identity_.commit = commit;
+    identity_.build = {{"flags", build_info::kLlamaBuildFlags},
+                       {"prefix", build_info::kLlamaPrefix}};
+  }
+
+  const RuntimeIdentity& Identity() const override { return identity_; }
+  const std::vector<SettingDef>& Settings() const override { return defs_; }
+  RuntimeCapabilities Capabilities() const override {
+    return {{BenchmarkType::kPrefill, BenchmarkType::kDecode, BenchmarkType::kEndToEnd,
+             BenchmarkType::kMemory, BenchmarkType::kSoak, BenchmarkType::kKlDivergence},
+            true,
+            true,
+            true};
+  }
+
+  Result<json> ResolveSettings(const json& given, const ResolveContext& cell) const override {
+    auto s = ResolveByDefinitions(identity_.name, defs_, given, [&](const SettingDef& d) -> json {
+      if (d.name == "threads") return cell.physical_cores;
+      return nullptr;
+    });
+    if (!s) return s.error();
+    json& r = *s;
+    if (auto st = CheckContextSize(r["n_ctx"].get<int64_t>(), cell.context_tokens); !st) {
+      return st.error();
+    }
+    if (r["n_ctx"].get<int64_t>() == 0) r["n_ctx"] = cell.context_tokens;
+    if (r["n_gpu_layers"].get<int>() < 0) {
+      r["n_gpu_layers"] = build_info::kLlamaGpuOffload ? 999 : 0;
+    }
+    if (r.contains("test_leak_bytes") && r["test_leak_bytes"].get<int64_t>() == 0) {
+      r.erase("test_leak_bytes");
+    }
+    return r;
+  }
+
+  Result<std::unique_ptr<RuntimeSession>> Start(const SessionOptions& o) override {
+    std::unique_ptr<MemorySampler> sampler;
+    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, o.model_path, o.settings,
+                               [&](int pid) {
+                                 if (o.sample_memory) {
+                                   sampler = std::make_unique<MemorySampler>(pid, 10);
+                                 }
+                                 if (o.on_started) o.on_started(pid);
+                               });
+    if (!loaded) return loaded.error();
+    return std::unique_ptr<RuntimeSession>(
+        new LlamaCppSession(std::move(*loaded), std::move(sampler), o.settings));
+  }
+
+ private:
+  std::string driver_path_;
+  std::vector<SettingDef> defs_;
+  RuntimeIdentity identity_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<Runtime>> MakeLlamaCppRuntime(const std::string& driver_path) {
+  const std::string path = driver_path.empty() ? DefaultDriverPath() : driver_path;
+  if (access(path.c_str(), X_OK) != 0) {
+    return MakeError("the runtime driver " + path +
+                     " is missing or not executable; rebuild with scripts/build.sh");
+  }
+  return std::shared_ptr<Runtime>(new LlamaCppRuntime(path));
+}
+
+}  // namespace pipette

@@ -1,0 +1,114 @@
+// The wire protocol between the harness's `llamacpp` runtime and pipette-llamacpp-driver
+// (`pipette-driver/1`, docs/driver-protocol.md): one JSON object per line each way, request then
+// reply. Both sides include this header, so a field is spelled in one place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pipette::protocol {
+
+inline constexpr const char* kProtocol = "pipette-driver/1";
+
+// Commands (the request's "cmd").
+inline constexpr const char* kLoad = "load";
+inline constexpr const char* kTokenize = "tokenize";
+inline constexpr const char* kPrefill = "prefill";
+inline constexpr const char* kDecode = "decode";
+inline constexpr const char* kGenerate = "generate";
+inline constexpr const char* kLogProbs = "logprobs";
+inline constexpr const char* kClear = "clear";
+inline constexpr const char* kWarnings = "warnings";
+inline constexpr const char* kQuit = "quit";
+
+// Engine settings of a load request, by their runtime.settings names (DESIGN.md 4.2 step 2). The
+// defaults are the driver's; the harness always sends every recorded setting.
+struct DriverSettings {
+  int threads = 1;         // CPU threads for prefill and decode
+  int n_gpu_layers = -1;   // layers offloaded to a GPU; -1 = all when a GPU backend exists, else 0
+  bool mmap = false;       // false: weights read into resident memory (comparable memory figures)
+  std::string flash_attn = "auto";  // "auto" | "on" | "off"
+  int n_batch = 2048;      // logical batch (tokens per llama_decode call during prefill)
+  int n_ubatch = 512;      // physical batch
+  std::string type_k = "f16";  // KV cache types, ggml type names
+  std::string type_v = "f16";
+  int n_ctx = 0;           // context size in tokens; 0 = the model's training context
+  int poll = 50;           // threadpool busy-poll level 0..100 (llama-bench's default)
+  // Fault injection for tests of the soak benchmark: every generate request allocates and touches
+  // this many bytes that are never freed (an artificial leak). 0 in every real measurement.
+  int64_t test_leak_bytes = 0;
+  // CPUs the driver process runs on, as taskset -c lists them ("0-3"); empty: any. Applied to
+  // the whole process before the model loads, so llama.cpp's and OpenMP's threads inherit it.
+  std::string cpus;
+};
+
+inline void from_json(const nlohmann::json& j, DriverSettings& s) {
+  s.threads = j.value("threads", s.threads);
+  s.n_gpu_layers = j.value("n_gpu_layers", s.n_gpu_layers);
+  s.mmap = j.value("mmap", s.mmap);
+  s.flash_attn = j.value("flash_attn", s.flash_attn);
+  s.n_batch = j.value("n_batch", s.n_batch);
+  s.n_ubatch = j.value("n_ubatch", s.n_ubatch);
+  s.type_k = j.value("type_k", s.type_k);
+  s.type_v = j.value("type_v", s.type_v);
+  s.n_ctx = j.value("n_ctx", s.n_ctx);
+  s.poll = j.value("poll", s.poll);
+  s.test_leak_bytes = j.value("test_leak_bytes", s.test_leak_bytes);
+  s.cpus = j.value("cpus", s.cpus);
+}
+
+// Optional fields (test_leak_bytes, cpus) are written only when set.
+inline void to_json(nlohmann::json& j, const DriverSettings& s) {
+  j = {{"threads", s.threads},       {"n_gpu_layers", s.n_gpu_layers}, {"mmap", s.mmap},
+       {"flash_attn", s.flash_attn}, {"n_batch", s.n_batch},           {"n_ubatch", s.n_ubatch},
+       {"type_k", s.type_k},         {"type_v", s.type_v},             {"n_ctx", s.n_ctx},
+       {"poll", s.poll}};
+  if (s.test_leak_bytes > 0) j["test_leak_bytes"] = s.test_leak_bytes;
+  if (!s.cpus.empty()) j["cpus"] = s.cpus;
+}
+
+// Requests.
+inline nlohmann::json LoadRequest(const std::string& model, const nlohmann::json& settings) {
+  return {{"cmd", kLoad}, {"model", model}, {"settings", settings}};
+}
+inline nlohmann::json TokenizeRequest(const std::string& text, bool add_special) {
+  return {{"cmd", kTokenize}, {"text", text}, {"add_special", add_special}};
+}
+inline nlohmann::json PrefillRequest(const std::vector<int32_t>& tokens) {
+  return {{"cmd", kPrefill}, {"tokens", tokens}};
+}
+inline nlohmann::json DecodeRequest(const std::vector<int32_t>& context, int n) {
+  return {{"cmd", kDecode}, {"context", context}, {"n", n}};
+}
+inline nlohmann::json GenerateRequest(const std::string& text, int n, bool add_special) {
+  return {{"cmd", kGenerate}, {"text", text}, {"n", n}, {"add_special", add_special}};
+}
+inline nlohmann::json LogProbsRequest(const std::vector<int32_t>& tokens, const std::string& path) {
+  return {{"cmd", kLogProbs}, {"tokens", tokens}, {"path", path}};
+}
+
+// Replies (besides "ok"; a failure is {"ok": false, "error", "stage"}).
+struct PrefillReply {
+  int64_t prefill_ns = 0;  // clear (untimed), then the tokens in n_batch chunks, synchronized
+};
+struct DecodeReply {
+  std::vector<int64_t> step_ns;  // one per generated token
+  std::vector<int32_t> tokens;
+};
+struct GenerateReply {
+  int64_t tokenize_ns = 0;
+  int64_t prefill_ns = 0;
+  std::vector<int64_t> token_ns;  // request start -> token i detokenized
+  int n_prompt_tokens = 0;
+  std::vector<int32_t> prompt_tokens;
+  std::string text;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrefillReply, prefill_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeReply, step_ns, tokens)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateReply, tokenize_ns, prefill_ns, token_ns,
+                                                n_prompt_tokens, prompt_tokens, text)
+
+}  // namespace pipette::protocol
