@@ -92,11 +92,13 @@ void PrintResultTable(const json& r, std::ostream& out) {
   const json m = r.value("model", json::object());
   const json runtime = r.value("runtime", json::object());
   const json s = runtime.value("settings", json::object());
-  out << fmt::format("{}  {}  ({} {}, {} params)  {} {}  threads={}\n",
+  // The threads are named where the runtime has the setting (a server's are its own).
+  const std::string threads =
+      s.contains("threads") ? fmt::format("  threads={}", s["threads"].dump()) : "";
+  out << fmt::format("{}  {}  ({} {}, {} params)  {} {}{}\n",
                      r.value("benchmark", json::object()).value("id", ""), m.value("file_name", ""),
                      m.value("architecture", ""), QuantLabel(m), m.value("params", 0),
-                     runtime.value("name", ""), runtime.value("version", ""),
-                     s.value("threads", 0));
+                     runtime.value("name", ""), runtime.value("version", ""), threads);
   if (m.value("synthetic", false)) {
     out << "note: synthetic model - its numbers stand for its shape, not for any quality\n";
   }

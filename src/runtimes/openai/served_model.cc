@@ -1,0 +1,111 @@
+#include "runtimes/openai/served_model.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "platform/file_tail.h"
+
+namespace pipette {
+
+Result<std::unique_ptr<ServedModel>> ServedModel::Open(const ServedModelOptions& o) {
+  std::unique_ptr<ServedModel> m(new ServedModel);
+  m->log_path_ = o.log_path;
+  m->timeout_ = o.timeout;
+  if (!o.server_command.empty()) {
+    auto server = ServerProcess::Start(o.server_command, o.url, o.log_path, o.timeout);
+    if (!server) return server.error();
+    m->server_ = std::make_unique<ServerProcess>(std::move(*server));
+    m->start_ms_ = m->server_->ready_ms();
+    if (o.sample_memory) m->sampler_ = std::make_unique<MemorySampler>(m->server_->Pid(), 10);
+    if (o.on_started) o.on_started(m->server_->Pid());
+  }
+  auto client = OpenAiClient::Connect(o.url, o.timeout);
+  if (!client) return client.error();
+  m->client_ = std::make_unique<OpenAiClient>(std::move(*client));
+  const auto& ids = m->client_->identity().model_ids;
+  if (!o.api_model.empty()) {
+    if (std::find(ids.begin(), ids.end(), o.api_model) == ids.end()) {
+      return MakeError(fmt::format("{} serves no model named '{}'; it serves: {}",
+                                   m->client_->identity().base_url, o.api_model,
+                                   fmt::join(ids, ", ")),
+                       "start");
+    }
+    m->api_model_ = o.api_model;
+  } else if (ids.empty()) {
+    return MakeError(m->client_->identity().base_url + " serves no model (its /v1/models is empty)",
+                     "start");
+  } else {
+    m->api_model_ = ids.front();
+  }
+  return m;
+}
+
+ServedModel::~ServedModel() { Stop(); }
+
+Result<std::vector<int32_t>> ServedModel::Tokenize(const std::string& text) {
+  return client_->Tokenize(text, true);
+}
+
+Result<GenerateTiming> ServedModel::Generate(const std::string& text, int n) {
+  CompletionRequest r;
+  r.prompt = text;
+  r.max_tokens = n;
+  r.api_model = api_model_;
+  r.timeout = timeout_;
+  auto c = client_->Complete(r);
+  if (!c) return c.error();
+  if (c->prompt_tokens < 0 || c->completion_tokens < 0) {
+    return MakeError(identity().base_url + " did not report its token counts (usage), so the "
+                     "request's shape cannot be checked",
+                     "validate");
+  }
+  if (c->completion_tokens != n) {
+    return MakeError(fmt::format("{} generated {} tokens (finish_reason \"{}\"), not the {} asked "
+                                 "for: it does not force the count (ignore_eos, min_tokens)",
+                                 identity().base_url, c->completion_tokens, c->finish_reason, n),
+                     "validate");
+  }
+  GenerateTiming g;
+  g.prompt_tokens = static_cast<int>(c->prompt_tokens);
+  g.generated_tokens = static_cast<int>(c->completion_tokens);
+  g.end_ms = c->end_ms;
+  g.request_ms = c->end_ms;
+  for (const CompletionChunk& chunk : c->chunks) g.token_ms.push_back(chunk.arrival_ms);
+  if (!g.token_ms.empty()) g.end_ms = std::max(g.end_ms, g.token_ms.back());
+  g.text = c->Text();
+  return g;
+}
+
+Result<PrefillTiming> ServedModel::Prefill(const std::string& text) {
+  auto g = Generate(text, 1);
+  if (!g) return g.error();
+  return PrefillTiming{g->token_ms.front(), true, g->end_ms};
+}
+
+std::optional<int> ServedModel::Pid() const {
+  if (!server_) return std::nullopt;
+  return server_->Pid();
+}
+
+std::optional<uint64_t> ServedModel::PeakHostBytes() {
+  if (!server_) return std::nullopt;
+  if (sampler_) {
+    sampler_->Sample();
+    return sampler_->PeakBytes();
+  }
+  const auto m = ReadProcMemory(server_->Pid());
+  if (!m) return std::nullopt;
+  return std::max(m->vm_hwm, m->vm_rss + m->vm_swap);
+}
+
+uint64_t ServedModel::PeakSwapBytes() const { return sampler_ ? sampler_->PeakSwapBytes() : 0; }
+
+std::string ServedModel::LogTail() const { return log_path_.empty() ? "" : ReadFileTail(log_path_); }
+
+void ServedModel::Stop() {
+  if (sampler_) sampler_->Stop();
+  if (server_) server_->Stop();
+}
+
+}  // namespace pipette
