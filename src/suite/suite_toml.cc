@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "pipette/suite.h"
+#include "pipette/build_info.h"
 #include "pipette/runtimes.h"
 
 namespace pipette {
@@ -123,6 +125,31 @@ Result<std::vector<json>> SettingValues(const toml::node& n, const std::string& 
   return values;
 }
 
+// "${NAME}" in a runtime's dir, url and server replaced by the environment variable's value;
+// PIPETTE_LLAMA_BIN defaults to the bin folder of the llama.cpp build pipette was built with.
+// Errors: a variable that is not set, an unclosed "${".
+Result<std::string> ExpandVariables(const std::string& text, const std::string& key,
+                                    const Reader& r) {
+  std::string out;
+  size_t at = 0;
+  while (true) {
+    const size_t open = text.find("${", at);
+    if (open == std::string::npos) break;
+    const size_t close = text.find('}', open);
+    if (close == std::string::npos) return r.Fail(key, "has an unclosed ${ in " + text);
+    const std::string name = text.substr(open + 2, close - open - 2);
+    const char* value = std::getenv(name.c_str());
+    std::string v = value ? value : "";
+    if (!value && name == "PIPETTE_LLAMA_BIN") v = std::string(build_info::kLlamaPrefix) + "/bin";
+    if (!value && v.empty()) {
+      return r.Fail(key, "${" + name + "} is not set; export " + name + " or write the path");
+    }
+    out += text.substr(at, open - at) + v;
+    at = close + 1;
+  }
+  return out + text.substr(at);
+}
+
 // One [[runtimes]] entry: name (required), where the runtime lives (dir for llamacpp-stock;
 // url, server, api_model for openai), and settings checked against the runtime's definitions.
 Result<SuiteRuntime> ReadRuntime(const toml::table& t, const std::string& key,
@@ -136,8 +163,12 @@ Result<SuiteRuntime> ReadRuntime(const toml::table& t, const std::string& key,
   rt.label = *name;
   auto dir = r.String(t, "dir", key, false);
   if (!dir) return dir.error();
+  dir = ExpandVariables(*dir, key + ".dir", r);
+  if (!dir) return dir.error();
   if (!dir->empty()) rt.choice.dir = Absolute(*dir, base_dir);
   auto url = r.String(t, "url", key, false);
+  if (!url) return url.error();
+  url = ExpandVariables(*url, key + ".url", r);
   if (!url) return url.error();
   rt.choice.url = *url;
   auto api_model = r.String(t, "api_model", key, false);
@@ -151,7 +182,9 @@ Result<SuiteRuntime> ReadRuntime(const toml::table& t, const std::string& key,
     }
     for (const toml::node& e : *a) {
       if (!e.is_string()) return r.Fail(key + ".server", "list items must be strings");
-      rt.choice.server_command.push_back(e.as_string()->get());
+      auto arg = ExpandVariables(e.as_string()->get(), key + ".server", r);
+      if (!arg) return arg.error();
+      rt.choice.server_command.push_back(*arg);
     }
   }
   if (auto s = CheckRuntimeChoice(rt.choice); !s) return r.Fail(key, s.error().message);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -50,6 +51,24 @@ std::string VersionLine(const std::string& program) {
     if (line.find("version") != std::string::npos) return line;
   }
   return "";
+}
+
+// The server program of a command line: the first argument that is an executable file and not a
+// launcher (taskset -c 0 llama-server ...: llama-server), so that its version is the one asked.
+std::string ServerProgram(const std::vector<std::string>& argv) {
+  static const char* kLaunchers[] = {"taskset", "nice", "env", "numactl", "chrt", "ionice"};
+  for (const std::string& a : argv) {
+    const std::string name = fs::path(a).filename().string();
+    if (std::find(std::begin(kLaunchers), std::end(kLaunchers), name) != std::end(kLaunchers)) {
+      continue;
+    }
+    std::error_code ec;
+    if (a.find('/') != std::string::npos && fs::is_regular_file(a, ec) &&
+        access(a.c_str(), X_OK) == 0) {
+      return a;
+    }
+  }
+  return argv.front();
 }
 
 class OpenAiSession : public RuntimeSession {
@@ -141,11 +160,11 @@ class OpenAiRuntime : public Runtime {
       identity_.extra = {{"server", {{"url", id.base_url}, {"models", id.model_ids}}}};
       return Status::Ok();
     }
-    const std::string& program = command_.front();
-    if (access(program.c_str(), X_OK) != 0) {
-      return MakeError("the server command's program " + program +
+    if (access(command_.front().c_str(), X_OK) != 0) {
+      return MakeError("the server command's program " + command_.front() +
                        " is missing or not executable; give its full path");
     }
+    const std::string program = ServerProgram(command_);
     if (url_.empty() && !Mentions(command_, "{port}")) {
       return MakeError("the server command has no {port} and no URL was given: say where the "
                        "server listens");

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Checks the layering rules of DESIGN.md 2 that the compiler cannot see, on the source tree:
+#   1. the harness (src/harness) includes no concrete runtime: only pipette/runtime.h and the
+#      interface's shared parts (runtimes/common), and links no runtime library;
+#   2. public headers (include/pipette) include only public headers (and system/library ones).
+# Prints each violation as FILE:LINE: what, and exits 1 if there is one. Run by ctest
+# (LayerCheck) and usable alone: scripts/check_layers.sh [REPO_ROOT]
+set -euo pipefail
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root"
+bad=0
+
+while IFS= read -r hit; do
+  echo "$hit: the harness includes a concrete runtime (use pipette/runtime.h)"
+  bad=1
+done < <(grep -nE '#include "runtimes/' src/harness/*.h src/harness/*.cc | grep -v '"runtimes/common/' || true)
+
+if grep -nE 'pipette_runtime_(llamacpp|openai|stock)|pipette_runtimes\b|pipette_llama_bench|pipette_openai_client' \
+     src/harness/CMakeLists.txt src/harness/*.cmake 2>/dev/null; then
+  echo "src/harness/CMakeLists.txt: the harness links a concrete runtime library"
+  bad=1
+fi
+
+while IFS= read -r hit; do
+  echo "$hit: a public header includes an internal one (public headers include only pipette/*.h)"
+  bad=1
+done < <(grep -nE '#include "' include/pipette/*.h | grep -vE '#include "pipette/' || true)
+
+if [ "$bad" -eq 0 ]; then
+  echo "layers: ok (harness: $(ls src/harness/*.cc src/harness/*.h | wc -l) files, no concrete runtime; public headers: $(ls include/pipette/*.h | wc -l), public only)"
+fi
+exit "$bad"
