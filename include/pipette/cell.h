@@ -24,6 +24,12 @@ struct HarnessPolicy {
   // Longest wait for the runtime to answer one request (load, one repetition), seconds. A runtime
   // that is hung or stopped is killed then and the cell fails at that stage.
   int request_timeout_s = 600;
+  // Untimed work right after the readiness gate and before each timed repetition, ms (0: none):
+  // the gate leaves the CPU idle, and an idle core is clocked down or given away by the host or
+  // the scheduler, which the first timed milliseconds would then measure. A workload spins up
+  // with a short unit of its own kind (a 32-token prefill on an in-process engine), repeated
+  // until this much time has passed; runtimes that start a process per unit have no spin-up.
+  int spin_up_ms = 0;
 };
 
 struct CellSpec {

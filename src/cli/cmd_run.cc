@@ -69,7 +69,7 @@ int Run(RunArgs& a, CliContext& ctx) {
   }
   auto record = RunCell(a.spec, hooks);
   if (tty && !a.quiet) std::cerr << "\r\033[K";
-  if (!record) return ReportError(ctx, MakeError(WithFlags(record.error().message)));
+  if (!record) return ReportError(ctx, record.error());
   if (auto s = (*store)->Put(*record); !s) {
     std::cout << record->dump(2) << std::endl;  // nothing lost: the record goes to stdout
     return ReportError(ctx, s.error().Wrap("storing the result (printed above)"), kExitFailure);
@@ -114,6 +114,9 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::Validator([](std::string& v) {
         return std::isfinite(std::stod(v)) ? std::string() : std::string("must be a number");
       }, "FINITE"));
+  run->add_option("--spin-up", p.spin_up_ms,
+                  "ms of untimed work after the readiness gate, before each timed repetition")
+      ->capture_default_str()->check(CLI::Range(0, 60000));
   run->add_option("--request-timeout", p.request_timeout_s,
                   "seconds to wait for the runtime to answer one request before failing the cell")
       ->capture_default_str()->check(CLI::Range(1, 7 * 24 * 3600));

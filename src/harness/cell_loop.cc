@@ -211,6 +211,9 @@ json CellLoop::Run() {
     if (w->Gated()) {
       if (auto s = AwaitReadiness(); !s) return fail(s.error());
     }
+    if (policy.spin_up_ms > 0 && session_) {
+      if (auto s = w->SpinUp(*session_, policy.spin_up_ms); !s) return fail(s.error());
+    }
     auto rep = Measure(*w);
     if (!rep) return fail(rep.error());
     reps.push_back(std::move(*rep));

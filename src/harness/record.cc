@@ -167,6 +167,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
         {"max_reps", spec.policy.max_reps},
         {"ci_target", spec.policy.ci_target},
         {"request_timeout_s", spec.policy.request_timeout_s},
+        {"spin_up_ms", spec.policy.spin_up_ms},
         {"environment", EngineEnvironment()},
         {"readiness", {{"policy", nullptr}, {"waits", json::array()}}}}},
       {"started_at", NowRfc3339()},

@@ -1,6 +1,9 @@
 // The timed benchmarks (DESIGN.md 4.1): prefill, decode, end-to-end and memory, on any runtime.
 // The runtime times the work (pipette/runtime.h); here the input is built, counts are validated
 // and the metrics of DESIGN.md 4.3 are derived.
+#include <algorithm>
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "base/ids.h"
@@ -129,6 +132,20 @@ class TimedWorkload : public Workload {
         return MakeError(std::string("not a timed benchmark: ") + std::string(TypeName(b_.type)));
     }
     return rep;
+  }
+
+  // A 32-token prefill, repeated for `ms`, on engines that keep one process (the work of a
+  // llama-bench or a server request would start a process or cross HTTP: no spin-up there).
+  Status SpinUp(RuntimeSession& session, int ms) override {
+    if (!caps_.token_input || caps_.own_tokens || tokens_.empty()) return Status::Ok();
+    const std::vector<int32_t> prefix(tokens_.begin(),
+                                      tokens_.begin() + std::min<size_t>(32, tokens_.size()));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    do {
+      auto t = session.Prefill(prefix, "");
+      if (!t) return t.error();
+    } while (std::chrono::steady_clock::now() < until);
+    return Status::Ok();
   }
 
   bool Done(const std::vector<Rep>& reps, const HarnessPolicy& policy, bool* ci_reached) override {

@@ -54,6 +54,11 @@ class Workload {
     (void)record;
     return Status::Ok();
   }
+  // Untimed work of about `ms` right before a timed repetition (HarnessPolicy::spin_up_ms).
+  virtual Status SpinUp(RuntimeSession& session, int ms) {
+    (void)session, (void)ms;
+    return Status::Ok();
+  }
   // Builds the input with the session's tokenizer and records it in record.input.
   virtual Status Prepare(RuntimeSession& session, nlohmann::json& record) = 0;
   // One repetition (a warm-up too). Errors fail the cell with their stage.

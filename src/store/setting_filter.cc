@@ -9,10 +9,12 @@
 
 namespace pipette {
 
+// The union of the runtimes' setting names (their SettingDefs, pipette/runtimes.h); the store
+// sits below the runtimes, so the names are listed here and runtimes_test checks they agree.
 const std::vector<std::string>& RecordedSettingNames() {
   static const std::vector<std::string> names = {
-      "threads", "n_gpu_layers", "mmap", "flash_attn", "n_batch", "n_ubatch",
-      "type_k",  "type_v",       "n_ctx", "poll",      "cpus",    "test_leak_bytes"};
+      "threads", "n_gpu_layers", "mmap",  "flash_attn", "n_batch", "n_ubatch",        "type_k",
+      "type_v",  "n_ctx",        "poll",  "cpus",       "server",  "api_model", "test_leak_bytes"};
   return names;
 }
 

@@ -203,7 +203,7 @@ Result<SuiteRuntime> ReadRuntime(const toml::table& t, const std::string& key,
 
 Status ReadHarness(const toml::table& t, HarnessPolicy& p, const Reader& r) {
   if (auto s = r.OnlyKeys(t, "harness", {"warmup_runs", "min_reps", "max_reps", "ci_target",
-                                         "request_timeout_s"});
+                                         "request_timeout_s", "spin_up_ms"});
       !s) {
     return s;
   }
@@ -224,6 +224,7 @@ Status ReadHarness(const toml::table& t, HarnessPolicy& p, const Reader& r) {
   if (auto s = integer("min_reps", p.min_reps, 1, 10000); !s) return s;
   if (auto s = integer("max_reps", p.max_reps, 1, 10000); !s) return s;
   if (auto s = integer("request_timeout_s", p.request_timeout_s, 1, 7 * 24 * 3600); !s) return s;
+  if (auto s = integer("spin_up_ms", p.spin_up_ms, 0, 60000); !s) return s;
   if (const toml::node* n = t.get("ci_target")) {
     auto v = n->value<double>();
     if (!v || !(*v >= 0.0001 && *v <= 1)) {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Paired, interleaved agreement with llama-bench, before and after a harness change: each round
+# runs llama-bench, then pipette once per variant, on the same model, threads and CPUs, so every
+# pipette number has a llama-bench number from the same minute to be divided by.
+#
+#   bench/agreement_paired.sh MODEL.gguf [ROUNDS] [P] [D] [REPS]
+#
+# VARIANTS: ;-separated lists of extra `pipette run` options (default "--spin-up 0;--spin-up 100",
+# the readiness gate's idle CPU left as is vs spun up for 100 ms before each repetition).
+# CPUS (default 0) pins both tools; THREADS (default 1). Prints per round and benchmark the ratio
+# pipette/llama-bench of the means and the coefficient of variation of each tool's repetitions,
+# then the median ratio per variant. Prefill of P tokens (default 256); decode of D (default 100)
+# after a P-token context. llama-bench runs REPS repetitions after its own warm-up, back to back;
+# pipette runs REPS after one warm-up, each behind its readiness gate (load criterion waived: the
+# other tool may still be exiting).
+set -euo pipefail
+case "${1:-}" in -h|--help|"") sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+model=$1
+rounds=${2:-3}
+P=${3:-256}
+D=${4:-100}
+reps=${5:-10}
+threads=${THREADS:-1}
+cpus=${CPUS:-0}
+IFS=';' read -r -a variants <<<"${VARIANTS:---spin-up 0;--spin-up 100}"
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${PIPETTE_BUILD_DIR:-$root/build}
+pipette=$build/src/cli/pipette
+prefix=$(sed -n 's/^PIPETTE_LLAMA_PREFIX:PATH=//p' "$build/CMakeCache.txt")
+llama_bench=$prefix/bin/llama-bench
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+lb() {  # "mean_tokens_per_s cv" of llama-bench's repetitions
+  taskset -c "$cpus" "$llama_bench" -m "$model" -t "$threads" -r "$reps" -lm none -o json "$@" 2>/dev/null |
+    python3 -c 'import json,sys,statistics as s; t=json.load(sys.stdin)[0]; x=t["samples_ts"]; print(s.mean(x), s.stdev(x)/s.mean(x))'
+}
+pp() {  # "mean cv" of pipette's headline metric; $1 benchmark, $2 metric, rest: variant options
+  local b=$1 m=$2; shift 2
+  # shellcheck disable=SC2086
+  "$pipette" --store "$work/paired.db" --json run -q --model "$model" --benchmark "$b" \
+    --threads "$threads" --cpus "$cpus" --min-reps "$reps" --max-reps "$reps" \
+    --no-readiness-load "$@" |
+    python3 -c "import json,sys; m=json.load(sys.stdin)['metrics']['$m']; print(m['mean'], m['cv'])"
+}
+
+out=$work/rows
+for ((r = 1; r <= rounds; r++)); do
+  read -r lpp lppcv < <(lb -p "$P" -n 0)
+  read -r ltg ltgcv < <(lb -p 0 -n "$D" -d "$P")
+  for v in "${!variants[@]}"; do
+    # shellcheck disable=SC2086
+    read -r ppp pppcv < <(pp "prefill_throughput_$P" prefill_throughput ${variants[$v]})
+    # shellcheck disable=SC2086
+    read -r ptg ptgcv < <(pp "decode_throughput_${P}_$D" decode_throughput ${variants[$v]})
+    echo "$r $v $lpp $lppcv $ppp $pppcv $ltg $ltgcv $ptg $ptgcv" >>"$out"
+    python3 -c 'import sys; r,v,a,acv,b,bcv,c,ccv,d,dcv=sys.argv[1:11]; print(f"round {r} [{sys.argv[11]}]: prefill {float(b)/float(a):.3f} (cv llama-bench {100*float(acv):.1f}%, pipette {100*float(bcv):.1f}%)  decode {float(d)/float(c):.3f} (cv {100*float(ccv):.1f}%, {100*float(dcv):.1f}%)")' \
+      "$r" "$v" "$lpp" "$lppcv" "$ppp" "$pppcv" "$ltg" "$ltgcv" "$ptg" "$ptgcv" "${variants[$v]}" >&2
+  done
+done
+python3 - "$out" "$(basename "$model") t=$threads cpus=$cpus reps=$reps P=$P D=$D" "${variants[@]}" <<'PY'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1])]
+print(sys.argv[2])
+for v, name in enumerate(sys.argv[3:]):
+    sel = [list(map(float, r[2:])) for r in rows if int(r[1]) == v]
+    pre = [r[2] / r[0] for r in sel]; dec = [r[6] / r[4] for r in sel]
+    print(f"  [{name}] prefill ratio median {st.median(pre):.3f} (range {min(pre):.3f}-{max(pre):.3f}), "
+          f"pipette cv median {100*st.median(r[3] for r in sel):.1f}% vs llama-bench {100*st.median(r[1] for r in sel):.1f}% | "
+          f"decode ratio median {st.median(dec):.3f} (range {min(dec):.3f}-{max(dec):.3f})")
+PY
