@@ -58,6 +58,10 @@ struct Suite {
                               // deadline_s, cooldown_s, waive = ["thermal", "load", "throttle"]
   std::string label;          // device label recorded with every result
   bool stop_on_failure = false;
+  // Within each model, run each benchmark on every configuration before the next benchmark
+  // (instead of every benchmark of a configuration together), so that drift of the machine over
+  // the suite falls on all configurations alike: for comparing runtimes or builds.
+  bool interleave = false;
 };
 
 // Reads and validates a suite file. Errors name the file and the key, e.g. "suite.toml: models[2]

@@ -13,7 +13,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFilterKeys[] = {"quant", "model", "benchmark", "runtime", "device", "label"};
+constexpr const char* kFilterKeys[] = {"quant",  "model",  "benchmark", "runtime",
+                                       "commit", "device", "label"};
 
 // The results list filters, then the recorded runtime.settings (pipette/store.h).
 std::vector<std::string> Keys() {
@@ -131,6 +132,10 @@ bool Matches(const GroupFilter& filter, const json& record) {
       if (BenchmarkIdOf(record) != value) return false;
     } else if (key == "runtime") {
       if (StringAt(record, "/runtime/name") != value) return false;
+    } else if (key == "commit") {  // the runtime's commit, a prefix: two llama.cpp builds apart
+      const std::string commit = Lower(StringAt(record, "/runtime/commit"));
+      const std::string v = Lower(value);
+      if (commit.empty() || !(commit.starts_with(v) || v.starts_with(commit))) return false;
     } else if (key == "device") {
       if (!StringAt(record, "/device/id").starts_with(value)) return false;
     } else if (key == "label") {

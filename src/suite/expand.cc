@@ -175,10 +175,26 @@ Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
     for (const std::string& id : suite.benchmarks) {
       SuiteCell cell = base;
       cell.benchmark_id = id;
-      cell.index = static_cast<int>(cells.size()) + 1;
       cells.push_back(std::move(cell));
     }
   }
+  if (suite.interleave) {
+    // Per model (cells of a model are contiguous), benchmark by benchmark across configurations.
+    const auto bench_index = [&](const SuiteCell& c) {
+      return std::find(suite.benchmarks.begin(), suite.benchmarks.end(), c.benchmark_id) -
+             suite.benchmarks.begin();
+    };
+    for (auto run = cells.begin(); run != cells.end();) {
+      const auto end = std::find_if(run, cells.end(), [&](const SuiteCell& c) {
+        return c.model_path != run->model_path;
+      });
+      std::stable_sort(run, end, [&](const SuiteCell& x, const SuiteCell& y) {
+        return bench_index(x) < bench_index(y);
+      });
+      run = end;
+    }
+  }
+  for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i) + 1;
   return cells;
 }
 

@@ -75,6 +75,28 @@ settings = { threads = [1, 2], mmap = false, flash_attn = ["on", "off"] }
   EXPECT_EQ(cells[0].factor, "");
 }
 
+TEST_F(SuiteFile, InterleaveRunsEachBenchmarkOnEveryConfigurationInTurn) {
+  const auto cells = Expand(std::string(R"(
+name = "versions"
+interleave = true
+benchmarks = ["prefill_throughput_256", "decode_throughput_256_100"]
+[[runtimes]]
+name = "llamacpp"
+settings = { threads = [1, 2] }
+)") + kModels);
+  ASSERT_EQ(cells.size(), 3u * 2 * 2);
+  std::vector<std::string> order;
+  for (size_t i = 0; i < 4; ++i) {
+    order.push_back(cells[i].benchmark_id + " t" + cells[i].settings["threads"].dump());
+    EXPECT_EQ(cells[i].index, static_cast<int>(i) + 1);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"prefill_throughput_256 t1", "prefill_throughput_256 t2",
+                                             "decode_throughput_256_100 t1",
+                                             "decode_throughput_256_100 t2"}));
+  EXPECT_EQ(fs::path(cells[3].model_path).filename(), fs::path(cells[0].model_path).filename());
+  EXPECT_NE(fs::path(cells[4].model_path).filename(), fs::path(cells[0].model_path).filename());
+}
+
 TEST_F(SuiteFile, OneFactorVariesOneDimensionAtATimeAroundTheBaseline) {
   const auto cells = Expand(std::string(R"(
 name = "one"

@@ -297,7 +297,7 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   }
   if (auto s = r.OnlyKeys(root, "", {"name", "mode", "benchmarks", "benchmarks_dir", "models",
                                      "runtimes", "baseline", "harness", "readiness", "label",
-                                     "stop_on_failure", "allow_context_overflow"});
+                                     "stop_on_failure", "allow_context_overflow", "interleave"});
       !s) {
     return s.error();
   }
@@ -323,7 +323,8 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   if (!dir) return dir.error();
   if (!dir->empty()) suite.benchmarks_dir = Absolute(*dir, base_dir);
   for (auto [key, flag] : {std::pair<const char*, bool*>{"stop_on_failure", &suite.stop_on_failure},
-                           {"allow_context_overflow", &suite.allow_context_overflow}}) {
+                           {"allow_context_overflow", &suite.allow_context_overflow},
+                           {"interleave", &suite.interleave}}) {
     if (const toml::node* n = root.get(key)) {
       if (!n->is_boolean()) return r.Fail(key, "expected true or false");
       *flag = n->as_boolean()->get();
