@@ -220,6 +220,7 @@ json CellLoop::Run() {
     if (const std::string line = w->RepLine(reps); !line.empty()) Progress(line);
   }
   if (session_) {
+    RecordLoadFacts(session_->Facts(), record_);  // what the runtime learned while running
     if (const auto peak = session_->PeakHostBytes()) {
       record_["logs"]["peak_host_bytes_during_cell"] = *peak;
     }

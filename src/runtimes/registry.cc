@@ -5,6 +5,7 @@
 
 #include "pipette/runtimes.h"
 #include "runtimes/llamacpp/llamacpp_runtime.h"
+#include "runtimes/llamacpp_stock/stock_runtime.h"
 #include "runtimes/openai/openai_runtime.h"
 
 namespace pipette {
@@ -54,12 +55,14 @@ Status CheckRuntimeChoice(const RuntimeChoice& c) {
 Result<std::vector<SettingDef>> RuntimeSettingDefs(const std::string& name) {
   if (name == "llamacpp") return LlamaCppSettingDefs();
   if (name == "openai") return OpenAiSettingDefs();
+  if (name == "llamacpp-stock") return StockSettingDefs();
   return UnknownName(name);
 }
 
 Result<std::shared_ptr<Runtime>> OpenRuntime(const RuntimeChoice& choice) {
   if (auto s = CheckRuntimeChoice(choice); !s) return s.error();
   if (choice.name == "llamacpp") return MakeLlamaCppRuntime(choice.driver_path);
+  if (choice.name == "llamacpp-stock") return MakeStockRuntime(choice.dir);
   if (choice.name == "openai") {
     return MakeOpenAiRuntime(choice.url, choice.server_command, choice.api_model);
   }

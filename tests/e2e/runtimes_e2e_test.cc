@@ -172,6 +172,40 @@ TEST(OpenAiRuntime, StreamCutMidResponseIsAStoredFailure) {
       << (*r)["failure"].dump();
 }
 
+TEST(StockRuntime, EveryTimedBenchmarkThroughThePinnedBuildsBinaries) {
+  const std::string model = Stories260K("Q8_0");
+  if (model.empty()) GTEST_SKIP() << SharedMissingReason();
+  RuntimeChoice c;
+  c.name = "llamacpp-stock";
+  c.dir = kBin;
+  auto runtime = OpenRuntime(c);
+  ASSERT_TRUE(runtime.ok()) << runtime.error().message;
+  for (const std::string id : {"prefill_throughput_64", "decode_throughput_64_16",
+                               "end_to_end_latency_64_32", "max_memory_usage_64"}) {
+    CellSpec spec = QuickCell(model, id);
+    spec.runtime = *runtime;
+    auto r = RunCell(spec);
+    ASSERT_TRUE(r.ok()) << id << ": " << r.error().message;
+    const json& rec = *r;
+    ASSERT_EQ(rec["status"], "ok") << id << ": " << rec["failure"].dump();
+    EXPECT_EQ(rec["runtime"]["name"], "llamacpp-stock");
+    EXPECT_EQ(rec["runtime"]["commit"], "80fb11a");
+    EXPECT_EQ(rec["runtime"]["settings"]["threads"], 1);
+    EXPECT_FALSE(rec["runtime"]["settings"].contains("n_ctx"));
+    EXPECT_EQ(rec["samples"].size(), 3u) << id;
+    EXPECT_TRUE(rec["runtime"].contains("repetitions")) << rec["runtime"].dump();
+    if (!std::string(id).starts_with("end_to_end")) {
+      EXPECT_EQ(rec["input"]["token_ids"], "the runtime's own (it takes a count, not ids)");
+    }
+  }
+}
+
+TEST(RuntimeBadInput, RuntimeDirectoryWithoutTheBinaries) {
+  ExpectOneLineError(RunCli(TinySynthetic(), {"--runtime", "llamacpp-stock", "--runtime-dir",
+                                              WorkDir()}),
+                     "has no llama-bench");
+}
+
 TEST(RuntimeBadInput, UnknownRuntime) {
   ExpectOneLineError(RunCli(TinySynthetic(), {"--runtime", "mlx"}),
                      "unknown runtime 'mlx'; the runtimes are: llamacpp, llamacpp-stock, openai");

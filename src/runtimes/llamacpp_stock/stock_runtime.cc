@@ -282,6 +282,11 @@ class StockSession : public RuntimeSession {
       bench_peak_ = std::max(bench_peak_, sampler->PeakBytes());
       bench_swap_ = std::max(bench_swap_, sampler->PeakSwapBytes());
     }
+    // llama-bench says which backends it ran on only after a run (the loop records the facts
+    // again when the cell ends).
+    if (run && facts_.backends.empty() && !run->backends.empty()) {
+      facts_.backends = nlohmann::json::array({{{"name", run->backends}}});
+    }
     return run;
   }
 
