@@ -37,7 +37,7 @@ Result<double> ParseByteSize(std::string_view text) {
       {"kb", 1e3},       {"mb", 1e6},       {"gb", 1e9},       {"tb", 1e12},
       {"kib", 1024.0},   {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
       {"k", 1024.0},     {"m", 1048576.0},  {"g", 1073741824.0}, {"t", 1099511627776.0}};
-  if (unit.empty()) {  // 11.5 bytes is never meant: "--max-memory 11.5" was 11.5 MiB
+  if (unit.empty()) {  // 11.5 bytes is never meant: a memory limit of 11.5 was 11.5 MiB
     std::string number(text);
     while (!number.empty() && std::isspace(static_cast<unsigned char>(number.back()))) number.pop_back();
     // A small number is meant in MiB or GiB, a large one in bytes.

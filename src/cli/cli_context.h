@@ -5,6 +5,10 @@
 
 #include "pipette/status.h"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace pipette::cli {
 
 // Exit statuses of the pipette command (documented in README).
@@ -16,9 +20,13 @@ struct CliContext {
   std::string store_path;  // --store; empty means DefaultStorePath()
   bool json = false;       // --json: print data as JSON instead of a table
   int exit_code = kExitOk;
+  const CLI::App* app = nullptr;  // the pipette command: ReportError adds the flags of the
+                                  // subcommand being run (flag_names.h)
 };
 
-// Prints "pipette: error: <message>" to stderr, sets ctx.exit_code and returns it.
+// Prints "pipette: error: <message>" to stderr, the names of settings and options in the message
+// followed by the running subcommand's flags for them (WithFlags, flag_names.h); sets
+// ctx.exit_code and returns it.
 int ReportError(CliContext& ctx, const Error& error, int exit_code = kExitBadInput);
 
 }  // namespace pipette::cli

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/flag_names.h"
 #include "cli/suite_progress.h"
 #include "pipette/store.h"
 #include "pipette/suite.h"
@@ -58,6 +59,13 @@ Status CheckLogsDir(const std::string& dir) {
   return {};
 }
 
+// An outcome as the user reads it: its reason with the flags of `cmd` (flag_names.h). The JSON
+// output keeps the reason as stored.
+SuiteCellOutcome ForReading(SuiteCellOutcome o, const CLI::App& cmd) {
+  o.reason = WithFlags(o.reason, cmd);
+  return o;
+}
+
 json OutcomeJson(const SuiteCellOutcome& o) {
   json j = {{"index", o.cell.index},
             {"model", o.cell.model_path},
@@ -80,7 +88,7 @@ json OutcomeJson(const SuiteCellOutcome& o) {
 }
 
 int DryRun(const Suite& suite, const std::vector<SuiteCell>& cells, const SuiteRunOptions& options,
-           CliContext& ctx) {
+           const CLI::App& cmd, CliContext& ctx) {
   auto plan = PlanSuite(suite, cells, options);
   if (!plan) return ReportError(ctx, plan.error());
   if (ctx.json) {
@@ -93,7 +101,7 @@ int DryRun(const Suite& suite, const std::vector<SuiteCell>& cells, const SuiteR
   std::map<std::string, int> counts;
   for (const auto& o : *plan) {
     ++counts[o.status];
-    std::cout << CellLine(o, static_cast<int>(plan->size())) << "\n";
+    std::cout << CellLine(ForReading(o, cmd), static_cast<int>(plan->size())) << "\n";
   }
   std::cout << fmt::format("{}: {} cells; {} to run, {} already stored ok in {}, {} invalid (dry "
                            "run: nothing measured)\n",
@@ -119,7 +127,7 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
   options.stop_on_failure = a.stop_on_failure;
   options.rerun_noisy = a.rerun_noisy;
   if (auto s = CheckLogsDir(options.logs_dir); !s) return ReportError(ctx, s.error());
-  if (a.dry_run) return DryRun(*suite, *cells, options, ctx);
+  if (a.dry_run) return DryRun(*suite, *cells, options, cmd, ctx);
 
   // The plan first: bad input (a benchmark the catalog lacks, an unreadable store) stops the
   // suite before anything runs, and the estimate of the time left counts only cells to run.
@@ -131,7 +139,7 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
   hooks.cell_started = [&](const SuiteCell& c) { progress.CellStarted(c); };
   hooks.cell_progress = [&](const std::string& line) { progress.CellProgress(line); };
   hooks.cell_finished = [&](const SuiteCellOutcome& o, int done, int) {
-    progress.CellFinished(o, done);
+    progress.CellFinished(ForReading(o, cmd), done);
   };
   auto run = RunSuite(*suite, *cells, options, hooks);
   progress.Clear();
@@ -143,7 +151,9 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
     for (const auto& o : run->outcomes) out["cells"].push_back(OutcomeJson(o));
     std::cout << out.dump(2) << std::endl;
   } else {
-    PrintSummary(*suite, *run, options, std::cout);
+    SuiteRun shown = *run;
+    for (SuiteCellOutcome& o : shown.outcomes) o = ForReading(std::move(o), cmd);
+    PrintSummary(*suite, shown, options, std::cout);
   }
   if (run->interrupted) {
     return ReportError(ctx,

@@ -13,13 +13,16 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_select.h"
 #include "cli/cmd_suite.h"
+#include "cli/flag_names.h"
 #include "pipette/build_info.h"
 #include "pipette/store.h"
 
 namespace pipette::cli {
 
 int ReportError(CliContext& ctx, const Error& error, int exit_code) {
-  std::cerr << "pipette: error: " << error.message << std::endl;
+  const std::string message =
+      ctx.app != nullptr ? WithFlags(error.message, RunningCommand(*ctx.app)) : error.message;
+  std::cerr << "pipette: error: " << message << std::endl;
   ctx.exit_code = exit_code;
   return exit_code;
 }
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   CliContext ctx;
+  ctx.app = &app;
   app.add_option("--store", ctx.store_path,
                  "results database (default: $PIPETTE_STORE or " + pipette::DefaultStorePath() + ")")
       ->check(CLI::Validator(

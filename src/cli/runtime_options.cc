@@ -1,11 +1,11 @@
 #include "cli/runtime_options.h"
 
 #include <charconv>
-#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "cli/flag_names.h"
 #include "pipette/runtimes.h"
 
 namespace pipette::cli {
@@ -13,32 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-// A setting's flag. The help text is the llamacpp runtime's meaning of the setting.
-struct SettingFlag {
-  const char* flags;    // CLI11 spelling, the long name last
-  const char* setting;  // pipette/runtime.h SettingDef::name
-};
-
-constexpr SettingFlag kSettingFlags[] = {
-    {"-t,--threads", "threads"},        {"--n-gpu-layers", "n_gpu_layers"},
-    {"--flash-attn", "flash_attn"},     {"--batch-size", "n_batch"},
-    {"--ubatch-size", "n_ubatch"},      {"--cache-type-k", "type_k"},
-    {"--cache-type-v", "type_v"},       {"--ctx-size", "n_ctx"},
-    {"--cpus", "cpus"},                 {"--poll", "poll"},
-    {"--test-leak-bytes", "test_leak_bytes"},
-};
-
-std::string LongFlag(const std::string& setting) {
-  if (setting == "mmap") return "--mmap";
-  for (const SettingFlag& f : kSettingFlags) {
-    if (setting == f.setting) {
-      const std::string flags = f.flags;
-      return flags.substr(flags.rfind(',') + 1);
-    }
-  }
-  return "";
-}
-
+// A setting flag's help text: the llamacpp runtime's meaning of the setting.
 std::string Help(const std::string& setting) {
   const auto defs = RuntimeSettingDefs("llamacpp");
   const SettingDef* d = defs ? FindSetting(*defs, setting) : nullptr;
@@ -91,7 +66,7 @@ void AddRuntimeOptions(CLI::App* app, RuntimeArgs& a) {
                   "it listens (default: a free local port)");
   app->add_option("--api-model", a.api_model,
                   "openai: the model name sent in requests (default: the server's first)");
-  for (const SettingFlag& f : kSettingFlags) {
+  for (const SettingFlag& f : SettingFlags()) {
     const std::string setting = f.setting;
     app->add_option_function<std::string>(
         f.flags, [&a, setting](const std::string& v) { a.values[setting] = v; }, Help(setting));
@@ -124,28 +99,6 @@ Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& a) {
   auto runtime = OpenRuntime(choice);
   if (!runtime) return runtime.error();
   out.runtime = *runtime;
-  return out;
-}
-
-std::string WithFlags(const std::string& message) {
-  std::string out = message;
-  // Options of `run` that are not runtime settings, as the harness names them.
-  const std::pair<const char*, const char*> terms[] = {
-      {"reference model", "--reference"}, {"allow context overflow", "--allow-context-overflow"},
-      {"runtime log", "--runtime-log"}};
-  for (const auto& [term, flag] : terms) {
-    if (const size_t at = out.find(term); at != std::string::npos) {
-      out.insert(at + std::string(term).size(), std::string(" (") + flag + ")");
-    }
-  }
-  for (const SettingFlag& f : kSettingFlags) {
-    const std::string setting = f.setting;
-    const std::regex word("(^|[^a-z_-])" + setting + "($|[^a-z_])");
-    std::smatch m;
-    if (!std::regex_search(out, m, word)) continue;
-    const size_t at = m.position(0) + m[1].length() + setting.size();
-    out.insert(at, " (" + LongFlag(setting) + ")");
-  }
   return out;
 }
 

@@ -36,8 +36,4 @@ struct ChosenRuntime {
 // a value that is not of the setting's type.
 Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& args);
 
-// `message` with each setting name it mentions followed by its flag: "n_ctx 50 is smaller ..."
-// -> "n_ctx (--ctx-size) 50 is smaller ...".
-std::string WithFlags(const std::string& message);
-
 }  // namespace pipette::cli

@@ -104,18 +104,19 @@ ReadinessObservation WithPolicy(const ReadinessPolicy& p) {
   return o;
 }
 
-// "let it cool, or raise --readiness-deadline, or waive with --no-readiness-thermal".
+// "let it cool, or raise the readiness deadline (deadline_s), or waive the thermal criterion".
+// Named as the policy knows them, never by a command's flags (the CLI adds those).
 std::string NotReadyAdvice(const ReadinessObservation& o) {
-  std::vector<std::string> actions, flags;
+  std::vector<std::string> actions, waive;
   if (!o.ThermalOk() || !o.ThrottleOk()) actions.push_back("let it cool");
   if (!o.LoadOk()) actions.push_back("stop other work");
-  if (!o.ThermalOk()) flags.push_back("--no-readiness-thermal");
-  if (!o.LoadOk()) flags.push_back("--no-readiness-load");
-  if (!o.ThrottleOk()) flags.push_back("--no-readiness-throttle");
+  if (!o.ThermalOk()) waive.push_back("the thermal criterion");
+  if (!o.LoadOk()) waive.push_back("the load criterion");
+  if (!o.ThrottleOk()) waive.push_back("the throttling criterion");
   std::string advice;
   for (size_t i = 0; i < actions.size(); ++i) advice += (i ? " and " : "") + actions[i];
-  advice += ", or raise --readiness-deadline, or waive with ";
-  for (size_t i = 0; i < flags.size(); ++i) advice += (i ? " / " : "") + flags[i];
+  advice += ", or raise the readiness deadline (deadline_s), or waive ";
+  for (size_t i = 0; i < waive.size(); ++i) advice += (i ? " / " : "") + waive[i];
   return advice;
 }
 

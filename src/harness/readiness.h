@@ -117,9 +117,10 @@ ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& cloc
 // (or everything is waived). Error (stage "readiness") when no poll starting within deadline_s of
 // the call is ready; the message names the last observation and what helps, e.g. "device not
 // ready after 300 s (101 polls): hottest CPU zone thermal_zone0 (x86_pkg_temp) 85.0 C > 70 C;
-// other processes busy 0.02 <= 0.30; no throttling; let it cool, or raise --readiness-deadline,
-// or waive with --no-readiness-thermal". `stop`, when given, is asked between polls: true ends the
-// wait at once with Error "interrupted by the user" (stage "readiness"), e.g. after Ctrl-C.
+// other processes busy 0.02 <= 0.30; no throttling; let it cool, or raise the readiness deadline
+// (deadline_s), or waive the thermal criterion" (the policy's names; the CLI adds its flags).
+// `stop`, when given, is asked between polls: true ends the wait at once with Error "interrupted
+// by the user" (stage "readiness"), e.g. after Ctrl-C.
 // `waiting`, when given, sees every poll that was not ready (polls and waited_s so far, and the
 // observation), so that a user can be told what the wait is for.
 Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,

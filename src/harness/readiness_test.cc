@@ -363,7 +363,8 @@ TEST(ReadinessGate, DeadlineExceededNamesTheLastObservation) {
   EXPECT_EQ(wait.error().message,
             "device not ready after 30 s (11 polls): hottest CPU zone thermal_zone1 (x86_pkg_temp) "
             "85.0 C > 70 C; other processes busy 0.00 <= 0.30; throttle counters unavailable; let "
-            "it cool, or raise --readiness-deadline, or waive with --no-readiness-thermal");
+            "it cool, or raise the readiness deadline (deadline_s), or waive the thermal "
+            "criterion");
   // Polls start every 3 s from 0 to 30 s inclusive; the last one's window ends at 31 s.
   EXPECT_DOUBLE_EQ(clock.NowSeconds(), 1000 + 31);
 }
@@ -397,7 +398,7 @@ TEST(ReadinessGate, BusyOthersFailWithLoadAdvice) {
   EXPECT_EQ(wait.error().message,
             "device not ready after 5 s (2 polls): no CPU thermal zone (thermal unavailable); "
             "other processes busy 0.75 > 0.30; throttle counters unavailable; stop other work, or "
-            "raise --readiness-deadline, or waive with --no-readiness-load");
+            "raise the readiness deadline (deadline_s), or waive the load criterion");
 }
 
 TEST(ReadinessGate, ThrottleCounterIncreaseBlocks) {
@@ -438,7 +439,7 @@ TEST(ReadinessGate, ThrottlingFailureAdvice) {
   EXPECT_EQ(wait.error().message,
             "device not ready after 0 s (1 poll): no CPU thermal zone (thermal unavailable); "
             "other processes busy 0.00 <= 0.30; throttling reported; let it cool, or raise "
-            "--readiness-deadline, or waive with --no-readiness-throttle");
+            "the readiness deadline (deadline_s), or waive the throttling criterion");
 }
 
 TEST(ReadinessGate, WaiversLetEveryCriterionPass) {

@@ -389,6 +389,9 @@ TEST(Synth, BadOptionsAreClearErrors) {
   o.type = "F16";
   o.vocab_dir = TestDir() + "/novocab";
   EXPECT_THAT(WriteSyntheticModel(o).error().message, HasSubstr("ggml-vocab-llama-spm.gguf"));
+  EXPECT_THAT(WriteSyntheticModel(o).error().message,
+              HasSubstr("; set the vocabulary folder (vocab_dir) or PIPETTE_VOCAB_DIR to a folder "
+                        "with ggml-vocab-*.gguf"));
   o.vocab_dir.clear();
   o.out_path = TestDir() + "/no/such/dir/x.gguf";
   EXPECT_THAT(WriteSyntheticModel(o).error().message, HasSubstr("does not exist"));

@@ -110,9 +110,10 @@ Result<GgufPtr> LoadTokenizerKeys(const std::string& vocab_path) {
   // Our reader first: it explains a missing or broken file in one line; ggml would only log.
   Result<GgufInfo> info = ReadGgufInfo(vocab_path);
   if (!info.ok()) {
-    return info.error().Wrap(
-        "vocabulary for the synthetic model (set --vocab-dir or "
-        "PIPETTE_VOCAB_DIR to a folder with ggml-vocab-*.gguf)");
+    Error e = info.error().Wrap("vocabulary for the synthetic model");
+    e.message += "; set the vocabulary folder (vocab_dir) or PIPETTE_VOCAB_DIR to a folder with "
+                 "ggml-vocab-*.gguf";
+    return e;
   }
   if (info->vocab_size == 0) {
     return MakeError(vocab_path + ": has no tokenizer.ggml.tokens; not a vocabulary file");

@@ -500,8 +500,8 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
     if (c.quality && c.decode_throughput) drawn.push_back(&c);
   }
   if (!any_quality) {
-    s.omitted = "no quality metrics (top1_agreement of kl_divergence_<ctx> results against a "
-                "reference model, from pipette run --reference).";
+    s.omitted = "no quality metrics (top1_agreement of kl_divergence_<ctx> results, which "
+                "`pipette run` measures against a reference model).";
     return s;
   }
   if (drawn.empty()) {

@@ -78,8 +78,8 @@ Status CheckIsPipetteStore(Db& db) {
   if (!tables.ok()) return tables.error();
   if (app_id->value_or(0) == 0 && tables->value_or(0) == 0) return Status::Ok();  // new file
   return MakeError(db.path() +
-                       ": an SQLite database of another program, not a pipette store; pass "
-                       "--store with another path",
+                       ": an SQLite database of another program, not a pipette store; give "
+                       "another store path",
                    "store");
 }
 

@@ -18,12 +18,12 @@ Error SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view
     case SQLITE_READONLY:
       return MakeError(path +
                            ": store is read-only; check the permissions of the file and its "
-                           "directory, or pass --store with a writable path",
+                           "directory, or give a store path that is writable",
                        "store");
     case SQLITE_NOTADB:
       return MakeError(path +
                            ": not a pipette store (not an SQLite database); move the file away "
-                           "or pass --store with another path",
+                           "or give another store path",
                        "store");
     case SQLITE_CORRUPT:
       return MakeError(path + ": the store is corrupt (" + detail +

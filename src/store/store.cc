@@ -234,24 +234,24 @@ ResultStore::~ResultStore() = default;
 
 Result<std::unique_ptr<ResultStore>> ResultStore::Open(const std::string& path,
                                                        const StoreOptions& options) {
-  if (path.empty()) return MakeError("the store path is empty; pass --store PATH", "store");
+  if (path.empty()) return MakeError("the store path is empty; give the path of a store file", "store");
   const fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
   if (!options.create_if_missing && !fs::exists(path, ec)) {
     return MakeError("no results store at " + path +
-                         "; check --store (it is created by `pipette run` or `pipette suite run`)",
+                         " (`pipette run` and `pipette suite run` create one); check the store path",
                      "store");
   }
   if (!parent.empty() && !fs::is_directory(parent, ec)) {
     fs::create_directories(parent, ec);
     if (ec) {
       return MakeError(path + ": cannot create the directory " + parent.string() + " (" +
-                           ec.message() + "); pass --store with a writable path",
+                           ec.message() + "); give a store path that is writable",
                        "store");
     }
   }
   if (fs::is_directory(path, ec)) {
-    return MakeError(path + ": is a directory; pass --store with a file path", "store");
+    return MakeError(path + ": is a directory; give a store path that names a file", "store");
   }
   auto db = Db::Open(path, options.busy_timeout_ms, options.create_if_missing);
   if (!db.ok()) return db.error();

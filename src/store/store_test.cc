@@ -502,8 +502,8 @@ TEST_F(StoreTest, OpenRejectsNonSqliteFile) {
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().message,
             path_ +
-                ": not a pipette store (not an SQLite database); move the file away or pass "
-                "--store with another path");
+                ": not a pipette store (not an SQLite database); move the file away or give "
+                "another store path");
 }
 
 TEST_F(StoreTest, OpenRejectsOtherProgramsDatabase) {
@@ -544,7 +544,7 @@ TEST_F(StoreTest, OpenWithoutCreateRefusesMissingFile) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message,
             "no results store at " + path_ +
-                "; check --store (it is created by `pipette run` or `pipette suite run`)");
+                " (`pipette run` and `pipette suite run` create one); check the store path");
   EXPECT_FALSE(fs::exists(path_));
   EXPECT_FALSE(fs::exists(fs::path(path_).parent_path()));  // no folder made either
   ASSERT_TRUE(OpenOrDie());  // creates it

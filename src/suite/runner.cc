@@ -242,7 +242,7 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
   fs::create_directories(options.logs_dir, ec);
   if (ec || !fs::is_directory(options.logs_dir)) {
     return MakeError(options.logs_dir + ": cannot create the suite's log folder (" +
-                     ec.message() + "); choose another with --logs");
+                     ec.message() + "); choose another logs folder");
   }
   InstallInterruptHandler();
   const bool stop_on_failure = options.stop_on_failure || suite.stop_on_failure;

@@ -53,6 +53,16 @@ TEST(GateEndToEnd, HotCpuZoneFailsAtDeadlineNamingIt) {
   const std::string msg = rec["failure"]["message"];
   EXPECT_NE(msg.find("thermal_zone0"), std::string::npos) << msg;
   EXPECT_NE(msg.find("85.0 C"), std::string::npos) << msg;
+  // The stored message names the policy's settings; `pipette run` adds its flags.
+  EXPECT_NE(msg.find("let it cool, or raise the readiness deadline (deadline_s), or waive the "
+                     "thermal criterion"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("--"), std::string::npos) << msg;
+  EXPECT_NE(r.err.find("let it cool, or raise the readiness deadline (--readiness-deadline, "
+                       "deadline_s), or waive the thermal criterion (--no-readiness-thermal)"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(GateEndToEnd, WaitsWhileHotAndPassesWhenItCools) {

@@ -35,7 +35,8 @@ TEST(ReportCli, MissingStoreIsBadInputAndNotCreated) {
   auto r = RunPipette({"--store", store, "report", "-o", out});
   EXPECT_EQ(r.exit.code, 2) << r.err;
   EXPECT_EQ(r.err, "pipette: error: no results store at " + store +
-                       "; check --store (it is created by `pipette run` or `pipette suite run`)\n");
+                       " (`pipette run` and `pipette suite run` create one); check the store path "
+                       "(--store)\n");
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(store));  // reading never creates a store
@@ -106,7 +107,8 @@ TEST(ReadOnlyStoreCli, MissingStoreIsBadInputForEveryReader) {
     auto r = RunPipette(args);
     EXPECT_EQ(r.exit.code, 2) << command[0] << ": " << r.err;
     EXPECT_EQ(r.err, "pipette: error: no results store at " + store +
-                         "; check --store (it is created by `pipette run` or `pipette suite run`)\n")
+                         " (`pipette run` and `pipette suite run` create one); check the store "
+                         "path (--store)\n")
         << command[0];
     EXPECT_FALSE(fs::exists(store)) << command[0];
   }

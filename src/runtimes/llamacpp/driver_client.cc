@@ -58,7 +58,9 @@ Result<std::string> LlamaCppDriver::ReadReply(const std::string& stage) {
     }
     return MakeError("runtime process did not answer within " +
                      std::to_string(timeout_.count() / 1000) + " s during " + stage +
-                     " (killed); raise --request-timeout if the work is that long", stage);
+                     " (killed); raise the request timeout (request_timeout_s) if the work "
+                     "is that long",
+                     stage);
   }
   return Died(stage);
 }
