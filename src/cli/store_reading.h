@@ -15,7 +15,7 @@ namespace pipette::cli {
 std::string StorePath(const CliContext& ctx);
 
 // The store, opened for a command that only reads it: a missing file is bad input ("no results
-// store at PATH; check --store ..."), not a new empty store. On an error it is reported (exit 2
+// store at PATH (...); check the store path (--store)"), not a new empty store. On an error it is reported (exit 2
 // for a missing file, 1 otherwise) and nullptr returned.
 std::unique_ptr<ResultStore> OpenStoreToRead(CliContext& ctx);
 
