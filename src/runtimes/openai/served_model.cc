@@ -70,7 +70,8 @@ Result<GenerateTiming> ServedModel::Generate(const std::string& text, int n) {
   g.prompt_tokens = static_cast<int>(c->prompt_tokens);
   g.generated_tokens = static_cast<int>(c->completion_tokens);
   g.end_ms = c->end_ms;
-  g.request_ms = c->end_ms;
+  // request_ms stays unknown: pipette's clock is the only one here, so there is no inner timed
+  // region to compare with (no harness_overhead).
   for (const CompletionChunk& chunk : c->chunks) g.token_ms.push_back(chunk.arrival_ms);
   if (!g.token_ms.empty()) g.end_ms = std::max(g.end_ms, g.token_ms.back());
   g.text = c->Text();
@@ -80,7 +81,7 @@ Result<GenerateTiming> ServedModel::Generate(const std::string& text, int n) {
 Result<PrefillTiming> ServedModel::Prefill(const std::string& text) {
   auto g = Generate(text, 1);
   if (!g) return g.error();
-  return PrefillTiming{g->token_ms.front(), true, g->end_ms};
+  return PrefillTiming{g->token_ms.front(), true, -1};
 }
 
 std::optional<int> ServedModel::Pid() const {
