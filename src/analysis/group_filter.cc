@@ -161,6 +161,7 @@ ResultFilter ToResultFilter(const GroupFilter& group, const ResultFilter& base) 
     else if (key == "runtime") f.runtimes = {value};
     else if (key == "device") f.devices = {value};
     else if (key == "label") f.labels = {value};
+    else if (key == "commit") continue;  // no store filter: Matches() narrows by commit prefix
     else f.settings.push_back(key + "=" + value);
   }
   return f;
