@@ -1,5 +1,6 @@
 // Configurations: grouping records by what a team ships, and naming each one briefly.
 #include <algorithm>
+#include <sstream>
 #include <cctype>
 #include <map>
 #include <set>
@@ -48,6 +49,20 @@ std::string SettingText(const std::string& key, const json& value) {
                         : value.is_null() ? std::string("default")
                                           : value.dump();
   if (key == "threads") return "t=" + v;
+  if (key == "server") {  // a command line: named by its program, past launchers like taskset
+    std::istringstream words(v);
+    std::string program;
+    for (std::string w; words >> w;) {
+      const std::string base = w.substr(w.rfind('/') + 1);
+      if (program.empty()) program = base;
+      if (w.find('/') != std::string::npos && base != "taskset" && base != "nice" &&
+          base != "numactl" && base != "env") {
+        program = base;
+        break;
+      }
+    }
+    return "server=" + program;
+  }
   return key + "=" + v;
 }
 
@@ -72,11 +87,19 @@ void NameConfigurations(std::vector<Configuration>& configs) {
   for (const Configuration& c : configs) {
     for (const auto& [key, value] : c.settings.items()) setting_keys.insert(key);
   }
+  // A setting names configurations where it differs among those that have it: a runtime without
+  // the setting (an OpenAI server has no KV cache type) is told apart by its runtime, not by a
+  // list of settings it never had.
   std::vector<std::string> differing_settings;
   for (const std::string& key : setting_keys) {
-    if (differs([&](const Configuration& c) {
-          return c.settings.contains(key) ? c.settings[key].dump() : std::string("<absent>");
-        })) {
+    std::set<std::string> values;
+    for (const Configuration& c : configs) {
+      if (c.settings.contains(key)) values.insert(c.settings[key].dump());
+    }
+    const bool someone_lacks = std::any_of(configs.begin(), configs.end(), [&](const auto& c) {
+      return !c.settings.contains(key);
+    });
+    if (values.size() > 1 || (someone_lacks && !runtime_differs && !values.empty())) {
       differing_settings.push_back(key);
     }
   }
@@ -92,6 +115,7 @@ void NameConfigurations(std::vector<Configuration>& configs) {
     if (runtime_differs) parts.push_back(c.runtime + " " + c.runtime_version);
     if (device_differs) parts.push_back(c.device_id.substr(0, 8));
     for (const std::string& key : differing_settings) {
+      if (!c.settings.contains(key) && runtime_differs) continue;
       parts.push_back(SettingText(key, c.settings.contains(key) ? c.settings[key] : json(nullptr)));
     }
     if (parts.empty()) {

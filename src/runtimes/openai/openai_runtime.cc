@@ -48,7 +48,9 @@ std::string VersionLine(const std::string& program) {
   if (!exit) return "";
   std::istringstream in(out);
   for (std::string line; std::getline(in, line);) {
-    if (line.find("version") != std::string::npos) return line;
+    if (line.find("version") == std::string::npos) continue;
+    if (line.rfind("version: ", 0) == 0) line = line.substr(9);  // llama-server's "version: 0.4.0 (...)"
+    return line;
   }
   return "";
 }
