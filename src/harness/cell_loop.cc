@@ -212,7 +212,9 @@ json CellLoop::Run() {
       if (auto s = AwaitReadiness(); !s) return fail(s.error());
     }
     if (policy.spin_up_ms > 0 && session_) {
-      if (auto s = w->SpinUp(*session_, policy.spin_up_ms); !s) return fail(s.error());
+      if (auto s = w->SpinUp(*session_, policy.spin_up_ms); !s) {
+        return fail(Error{s.error().message + " (spinning up before a repetition)", "spin_up"});
+      }
     }
     auto rep = Measure(*w);
     if (!rep) return fail(rep.error());

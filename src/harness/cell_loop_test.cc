@@ -38,6 +38,7 @@ CellSpec Spec(FakeScript& script, const std::string& benchmark) {
   spec.policy.min_reps = 5;
   spec.policy.max_reps = 5;
   spec.policy.request_timeout_s = 1;
+  spec.policy.spin_up_ms = 0;  // the fault indices count timed units only
   spec.readiness.waive_load = true;
   spec.readiness.waive_thermal = true;
   spec.readiness.waive_throttle = true;
@@ -131,6 +132,29 @@ TEST(CellLoop, MemoryStartsAFreshSessionPerRepetition) {
   ASSERT_EQ(r["status"], "ok") << r.dump(1);
   EXPECT_EQ(script.sessions, 6);
   EXPECT_DOUBLE_EQ(r["metrics"]["max_host_usage"]["median"].get<double>(), 64.0 * (1 << 20));
+}
+
+TEST(CellLoop, SpinUpRunsUntimedWorkBeforeEveryRepetition) {
+  FakeScript script;
+  CellSpec spec = Spec(script, "decode_throughput_8_10");
+  spec.policy.spin_up_ms = 1;
+  const json r = RunOk(spec);
+  ASSERT_EQ(r["status"], "ok") << r.dump(1);
+  EXPECT_EQ(r["harness"]["spin_up_ms"], 1);
+  EXPECT_GT(script.calls, 11);  // one warm-up, five reps, and prefills spun for 1 ms before each
+  EXPECT_DOUBLE_EQ(r["metrics"]["decode_throughput"]["median"].get<double>(), 1000.0);
+}
+
+TEST(CellLoop, FaultWhileSpinningUpIsNamed) {
+  FakeScript script;
+  script.fail_at_rep = 2;  // the warm-up, then the first spin-up crashes
+  CellSpec spec = Spec(script, "decode_throughput_8_10");
+  spec.policy.spin_up_ms = 1;
+  const json r = RunOk(spec);
+  EXPECT_EQ(r["status"], "failed");
+  EXPECT_EQ(r["failure"]["stage"], "spin_up");
+  EXPECT_NE(r["failure"]["message"].get<std::string>().find("spinning up before a repetition"),
+            std::string::npos);
 }
 
 TEST(CellLoop, BenchmarkTheRuntimeCannotRunIsBadInput) {

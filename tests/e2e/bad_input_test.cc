@@ -128,7 +128,9 @@ TEST(Fault, DriverKilledMidRunIsStoredAsFailure) {
   EXPECT_NE(r.err.find("SIGKILL"), std::string::npos) << r.err;
   const json rec = OnlyFailedRecord(store);
   EXPECT_EQ(rec["status"], "failed");
-  EXPECT_EQ(rec["failure"]["stage"], "decode");
+  // The kill lands in a repetition or in the untimed spin-up before one.
+  EXPECT_TRUE(rec["failure"]["stage"] == "decode" || rec["failure"]["stage"] == "spin_up")
+      << rec["failure"].dump();
   EXPECT_NE(rec["failure"]["message"].get<std::string>().find("killed by signal 9 (SIGKILL)"),
             std::string::npos);
   EXPECT_GE(rec["samples"].size(), 1u);  // repetitions before the crash are kept
@@ -145,7 +147,8 @@ TEST(Fault, HungRuntimeTimesOut) {
   stopper.join();
   EXPECT_EQ(r.exit.code, 1) << r.err;
   const json rec = OnlyFailedRecord(store);
-  EXPECT_EQ(rec["failure"]["stage"], "decode");
+  EXPECT_TRUE(rec["failure"]["stage"] == "decode" || rec["failure"]["stage"] == "spin_up")
+      << rec["failure"].dump();
   const std::string message = rec["failure"]["message"];
   EXPECT_NE(message.find("did not answer within 2 s"), std::string::npos) << message;
   // The stored message names the setting; the CLI adds its flag.
