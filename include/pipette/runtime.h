@@ -210,6 +210,12 @@ class Runtime {
   // shape's need).
   virtual Result<nlohmann::json> ResolveSettings(const nlohmann::json& given,
                                                  const ResolveContext& cell) const = 0;
+  // Checks, before anything runs, that the runtime will measure `model_path` (a server that runs
+  // already serves one model: it must be that file). Errors: bad input, one line.
+  virtual Status CheckModel(const std::string& model_path) const {
+    (void)model_path;
+    return Status::Ok();
+  }
   // Starts the engine and loads the model. Errors: stage "start" or "load".
   virtual Result<std::unique_ptr<RuntimeSession>> Start(const SessionOptions& options) = 0;
 };

@@ -25,6 +25,9 @@ struct TermFlag {
 
 constexpr TermFlag kTermFlags[] = {
     {"reference model", "--reference"},
+    {"runtime directory", "--runtime-dir"},
+    {"server's URL", "--url"},
+    {"command that starts it", "--server"},
     {"allow context overflow", "--allow-context-overflow"},
     {"runtime log", "--runtime-log"},
     {"readiness deadline", "--readiness-deadline"},

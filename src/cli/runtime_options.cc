@@ -89,8 +89,14 @@ Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& a) {
   for (const auto& [setting, text] : a.values) {
     const SettingDef* d = FindSetting(*defs, setting);
     if (d == nullptr) {
-      return MakeError(fmt::format("runtime {} does not take {} ({})", choice.name,
-                                   LongFlag(setting), setting));
+      std::vector<std::string> flags;
+      for (const SettingDef& other : *defs) {
+        if (const std::string f = LongFlag(other.name); !f.empty()) flags.push_back(f);
+      }
+      return MakeError(fmt::format(
+          "runtime {} does not take {} ({}); {}", choice.name, LongFlag(setting), setting,
+          flags.empty() ? "it takes no setting flags (a server's settings are its own command line)"
+                        : fmt::format("it takes {}", fmt::join(flags, ", "))));
     }
     auto v = Typed(*d, text);
     if (!v) return v.error();

@@ -4,6 +4,7 @@
 // statistics and the record.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -194,7 +195,7 @@ json CellLoop::Run() {
   };
   if (auto s = w->BeforeStart(record_); !s) return fail(s.error());
   if (!w->FreshSessionPerRep()) {
-    Progress("loading " + spec_.model_path);
+    Progress("starting " + runtime_.Identity().name + " with " + spec_.model_path);
     auto started = StartSession(spec_.model_path, log_path_, false);
     if (!started) return fail(started.error());
     session_ = std::move(*started);
@@ -343,7 +344,9 @@ std::string AdaptiveRepLine(const std::vector<Rep>& reps, const std::string& met
                                        s.median / (1024.0 * 1024.0))
                          : fmt::format("rep {}: {} median {:.6g} {}", rep, metric, s.median, unit);
   if (s.n < 3) return line + " (n < 3: no interval)";
-  const double half_width = 100.0 * (s.ci95_high - s.ci95_low) / 2 / s.median;
+  // The wider side of the interval, as the stopping rule (CiWithinTarget) judges it.
+  const double half_width =
+      100.0 * std::max(s.ci95_high - s.median, s.median - s.ci95_low) / std::fabs(s.median);
   // Two significant digits below 0.1%, so that a tight interval does not read as +-0.0%.
   return line + (half_width >= 0.1 ? fmt::format(", 95% CI +-{:.1f}%", half_width)
                                    : fmt::format(", 95% CI +-{:.2g}%", half_width));

@@ -123,6 +123,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   if (!settings) return settings.error();
   auto info = ReadGgufInfo(spec.model_path);
   if (!info) return info.error();
+  if (auto s = runtime.CheckModel(spec.model_path); !s) return s.error();
   if (info->n_ctx_train > 0 && static_cast<uint64_t>(need) > info->n_ctx_train &&
       !spec.allow_context_overflow) {
     return MakeError(b.id + " needs " + std::to_string(need) + " tokens of context but " +

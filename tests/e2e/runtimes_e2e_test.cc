@@ -206,6 +206,22 @@ TEST(RuntimeBadInput, RuntimeDirectoryWithoutTheBinaries) {
                      "has no llama-bench");
 }
 
+TEST(RuntimeBadInput, ServerAtUrlServesAnotherModel) {
+  const std::string served = Stories260K("Q8_0");
+  if (served.empty()) GTEST_SKIP() << SharedMissingReason();
+  auto port = FreeLocalPort();
+  ASSERT_TRUE(port.ok());
+  const std::string url = "http://127.0.0.1:" + std::to_string(*port);
+  auto server = ServerProcess::Start({kBin + "/llama-server", "-m", served, "--port",
+                                      std::to_string(*port), "-c", "512", "-t", "1"},
+                                     url, WorkDir() + "/served.log", std::chrono::seconds(60));
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  ExpectOneLineError(RunCli(TinySynthetic(), {"--runtime", "openai", "--url", url}),
+                     "serves stories260K-Q8_0.gguf, not tiny");
+  const CliResult ok = RunCli(served, {"--runtime", "openai", "--url", url});
+  EXPECT_EQ(ok.exit.code, 0) << ok.err;
+}
+
 TEST(RuntimeBadInput, UnknownRuntime) {
   ExpectOneLineError(RunCli(TinySynthetic(), {"--runtime", "mlx"}),
                      "unknown runtime 'mlx'; the runtimes are: llamacpp, llamacpp-stock, openai");
@@ -242,7 +258,7 @@ TEST(RuntimeBadInput, FlagOfAnotherRuntime) {
 
 TEST(RuntimeBadInput, OpenAiWithoutUrlOrServer) {
   ExpectOneLineError(RunCli(TinySynthetic(), {"--runtime", "openai"}),
-                     "runtime openai needs the server's URL, or a command that starts it");
+                     "runtime openai needs the server's URL (--url), or a command that starts it (--server)");
 }
 
 }  // namespace

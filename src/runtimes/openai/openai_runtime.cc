@@ -160,6 +160,7 @@ class OpenAiRuntime : public Runtime {
                                                        : "unknown";
       identity_.commit = CommitIn(id.build_info);
       identity_.extra = {{"server", {{"url", id.base_url}, {"models", id.model_ids}}}};
+      served_model_path_ = id.model_path;
       return Status::Ok();
     }
     if (access(command_.front().c_str(), X_OK) != 0) {
@@ -176,6 +177,16 @@ class OpenAiRuntime : public Runtime {
     identity_.commit = CommitIn(version);
     identity_.build = {{"server_program", program}};
     return Status::Ok();
+  }
+
+  // A server at a URL serves the model it was started with: a result must describe that file.
+  Status CheckModel(const std::string& model_path) const override {
+    if (served_model_path_.empty()) return Status::Ok();  // the server does not say (not llama-server)
+    const auto served = fs::path(served_model_path_).filename();
+    if (served == fs::path(model_path).filename()) return Status::Ok();
+    return MakeError(fmt::format("the server at {} serves {}, not {}: give the model file it serves "
+                                 "(the result describes that file), or start it with this one",
+                                 url_, served.string(), fs::path(model_path).filename().string()));
   }
 
   const RuntimeIdentity& Identity() const override { return identity_; }
@@ -236,6 +247,7 @@ class OpenAiRuntime : public Runtime {
   std::string url_;
   std::vector<std::string> command_;
   std::string api_model_;
+  std::string served_model_path_;  // what a server at a URL says it serves ("" when it does not)
   std::vector<SettingDef> defs_;
   RuntimeIdentity identity_;
 };
