@@ -9,19 +9,16 @@
 #include "base/sha256.h"
 #include "pipette/analysis.h"
 #include "pipette/gguf.h"
+#include "pipette/record.h"
 
 namespace pipette {
 
 using nlohmann::json;
-using analysis::StringAt;
 
 namespace {
 
 json KeyFields(const json& record) {
-  const auto at = [&](const char* pointer) {
-    const json::json_pointer p(pointer);
-    return record.contains(p) ? record.at(p) : json(nullptr);
-  };
+  const auto at = [&](const char* pointer) { return record::ValueAt(record, pointer); };
   return {{"model.sha256", at("/model/sha256")},
           {"model.quant", at("/model/quant")},
           {"runtime.name", at("/runtime/name")},
@@ -33,9 +30,10 @@ json KeyFields(const json& record) {
 
 // Newer first: started_at, then result_id (UUIDv7 ids sort by creation time).
 bool Newer(const json& a, const json& b) {
-  const std::string sa = StringAt(a, "/started_at"), sb = StringAt(b, "/started_at");
+  const std::string sa = record::StringAt(a, "/started_at");
+  const std::string sb = record::StringAt(b, "/started_at");
   if (sa != sb) return sa > sb;
-  return StringAt(a, "/result_id") > StringAt(b, "/result_id");
+  return record::StringAt(a, "/result_id") > record::StringAt(b, "/result_id");
 }
 
 std::string Lower(std::string s) {
@@ -147,7 +145,7 @@ std::string ConfigurationKey(const json& record) { return Sha256Hex(KeyFields(re
 
 const json* Configuration::Find(const std::string& benchmark_id) const {
   for (const json& r : results) {
-    if (analysis::BenchmarkIdOf(r) == benchmark_id) return &r;
+    if (record::BenchmarkId(r) == benchmark_id) return &r;
   }
   return nullptr;
 }
@@ -156,8 +154,8 @@ std::vector<Configuration> GroupConfigurations(const std::vector<json>& records,
   // key -> benchmark -> the ok records, newest first
   std::map<std::string, std::map<std::string, std::vector<const json*>>> grouped;
   for (const json& r : records) {
-    if (!r.is_object() || StringAt(r, "/status") != "ok") continue;
-    const std::string benchmark = analysis::BenchmarkIdOf(r);
+    if (!r.is_object() || !record::IsOk(r)) continue;
+    const std::string benchmark = record::BenchmarkId(r);
     if (benchmark.empty()) continue;
     grouped[ConfigurationKey(r)][benchmark].push_back(&r);
   }
@@ -171,9 +169,9 @@ std::vector<Configuration> GroupConfigurations(const std::vector<json>& records,
       }
       // Pool only what shares the newest result's config_id (the same methodology and shape).
       std::vector<const json*> same;
-      const std::string config_id = StringAt(*list.front(), "/config_id");
+      const std::string config_id = record::ConfigId(*list.front());
       for (const json* r : list) {
-        if (StringAt(*r, "/config_id") == config_id) same.push_back(r);
+        if (record::ConfigId(*r) == config_id) same.push_back(r);
       }
       chosen[key][benchmark] = PoolResults(same);
     }
@@ -184,20 +182,20 @@ std::vector<Configuration> GroupConfigurations(const std::vector<json>& records,
     c.key = key;
     for (auto& [id, record] : by_benchmark) c.results.push_back(std::move(record));
     const json& r = c.results.front();
-    c.model_file = StringAt(r, "/model/file_name");
-    c.model_sha256 = StringAt(r, "/model/sha256");
-    c.quant = StringAt(r, "/model/quant");
+    c.model_file = record::StringAt(r, "/model/file_name");
+    c.model_sha256 = record::StringAt(r, "/model/sha256");
+    c.quant = record::StringAt(r, "/model/quant");
     c.quant_label = r.contains("model") ? QuantLabel(r["model"]) : c.quant;
-    const json::json_pointer size("/model/size_bytes"), synth("/model/synthetic");
-    if (r.contains(size) && r.at(size).is_number() && r.at(size).get<double>() > 0) {
-      c.model_size_bytes = r.at(size).is_number_unsigned()
-                               ? r.at(size).get<uint64_t>()
-                               : static_cast<uint64_t>(r.at(size).get<double>());
+    const json* size = record::Find(r, "/model/size_bytes");
+    if (size != nullptr && size->is_number() && size->get<double>() > 0) {
+      c.model_size_bytes = size->is_number_unsigned() ? size->get<uint64_t>()
+                                                      : static_cast<uint64_t>(size->get<double>());
     }
-    c.synthetic = r.contains(synth) && r.at(synth).is_boolean() && r.at(synth).get<bool>();
-    c.runtime = StringAt(r, "/runtime/name");
-    c.runtime_version = StringAt(r, "/runtime/version");
-    c.device_id = StringAt(r, "/device/id");
+    const json* synth = record::Find(r, "/model/synthetic");
+    c.synthetic = synth != nullptr && synth->is_boolean() && synth->get<bool>();
+    c.runtime = record::StringAt(r, "/runtime/name");
+    c.runtime_version = record::StringAt(r, "/runtime/version");
+    c.device_id = record::StringAt(r, "/device/id");
     c.settings = analysis::ConfigurationSettings(r);
     configs.push_back(std::move(c));
   }

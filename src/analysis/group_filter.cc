@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/record_fields.h"
+#include "pipette/record.h"
 
 namespace pipette::analysis {
 
@@ -40,9 +41,10 @@ std::string Trim(std::string_view s) {
 }
 
 bool Newer(const json& a, const json& b) {
-  const std::string sa = StringAt(a, "/started_at"), sb = StringAt(b, "/started_at");
+  const std::string sa = record::StringAt(a, "/started_at");
+  const std::string sb = record::StringAt(b, "/started_at");
   if (sa != sb) return sa > sb;
-  return StringAt(a, "/result_id") > StringAt(b, "/result_id");
+  return record::StringAt(a, "/result_id") > record::StringAt(b, "/result_id");
 }
 
 // Per benchmark id, the estimate of one side: its ok results of that benchmark pooled
@@ -50,8 +52,8 @@ bool Newer(const json& a, const json& b) {
 std::map<std::string, json> ByBenchmark(const std::vector<json>& records, Repeats repeats) {
   std::map<std::string, std::vector<const json*>> all;
   for (const json& r : records) {
-    if (StringAt(r, "/status") != "ok") continue;
-    const std::string id = BenchmarkIdOf(r);
+    if (!record::IsOk(r)) continue;
+    const std::string id = record::BenchmarkId(r);
     if (!id.empty()) all[id].push_back(&r);
   }
   std::map<std::string, json> out;
@@ -63,9 +65,9 @@ std::map<std::string, json> ByBenchmark(const std::vector<json>& records, Repeat
       continue;
     }
     std::vector<const json*> same;
-    const std::string config_id = StringAt(*list.front(), "/config_id");
+    const std::string config_id = record::ConfigId(*list.front());
     for (const json* r : list) {
-      if (StringAt(*r, "/config_id") == config_id) same.push_back(r);
+      if (record::ConfigId(*r) == config_id) same.push_back(r);
     }
     out[id] = PoolResults(same);
   }
@@ -120,31 +122,31 @@ Result<GroupFilter> ParseGroupFilter(std::string_view text) {
 }
 
 bool Matches(const GroupFilter& filter, const json& record) {
-  if (StringAt(record, "/status") != "ok") return false;
+  if (!record::IsOk(record)) return false;
   for (const auto& [key, value] : filter.terms) {
     if (key == "quant") {
-      if (Lower(StringAt(record, "/model/quant")) != Lower(value)) return false;
+      if (Lower(record::StringAt(record, "/model/quant")) != Lower(value)) return false;
     } else if (key == "model") {
-      const bool sha = Lower(StringAt(record, "/model/sha256")).starts_with(Lower(value));
-      const bool file = StringAt(record, "/model/file_name").find(value) != std::string::npos;
+      const bool sha = Lower(record::StringAt(record, "/model/sha256")).starts_with(Lower(value));
+      const bool file =
+          record::StringAt(record, "/model/file_name").find(value) != std::string::npos;
       if (!sha && !file) return false;
     } else if (key == "benchmark") {
-      if (BenchmarkIdOf(record) != value) return false;
+      if (record::BenchmarkId(record) != value) return false;
     } else if (key == "runtime") {
-      if (StringAt(record, "/runtime/name") != value) return false;
+      if (record::StringAt(record, "/runtime/name") != value) return false;
     } else if (key == "commit") {  // the runtime's commit, a prefix: two llama.cpp builds apart
-      const std::string commit = Lower(StringAt(record, "/runtime/commit"));
+      const std::string commit = Lower(record::StringAt(record, "/runtime/commit"));
       const std::string v = Lower(value);
       if (commit.empty() || !(commit.starts_with(v) || v.starts_with(commit))) return false;
     } else if (key == "device") {
-      if (!StringAt(record, "/device/id").starts_with(value)) return false;
+      if (!record::StringAt(record, "/device/id").starts_with(value)) return false;
     } else if (key == "label") {
-      if (StringAt(record, "/device/label") != value) return false;
+      if (record::StringAt(record, "/device/label") != value) return false;
     } else if (IsSettingKey(key)) {
-      const json::json_pointer p("/runtime/settings/" + key);
-      if (!record.contains(p)) return false;
-      const json& v = record.at(p);
-      const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+      const json* v = record::Find(record, "/runtime/settings/" + key);
+      if (v == nullptr) return false;
+      const std::string text = v->is_string() ? v->get<std::string>() : v->dump();
       if (text != value) return false;
     }
   }

@@ -11,6 +11,7 @@
 #include "analysis/noise.h"
 #include "analysis/record_fields.h"
 #include "analysis/select_parts.h"
+#include "pipette/record.h"
 
 namespace pipette {
 
@@ -36,8 +37,8 @@ std::vector<const json*> ResultsLookedAt(const Configuration& config,
                                          const std::vector<std::string>& benchmarks) {
   std::vector<const json*> out;
   for (const json& r : config.results) {
-    if (benchmarks.empty() ||
-        std::find(benchmarks.begin(), benchmarks.end(), BenchmarkIdOf(r)) != benchmarks.end()) {
+    if (benchmarks.empty() || std::find(benchmarks.begin(), benchmarks.end(),
+                                        record::BenchmarkId(r)) != benchmarks.end()) {
       out.push_back(&r);
     }
   }
@@ -51,9 +52,9 @@ std::optional<Extreme> Pick(const std::vector<const json*>& results, const std::
                             Better better) {
   std::optional<Extreme> best;
   for (const json* r : results) {
-    auto v = MetricValue(*r, metric);
+    auto v = record::MetricValue(*r, metric);
     if (!v || (best && !better(*v, best->value))) continue;
-    best = Extreme{*v, BenchmarkIdOf(*r), r};
+    best = Extreme{*v, record::BenchmarkId(*r), r};
   }
   return best;
 }
@@ -178,15 +179,15 @@ LimitCheck CheckMetric(const std::vector<const json*>& results, const char* limi
                        double threshold) {
   std::optional<LimitCheck> worst;
   for (const json* r : results) {
-    auto median = MetricValue(*r, metric);
+    auto median = record::MetricValue(*r, metric);
     if (!median) continue;
     LimitCheck c = Check(limit, metric, unit, upper, threshold);
     c.measured = true;
-    c.benchmark_id = BenchmarkIdOf(*r);
+    c.benchmark_id = record::BenchmarkId(*r);
     c.value = *median;
-    c.ci95_low = MetricValue(*r, metric, "ci95_low").value_or(*median);
-    c.ci95_high = MetricValue(*r, metric, "ci95_high").value_or(*median);
-    c.n = static_cast<size_t>(MetricValue(*r, metric, "n").value_or(1));
+    c.ci95_low = record::MetricValue(*r, metric, "ci95_low").value_or(*median);
+    c.ci95_high = record::MetricValue(*r, metric, "ci95_high").value_or(*median);
+    c.n = static_cast<size_t>(record::MetricValue(*r, metric, "n").value_or(1));
     c.results = PooledCountOf(*r);
     c.noisy = IsNoisy(*r);
     Judge(c);
@@ -219,16 +220,16 @@ std::optional<Quality> QualityScore(const Configuration& config,
   }
   if (auto worst = Smallest(kl, "top1_agreement")) {
     const json& r = *worst->record;
-    return Quality{100 * worst->value,
-                   100 * MetricValue(r, "top1_agreement", "ci95_low").value_or(worst->value),
-                   100 * MetricValue(r, "top1_agreement", "ci95_high").value_or(worst->value),
-                   worst->benchmark_id, IsNoisy(r)};
+    const auto low = record::MetricValue(r, "top1_agreement", "ci95_low");
+    const auto high = record::MetricValue(r, "top1_agreement", "ci95_high");
+    return Quality{100 * worst->value, 100 * low.value_or(worst->value),
+                   100 * high.value_or(worst->value), worst->benchmark_id, IsNoisy(r)};
   }
   if (config.model_sha256.empty()) return std::nullopt;
   for (const Configuration& other : all) {
     for (const json& r : other.results) {
       if (BenchmarkTypeOf(r) == "kl_divergence" &&
-          StringAt(r, "/input/reference_model/sha256") == config.model_sha256) {
+          record::StringAt(r, "/input/reference_model/sha256") == config.model_sha256) {
         return Quality{100.0, 100.0, 100.0, "", false};
       }
     }

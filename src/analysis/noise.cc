@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analysis/record_fields.h"
+#include "pipette/record.h"
 #include "pipette/stats.h"
 
 namespace pipette::analysis {
@@ -16,14 +17,6 @@ using nlohmann::json;
 
 constexpr double kOverheadBoundBelow = 0.10;  // decode_roofline_efficiency
 constexpr double kBusyWorthSaying = 0.05;     // others' CPU share seen by the readiness gate
-
-// A finite number at a JSON pointer.
-std::optional<double> NumberAt(const json& record, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!record.is_object() || !record.contains(p) || !record.at(p).is_number()) return std::nullopt;
-  const double v = record.at(p).get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
 
 // A value in its unit for a sentence: "360 tokens/s", "12.1 MiB", "0.000779 nats".
 std::string ValueWithUnit(double value, const std::string& unit) {
@@ -36,9 +29,9 @@ std::string ValueWithUnit(double value, const std::string& unit) {
 // held the gate (harness.readiness.waits[].observation and .held[]).
 std::vector<json> ReadinessObservations(const json& record) {
   std::vector<json> out;
-  const json::json_pointer p("/harness/readiness/waits");
-  if (!record.is_object() || !record.contains(p) || !record.at(p).is_array()) return out;
-  for (const json& wait : record.at(p)) {
+  const json* waits = record::Find(record, "/harness/readiness/waits");
+  if (waits == nullptr || !waits->is_array()) return out;
+  for (const json& wait : *waits) {
     if (!wait.is_object()) continue;
     if (wait.contains("observation") && wait["observation"].is_object()) {
       out.push_back(wait["observation"]);
@@ -64,15 +57,14 @@ std::optional<double> MaxObserved(const std::vector<json>& observations, const c
 
 // Whether the readiness policy waived `criterion` ("thermal", "load", "throttle").
 bool Waived(const json& record, const char* criterion) {
-  const json::json_pointer p("/harness/readiness/policy/waived");
-  if (!record.contains(p) || !record.at(p).is_array()) return false;
-  const json& waived = record.at(p);
-  return std::find(waived.begin(), waived.end(), criterion) != waived.end();
+  const json* waived = record::Find(record, "/harness/readiness/policy/waived");
+  if (waived == nullptr || !waived->is_array()) return false;
+  return std::find(waived->begin(), waived->end(), criterion) != waived->end();
 }
 
 std::vector<std::string> KlAdvice(const json& record) {
   const int ctx = PrefillTokensOf(record);
-  const auto trained = NumberAt(record, "/model/n_ctx_train");
+  const auto trained = record::NumberAt(record, "/model/n_ctx_train");
   const std::string rerun = "not a rerun: the evaluation is deterministic and gives the same numbers";
   // The longest context the model was trained for bounds the positions there are to add.
   if (ctx > 0 && trained && 2 * ctx > *trained) {
@@ -93,24 +85,20 @@ std::vector<std::string> KlAdvice(const json& record) {
 }
 
 std::optional<std::string> MoreRepetitions(const json& record) {
-  const auto reps = NumberAt(record, "/harness/reps");
-  const auto max_reps = NumberAt(record, "/harness/max_reps");
+  const auto reps = record::NumberAt(record, "/harness/reps");
+  const auto max_reps = record::NumberAt(record, "/harness/max_reps");
   if (!reps || !max_reps || *reps < *max_reps) return std::nullopt;
   return fmt::format("more repetitions (max_reps {:g}; this run stopped at its max_reps {:g})",
                      2 * *max_reps, *max_reps);
 }
 
 std::optional<std::string> PinCpus(const json& record) {
-  const json::json_pointer cpus("/runtime/settings/cpus");
-  if (record.contains(cpus) && record.at(cpus).is_string() &&
-      !record.at(cpus).get<std::string>().empty()) {
-    return std::nullopt;
-  }
+  if (!record::StringAt(record, "/runtime/settings/cpus").empty()) return std::nullopt;
   return std::string("pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
 }
 
 std::optional<std::string> CoolDown(const json& record) {
-  const auto cooldown = NumberAt(record, "/harness/readiness/policy/cooldown_s");
+  const auto cooldown = record::NumberAt(record, "/harness/readiness/policy/cooldown_s");
   if (cooldown && *cooldown > 0) return std::nullopt;
   return std::string("a cool-down between cells (cooldown_s, e.g. 30)");
 }
@@ -121,7 +109,7 @@ std::vector<std::string> ReadinessAdvice(const json& record) {
   const std::vector<json> observations = ReadinessObservations(record);
   const auto busy = MaxObserved(observations, "busy_fraction");
   const double max_busy =
-      NumberAt(record, "/harness/readiness/policy/max_busy_fraction").value_or(0.30);
+      record::NumberAt(record, "/harness/readiness/policy/max_busy_fraction").value_or(0.30);
   if (busy && *busy >= kBusyWorthSaying) {
     const std::string gate =
         Waived(record, "load")
@@ -133,7 +121,7 @@ std::vector<std::string> ReadinessAdvice(const json& record) {
         100 * *busy, gate));
   }
   const auto celsius = MaxObserved(observations, "hottest_cpu_celsius");
-  const auto max_celsius = NumberAt(record, "/harness/readiness/policy/max_cpu_celsius");
+  const auto max_celsius = record::NumberAt(record, "/harness/readiness/policy/max_cpu_celsius");
   if (celsius && max_celsius && *celsius > *max_celsius) {
     advice.push_back(fmt::format(
         "letting the CPU cool: it reached {:.0f} C during the readiness checks (max_cpu_celsius "
@@ -148,8 +136,8 @@ std::vector<std::string> ReadinessAdvice(const json& record) {
 bool IsNoisy(const json& record) {
   if (!record.is_object() || record.value("status", "") != "ok") return false;
   if (BenchmarkTypeOf(record) == "soak") return false;
-  const json::json_pointer p("/harness/ci_reached");
-  return record.contains(p) && record.at(p).is_boolean() && !record.at(p).get<bool>();
+  const json* reached = record::Find(record, "/harness/ci_reached");
+  return reached != nullptr && reached->is_boolean() && !reached->get<bool>();
 }
 
 std::optional<std::string> TwoClustersNote(const json& record) {
@@ -165,7 +153,7 @@ std::optional<std::string> TwoClustersNote(const json& record) {
   }
   const auto c = FindTwoClusters(values);
   if (!c) return std::nullopt;
-  const std::string unit = MetricUnitOf(record, metric);
+  const std::string unit = record::MetricUnit(record, metric);
   const std::string low =
       unit == "bytes" ? FormatBytes(c->low_center) : FormatNumber(c->low_center, 3);
   return fmt::format("two clusters: about {} and {} ({} and {} repetitions)", low,
@@ -199,18 +187,18 @@ std::string NoiseRemedy(const json& record) {
 }
 
 std::optional<std::string> OverheadBoundNote(const json& record) {
-  const auto efficiency = MetricValue(record, "decode_roofline_efficiency");
-  const auto throughput = MetricValue(record, "decode_throughput");
+  const auto efficiency = record::MetricValue(record, "decode_roofline_efficiency");
+  const auto throughput = record::MetricValue(record, "decode_throughput");
   if (!efficiency || !throughput || *efficiency >= kOverheadBoundBelow || *efficiency <= 0 ||
       *throughput <= 0) {
     return std::nullopt;
   }
   const double per_token_ms = 1000 / *throughput;
   double weights_ms = *efficiency * per_token_ms;  // by the efficiency's definition
-  const auto bytes = NumberAt(record, "/model/tensor_bytes").has_value()
-                         ? NumberAt(record, "/model/tensor_bytes")
-                         : NumberAt(record, "/model/size_bytes");
-  const auto bandwidth = NumberAt(record, "/device/memory_bandwidth_bytes_per_s");
+  const auto bytes = record::NumberAt(record, "/model/tensor_bytes").has_value()
+                         ? record::NumberAt(record, "/model/tensor_bytes")
+                         : record::NumberAt(record, "/model/size_bytes");
+  const auto bandwidth = record::NumberAt(record, "/device/memory_bandwidth_bytes_per_s");
   if (bytes && bandwidth && *bytes > 0 && *bandwidth > 0) {
     weights_ms = std::min(per_token_ms, 1000 * *bytes / *bandwidth);
   }

@@ -6,11 +6,11 @@
 
 #include "analysis/record_fields.h"
 #include "pipette/analysis.h"
+#include "pipette/record.h"
 #include "pipette/stats.h"
 
 namespace pipette {
 
-using analysis::StringAt;
 using nlohmann::json;
 
 namespace {
@@ -41,15 +41,15 @@ std::optional<std::vector<double>> ValuesOf(const json& record, const std::strin
     }
   }
   if (!values.empty()) return values;
-  const auto n = analysis::MetricValue(record, metric, "n");
-  const auto median = analysis::MetricValue(record, metric, "median");
+  const auto n = record::MetricValue(record, metric, "n");
+  const auto median = record::MetricValue(record, metric, "median");
   if (n && *n == 1 && median) return std::vector<double>{*median};
   return std::nullopt;
 }
 
 double CiTarget(const json& record) {
-  const json::json_pointer p("/harness/ci_target");
-  return record.contains(p) && record.at(p).is_number() ? record.at(p).get<double>() : 0.02;
+  const json* target = record::Find(record, "/harness/ci_target");
+  return target != nullptr && target->is_number() ? target->get<double>() : 0.02;
 }
 
 }  // namespace
@@ -98,13 +98,13 @@ json PoolResults(const std::vector<const json*>& results) {
   json ids = json::array();
   int rep = 0, noisy = 0;
   for (const json* r : results) {
-    ids.push_back(StringAt(*r, "/result_id"));
-    const json::json_pointer reached("/harness/ci_reached");
-    if (r->contains(reached) && r->at(reached) == false) ++noisy;
+    ids.push_back(record::StringAt(*r, "/result_id"));
+    const json* reached = record::Find(*r, "/harness/ci_reached");
+    if (reached != nullptr && *reached == false) ++noisy;
     if (!r->contains("samples") || !(*r)["samples"].is_array()) continue;
     for (json s : (*r)["samples"]) {
       s["rep"] = ++rep;
-      s["result_id"] = StringAt(*r, "/result_id");
+      s["result_id"] = record::StringAt(*r, "/result_id");
       samples.push_back(std::move(s));
     }
   }
@@ -112,11 +112,11 @@ json PoolResults(const std::vector<const json*>& results) {
   pooled["harness"]["reps"] = rep;
   const std::string headline = analysis::HeadlineMetricOf(newest);
   bool reached = false;
-  if (auto n = analysis::MetricValue(pooled, headline, "n"); n && *n >= 3) {
+  if (auto n = record::MetricValue(pooled, headline, "n"); n && *n >= 3) {
     Summary s;
-    s.median = *analysis::MetricValue(pooled, headline, "median");
-    s.ci95_low = analysis::MetricValue(pooled, headline, "ci95_low").value_or(s.median);
-    s.ci95_high = analysis::MetricValue(pooled, headline, "ci95_high").value_or(s.median);
+    s.median = *record::MetricValue(pooled, headline, "median");
+    s.ci95_low = record::MetricValue(pooled, headline, "ci95_low").value_or(s.median);
+    s.ci95_high = record::MetricValue(pooled, headline, "ci95_high").value_or(s.median);
     reached = CiWithinTarget(s, CiTarget(newest));
   }
   pooled["harness"]["ci_reached"] = reached;

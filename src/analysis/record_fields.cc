@@ -5,38 +5,29 @@
 #include <cmath>
 
 #include "pipette/benchmark.h"
+#include "pipette/record.h"
 
 namespace pipette::analysis {
 
 using nlohmann::json;
 
-std::string StringAt(const json& record, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!record.is_object() || !record.contains(p)) return {};
-  const json& v = record.at(p);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
-std::string BenchmarkIdOf(const json& record) { return StringAt(record, "/benchmark/id"); }
-
 namespace {
 
 std::optional<BenchmarkSpec> ParsedId(const json& record) {
-  auto spec = ParseBenchmarkId(BenchmarkIdOf(record));
+  auto spec = ParseBenchmarkId(record::BenchmarkId(record));
   if (!spec.ok()) return std::nullopt;
   return *spec;
 }
 
 int IntAt(const json& record, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!record.is_object() || !record.contains(p) || !record.at(p).is_number()) return -1;
-  return record.at(p).get<int>();
+  const json* v = record::Find(record, pointer);
+  return v != nullptr && v->is_number() ? v->get<int>() : -1;
 }
 
 }  // namespace
 
 std::string BenchmarkTypeOf(const json& record) {
-  if (auto type = ParseTypeName(StringAt(record, "/benchmark/type"))) {
+  if (auto type = ParseTypeName(record::StringAt(record, "/benchmark/type"))) {
     return std::string(TypeName(*type));
   }
   if (auto spec = ParsedId(record)) return std::string(TypeName(spec->type));
@@ -64,44 +55,19 @@ int ShapeContextOf(const json& record) {
   return p + d;
 }
 
-std::optional<double> MetricValue(const json& record, const std::string& metric,
-                                  const char* field) {
-  if (!record.is_object() || !record.contains("metrics") || !record["metrics"].is_object()) {
-    return std::nullopt;
-  }
-  const json& metrics = record["metrics"];
-  auto m = metrics.find(metric);
-  if (m == metrics.end() || !m->is_object()) return std::nullopt;
-  auto v = m->find(field);
-  if (v == m->end() || !v->is_number()) return std::nullopt;
-  const double x = v->get<double>();
-  if (!std::isfinite(x)) return std::nullopt;
-  return x;
-}
-
-std::string MetricUnitOf(const json& record, const std::string& metric) {
-  const json::json_pointer p("/metrics/" + metric + "/unit");
-  if (!record.is_object() || !record.contains(p) || !record.at(p).is_string()) return {};
-  return record.at(p).get<std::string>();
-}
-
 std::string HeadlineMetricOf(const json& record) {
   auto type = ParseTypeName(BenchmarkTypeOf(record));
   return type ? std::string(HeadlineMetric(*type)) : std::string();
 }
 
 size_t PooledCountOf(const json& record) {
-  const json::json_pointer p("/pooled/results");
-  return record.is_object() && record.contains(p) && record.at(p).is_number_unsigned()
-             ? record.at(p).get<size_t>()
-             : 1;
+  const json* n = record::Find(record, "/pooled/results");
+  return n != nullptr && n->is_number_unsigned() ? n->get<size_t>() : 1;
 }
 
 json ConfigurationSettings(const json& record) {
-  const json::json_pointer p("/runtime/settings");
-  json settings = record.is_object() && record.contains(p) && record.at(p).is_object()
-                      ? record.at(p)
-                      : json::object();
+  const json* found = record::Find(record, "/runtime/settings");
+  json settings = found != nullptr && found->is_object() ? *found : json::object();
   const int shape = ShapeContextOf(record);
   if (settings.contains("n_ctx") && settings["n_ctx"].is_number() && shape > 0 &&
       settings["n_ctx"].get<int>() == shape) {

@@ -1,5 +1,6 @@
 // Reading the fields of a `pipette.result/1` record (DESIGN.md 5) that the analysis needs,
 // tolerating absent or mistyped fields (an analysis reads records written by other versions).
+// Plain fields and metrics are read with pipette/record.h; these derive from them.
 #pragma once
 
 #include <optional>
@@ -8,12 +9,6 @@
 #include <nlohmann/json.hpp>
 
 namespace pipette::analysis {
-
-// A string field at a JSON pointer, "" when absent or not a string.
-std::string StringAt(const nlohmann::json& record, const char* pointer);
-
-// benchmark.id.
-std::string BenchmarkIdOf(const nlohmann::json& record);
 
 // The benchmark's type name ("prefill", "decode", "e2e", "memory", "kl_divergence", ...):
 // benchmark.type, else what benchmark.id parses to; "" when neither says.
@@ -27,13 +22,6 @@ int DecodeTokensOf(const nlohmann::json& record);
 // The context a cell of this benchmark gets when --ctx-size is not given (the harness's default):
 // P + D; P + 1 for memory; P (ctx) for prefill and kl_divergence. 0 when unknown.
 int ShapeContextOf(const nlohmann::json& record);
-
-// metrics.<metric>.<field> (default "median") when it is a finite number.
-std::optional<double> MetricValue(const nlohmann::json& record, const std::string& metric,
-                                  const char* field = "median");
-
-// metrics.<metric>.unit, "" when absent.
-std::string MetricUnitOf(const nlohmann::json& record, const std::string& metric);
 
 // The headline metric of the record's benchmark type (HeadlineMetric), "" for none.
 std::string HeadlineMetricOf(const nlohmann::json& record);

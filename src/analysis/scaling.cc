@@ -5,6 +5,7 @@
 
 #include "analysis/record_fields.h"
 #include "pipette/analysis.h"
+#include "pipette/record.h"
 
 namespace pipette {
 
@@ -14,15 +15,15 @@ namespace {
 
 // A point from `record`'s `metric`, nullopt when the record lacks its median.
 std::optional<ScalingPoint> Point(const json& record, const std::string& metric) {
-  auto median = analysis::MetricValue(record, metric);
+  auto median = record::MetricValue(record, metric);
   if (!median) return std::nullopt;
   ScalingPoint p;
-  p.benchmark_id = analysis::BenchmarkIdOf(record);
+  p.benchmark_id = record::BenchmarkId(record);
   p.prefill_tokens = analysis::PrefillTokensOf(record);
   p.decode_tokens = analysis::DecodeTokensOf(record);
   p.median = *median;
-  p.ci95_low = analysis::MetricValue(record, metric, "ci95_low");
-  p.ci95_high = analysis::MetricValue(record, metric, "ci95_high");
+  p.ci95_low = record::MetricValue(record, metric, "ci95_low");
+  p.ci95_high = record::MetricValue(record, metric, "ci95_high");
   return p;
 }
 
@@ -63,17 +64,17 @@ std::vector<std::vector<ScalingPoint>> DecodeScaling(const Configuration& config
 std::vector<SpeedRatio> SpeedRatios(const Configuration& base, const Configuration& other) {
   std::vector<SpeedRatio> out;
   for (const json& b : base.results) {
-    const std::string id = analysis::BenchmarkIdOf(b);
+    const std::string id = record::BenchmarkId(b);
     const json* o = other.Find(id);
     if (o == nullptr) continue;
     const std::string metric = analysis::HeadlineMetricOf(b);
     if (metric.empty()) continue;
-    auto mb = analysis::MetricValue(b, metric), mo = analysis::MetricValue(*o, metric);
+    auto mb = record::MetricValue(b, metric), mo = record::MetricValue(*o, metric);
     if (!mb || !mo) continue;
     SpeedRatio s;
     s.benchmark_id = id;
     s.metric = metric;
-    s.unit = analysis::MetricUnitOf(b, metric);
+    s.unit = record::MetricUnit(b, metric);
     s.base = *mb;
     s.other = *mo;
     s.ratio = *mb != 0 ? *mo / *mb : std::numeric_limits<double>::quiet_NaN();
@@ -85,11 +86,11 @@ std::vector<SpeedRatio> SpeedRatios(const Configuration& base, const Configurati
 std::optional<MemoryVsSize> MemoryAgainstSize(const Configuration& config) {
   std::optional<MemoryVsSize> best;
   for (const json& r : config.results) {
-    auto peak = analysis::MetricValue(r, "max_host_usage");
+    auto peak = record::MetricValue(r, "max_host_usage");
     if (!peak || (best && *peak <= best->peak_bytes)) continue;
     best = MemoryVsSize{};
     best->peak_bytes = *peak;
-    best->benchmark_id = analysis::BenchmarkIdOf(r);
+    best->benchmark_id = record::BenchmarkId(r);
   }
   if (!best) return best;
   best->file_bytes = config.model_size_bytes;

@@ -8,6 +8,7 @@
 #include "analysis/noise.h"
 #include "analysis/record_fields.h"
 #include "analysis/select_parts.h"
+#include "pipette/record.h"
 
 namespace pipette {
 
@@ -22,8 +23,8 @@ std::set<std::string> DecodeBenchmarks(const std::vector<const json*>& results) 
   std::set<std::string> ids;
   for (const json* r : results) {
     if (analysis::BenchmarkTypeOf(*r) == "decode" &&
-        analysis::MetricValue(*r, "decode_throughput")) {
-      ids.insert(analysis::BenchmarkIdOf(*r));
+        record::MetricValue(*r, "decode_throughput")) {
+      ids.insert(record::BenchmarkId(*r));
     }
   }
   return ids;
@@ -37,12 +38,12 @@ std::optional<double> DecodeSpeed(const std::vector<const json*>& results,
   double log_sum = 0;
   int n = 0;
   for (const json* r : results) {
-    if (std::find(benchmarks.begin(), benchmarks.end(), analysis::BenchmarkIdOf(*r)) ==
+    if (std::find(benchmarks.begin(), benchmarks.end(), record::BenchmarkId(*r)) ==
         benchmarks.end()) {
       continue;
     }
-    auto v = analysis::MetricValue(*r, "decode_throughput", field);
-    if (!v) v = analysis::MetricValue(*r, "decode_throughput");
+    auto v = record::MetricValue(*r, "decode_throughput", field);
+    if (!v) v = record::MetricValue(*r, "decode_throughput");
     if (v && *v > 0) {
       log_sum += std::log(*v);
       ++n;
@@ -73,9 +74,10 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
     }
     if (auto peak = analysis::Largest(looked[i], "max_host_usage")) {
       all[i].peak_memory_bytes = peak->value;
-      all[i].peak_memory_ci95_low = analysis::MetricValue(*peak->record, "max_host_usage", "ci95_low");
+      all[i].peak_memory_ci95_low =
+          record::MetricValue(*peak->record, "max_host_usage", "ci95_low");
       all[i].peak_memory_ci95_high =
-          analysis::MetricValue(*peak->record, "max_host_usage", "ci95_high");
+          record::MetricValue(*peak->record, "max_host_usage", "ci95_high");
       all[i].noisy = all[i].noisy || analysis::IsNoisy(*peak->record);
     }
     for (const json* r : looked[i]) {
@@ -127,7 +129,7 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
     all[i].decode_ci95_low = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_low");
     all[i].decode_ci95_high = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_high");
     for (const json* r : looked[i]) {
-      const std::string id = analysis::BenchmarkIdOf(*r);
+      const std::string id = record::BenchmarkId(*r);
       if (std::find(out.speed_benchmarks.begin(), out.speed_benchmarks.end(), id) !=
           out.speed_benchmarks.end()) {
         all[i].noisy = all[i].noisy || analysis::IsNoisy(*r);

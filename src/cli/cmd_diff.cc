@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/store_reading.h"
+#include "pipette/record.h"
 #include "pipette/store.h"
 
 namespace pipette::cli {
@@ -24,20 +25,15 @@ std::string Show(const json& v) {
   return v.dump();
 }
 
-json At(const json& r, const std::string& pointer) {
-  const json::json_pointer p(pointer);
-  return r.contains(p) ? r.at(p) : json();
-}
-
 void CompareField(const json& a, const json& b, const std::string& label, const std::string& ptr,
                   Layer& layer) {
-  const json va = At(a, ptr), vb = At(b, ptr);
+  const json va = record::ValueAt(a, ptr), vb = record::ValueAt(b, ptr);
   if (va != vb) layer.differences.push_back(label + ": " + Show(va) + " -> " + Show(vb));
 }
 
 // Every key of two objects at `ptr`, compared one by one.
 void CompareObject(const json& a, const json& b, const std::string& ptr, Layer& layer) {
-  const json oa = At(a, ptr), ob = At(b, ptr);
+  const json oa = record::ValueAt(a, ptr), ob = record::ValueAt(b, ptr);
   std::set<std::string> keys;
   for (const json* o : {&oa, &ob}) {
     if (o->is_object()) {
@@ -66,15 +62,15 @@ std::vector<Layer> Diff(const json& a, const json& b) {
   CompareObject(a, b, "/harness/environment", env);
   CompareObject(a, b, "/runtime/settings", params);
   std::set<std::string> wa, wb;
-  for (const json& w : At(a, "/logs/warnings")) wa.insert(Show(w));
-  for (const json& w : At(b, "/logs/warnings")) wb.insert(Show(w));
+  for (const json& w : record::ValueAt(a, "/logs/warnings")) wa.insert(Show(w));
+  for (const json& w : record::ValueAt(b, "/logs/warnings")) wb.insert(Show(w));
   for (const std::string& w : wa) {
     if (!wb.count(w)) tooling.differences.push_back("only A: " + w);
   }
   for (const std::string& w : wb) {
     if (!wa.count(w)) tooling.differences.push_back("only B: " + w);
   }
-  const json ma = At(a, "/metrics"), mb = At(b, "/metrics");
+  const json ma = record::ValueAt(a, "/metrics"), mb = record::ValueAt(b, "/metrics");
   if (ma.is_object() && mb.is_object()) {
     for (const auto& [name, m] : ma.items()) {
       if (!mb.contains(name)) continue;

@@ -18,6 +18,7 @@
 #include "cli/store_reading.h"
 #include "cli/text_table.h"
 #include "pipette/gguf.h"
+#include "pipette/record.h"
 #include "pipette/store.h"
 #include "platform/output_path.h"
 
@@ -26,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using record::TextAt;
 
 struct ResultsArgs {
   ResultFilter filter;
@@ -47,16 +49,6 @@ std::string FormatValue(double v, const std::string& unit) {
   if (unit == "ms") return digits(v, 3) + " ms";
   if (unit.empty()) return digits(v, 3);
   return digits(v, 2) + " " + unit;
-}
-
-// A value at a JSON pointer as text for a summary: "" when absent.
-std::string Text(const json& j, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!j.contains(p)) return {};
-  const json& v = j.at(p);
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return {};
-  return v.dump();
 }
 
 double Number(const json& m, const char* key) {
@@ -178,61 +170,60 @@ int List(const ResultsArgs& a, CliContext& ctx) {
 
 void PrintSummary(const json& r, std::ostream& out) {
   std::vector<std::vector<std::string>> head = {
-      {"result", Text(r, "/result_id") + "  " + Text(r, "/status")},
-      {"config", Text(r, "/config_id")},
+      {"result", TextAt(r, "/result_id") + "  " + TextAt(r, "/status")},
+      {"config", TextAt(r, "/config_id")},
       {"benchmark",
-       fmt::format("{} ({}, {} prompt tokens, {})", Text(r, "/benchmark/id"),
-                   Text(r, "/benchmark/type"), Text(r, "/benchmark/prefill_tokens"),
+       fmt::format("{} ({}, {} prompt tokens, {})", TextAt(r, "/benchmark/id"),
+                   TextAt(r, "/benchmark/type"), TextAt(r, "/benchmark/prefill_tokens"),
                    // A memory benchmark decodes one token, whatever its decode_tokens says.
-                   Text(r, "/benchmark/type") == "memory"
+                   TextAt(r, "/benchmark/type") == "memory"
                        ? std::string("1 decoded")
-                       : Text(r, "/benchmark/decode_tokens") + " generated")},
-      {"model", fmt::format("{}  {}  sha256 {}", Text(r, "/model/file_name"),
+                       : TextAt(r, "/benchmark/decode_tokens") + " generated")},
+      {"model", fmt::format("{}  {}  sha256 {}", TextAt(r, "/model/file_name"),
                             QuantLabel(r.value("model", json::object())),
-                            Text(r, "/model/sha256"))}};
-  std::string runtime = fmt::format("{} {} (commit {})", Text(r, "/runtime/name"),
-                                    Text(r, "/runtime/version"), Text(r, "/runtime/commit"));
-  const json::json_pointer settings("/runtime/settings");
-  if (r.contains(settings) && r.at(settings).is_object()) {
-    for (const auto& [key, value] : r.at(settings).items()) {
+                            TextAt(r, "/model/sha256"))}};
+  std::string runtime = fmt::format("{} {} (commit {})", TextAt(r, "/runtime/name"),
+                                    TextAt(r, "/runtime/version"), TextAt(r, "/runtime/commit"));
+  if (const json* settings = record::Find(r, "/runtime/settings");
+      settings != nullptr && settings->is_object()) {
+    for (const auto& [key, value] : settings->items()) {
       runtime += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
     }
   }
   head.push_back({"runtime", runtime});
-  const std::string label = Text(r, "/device/label");
-  head.push_back({"device", Text(r, "/device/id") + (label.empty() ? "" : " (" + label + ")")});
-  head.push_back({"time", Text(r, "/started_at") + " .. " + Text(r, "/finished_at")});
+  const std::string label = TextAt(r, "/device/label");
+  head.push_back({"device", TextAt(r, "/device/id") + (label.empty() ? "" : " (" + label + ")")});
+  head.push_back({"time", TextAt(r, "/started_at") + " .. " + TextAt(r, "/finished_at")});
   if (r.contains("harness")) {
     head.push_back(
         {"harness",
-         fmt::format("{} reps after {} warm-up; CI target reached: {}", Text(r, "/harness/reps"),
-                     Text(r, "/harness/warmup_runs"), Text(r, "/harness/ci_reached"))});
+         fmt::format("{} reps after {} warm-up; CI target reached: {}", TextAt(r, "/harness/reps"),
+                     TextAt(r, "/harness/warmup_runs"), TextAt(r, "/harness/ci_reached"))});
   }
   PrintTable(head, out);
 
   if (r.contains("failure")) {
-    out << fmt::format("\nFAILED at {}: {}\n", Text(r, "/failure/stage"),
-                       Text(r, "/failure/message"));
+    out << fmt::format("\nFAILED at {}: {}\n", TextAt(r, "/failure/stage"),
+                       TextAt(r, "/failure/message"));
   }
   if (r.contains("metrics") && r["metrics"].is_object() && !r["metrics"].empty()) {
     std::vector<std::vector<std::string>> metrics = {
         {"METRIC", "MEDIAN", "95% CI OF MEDIAN", "CV", "N"}};
     for (const auto& [name, m] : r["metrics"].items()) {
       if (!m.is_object()) continue;
-      const std::string unit = Text(m, "/unit");
+      const std::string unit = TextAt(m, "/unit");
       metrics.push_back({name, FormatValue(Number(m, "median"), unit),
                          FormatValue(Number(m, "ci95_low"), unit) + " .. " +
                              FormatValue(Number(m, "ci95_high"), unit),
-                         fmt::format("{:.2f}%", 100.0 * Number(m, "cv")), Text(m, "/n")});
+                         fmt::format("{:.2f}%", 100.0 * Number(m, "cv")), TextAt(m, "/n")});
     }
     out << '\n';
     PrintTable(metrics, out);
   }
-  const json::json_pointer warnings("/logs/warnings");
-  if (r.contains(warnings) && r.at(warnings).is_array() && !r.at(warnings).empty()) {
+  const std::vector<std::string> warnings = record::Warnings(r);
+  if (!warnings.empty()) {
     out << "\nwarnings:\n";
-    for (const json& w : r.at(warnings))
-      out << "  - " << (w.is_string() ? w.get<std::string>() : w.dump()) << '\n';
+    for (const std::string& w : warnings) out << "  - " << w << '\n';
   }
 }
 

@@ -10,6 +10,7 @@
 #include "analysis/record_fields.h"
 #include "harness/readiness.h"
 #include "pipette/gguf.h"
+#include "pipette/record.h"
 
 namespace pipette::cli {
 namespace {
@@ -57,7 +58,7 @@ void PrintMetric(const std::string& name, const json& v, std::ostream& out) {
 
 // The roofline line and, below 10% of it, why a smaller quantization will not help.
 void PrintRoofline(const json& r, std::ostream& out) {
-  const auto eff = analysis::MetricValue(r, "decode_roofline_efficiency");
+  const auto eff = record::MetricValue(r, "decode_roofline_efficiency");
   if (!eff) return;
   const json device = r.value("device", json::object());
   const double bw = Number(device, "memory_bandwidth_bytes_per_s");

@@ -15,46 +15,19 @@
 #include "analysis/noise.h"
 #include "pipette/analysis.h"
 #include "pipette/gguf.h"
+#include "pipette/record.h"
 #include "report/chart.h"
 
 namespace pipette {
 namespace {
 
 using nlohmann::json;
+using record::MetricValue;
+using record::NumberAt;
+using record::TextAt;
 using report::XmlEscape;
 
 // ---- reading records ---------------------------------------------------------------------------
-
-std::string Str(const json& j, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!j.is_object() || !j.contains(p)) return {};
-  const json& v = j.at(p);
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return {};
-  return v.dump();
-}
-
-std::optional<double> Number(const json& j, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!j.is_object() || !j.contains(p) || !j.at(p).is_number()) return std::nullopt;
-  const double v = j.at(p).get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
-std::optional<double> Metric(const json& r, const std::string& metric, const char* field) {
-  if (!r.is_object() || !r.contains("metrics") || !r["metrics"].is_object()) return std::nullopt;
-  const json& m = r["metrics"];
-  if (!m.contains(metric) || !m[metric].is_object() || !m[metric].contains(field)) return std::nullopt;
-  const json& v = m[metric][field];
-  if (!v.is_number()) return std::nullopt;
-  const double d = v.get<double>();
-  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
-}
-
-std::string MetricUnit(const json& r, const std::string& metric) {
-  const std::string pointer = "/metrics/" + metric + "/unit";
-  return Str(r, pointer.c_str());
-}
 
 // The metric a result is listed by (as store.h's HeadlineMetric, plus kl_divergence).
 std::string HeadlineOf(const std::string& type) {
@@ -324,10 +297,10 @@ void ThroughputBars(const std::vector<Configuration>& configs, const std::string
   std::map<std::tuple<int, int, std::string>, bool> ids;
   for (const Configuration& c : configs) {
     for (const json& r : c.results) {
-      if (Str(r, "/benchmark/type") != type || !Metric(r, metric, "median")) continue;
-      const int p = static_cast<int>(Number(r, "/benchmark/prefill_tokens").value_or(0));
-      const int d = static_cast<int>(Number(r, "/benchmark/decode_tokens").value_or(0));
-      ids[{p, d, Str(r, "/benchmark/id")}] = true;
+      if (TextAt(r, "/benchmark/type") != type || !MetricValue(r, metric, "median")) continue;
+      const int p = static_cast<int>(NumberAt(r, "/benchmark/prefill_tokens").value_or(0));
+      const int d = static_cast<int>(NumberAt(r, "/benchmark/decode_tokens").value_or(0));
+      ids[{p, d, TextAt(r, "/benchmark/id")}] = true;
     }
   }
   if (ids.empty()) return;
@@ -345,13 +318,14 @@ void ThroughputBars(const std::vector<Configuration>& configs, const std::string
     std::vector<std::string> row = {id};
     for (const Configuration& c : configs) {
       const json* r = c.Find(id);
-      const std::optional<double> median = r ? Metric(*r, metric, "median") : std::nullopt;
+      const std::optional<double> median = r ? MetricValue(*r, metric, "median") : std::nullopt;
       if (!median) {
         g.bars.push_back(std::nullopt);
         row.push_back("-");
         continue;
       }
-      const auto low = Metric(*r, metric, "ci95_low"), high = Metric(*r, metric, "ci95_high");
+      const auto low = MetricValue(*r, metric, "ci95_low");
+      const auto high = MetricValue(*r, metric, "ci95_high");
       g.bars.push_back(report::BarValue{*median, low, high});
       row.push_back(FormatBare(*median, "tokens/s") + " (" + CiText(low, high, "tokens/s") + ")");
     }
@@ -388,8 +362,8 @@ Section MemorySection(const std::vector<Configuration>& configs,
     const json* r = c.Find(m->benchmark_id);
     std::optional<double> low, high;
     if (r) {
-      low = Metric(*r, "max_host_usage", "ci95_low");
-      high = Metric(*r, "max_host_usage", "ci95_high");
+      low = MetricValue(*r, "max_host_usage", "ci95_low");
+      high = MetricValue(*r, "max_host_usage", "ci95_high");
     }
     groups.push_back({muted.count(c.name) ? c.name + " (fails the limits)" : c.name,
                       {report::BarValue{static_cast<double>(m->file_bytes), {}, {}},
@@ -668,19 +642,21 @@ Section DecisionSection(const SelectResult& sel, const ReportOptions& o) {
 
 std::string DeviceText(const json& r) {
   std::vector<std::string> parts;
-  const std::string label = Str(r, "/device/label");
-  std::string head = Prefix(Str(r, "/device/id"), 12);
+  const std::string label = TextAt(r, "/device/label");
+  std::string head = Prefix(TextAt(r, "/device/id"), 12);
   if (!label.empty()) head += " (" + label + ")";
   parts.push_back(head);
-  const std::string cpu = Str(r, "/device/cpu/model");
-  const auto cores = Number(r, "/device/cpu/logical_cores");
+  const std::string cpu = TextAt(r, "/device/cpu/model");
+  const auto cores = NumberAt(r, "/device/cpu/logical_cores");
   if (!cpu.empty()) parts.push_back(cpu + (cores ? fmt::format(", {} logical cores", *cores) : ""));
-  if (auto mem = Number(r, "/device/memory_bytes")) parts.push_back(report::FormatBytes(*mem) + " memory");
-  const std::string os = Str(r, "/device/os/pretty_name");
-  if (!os.empty()) parts.push_back(os + " " + Str(r, "/device/os/arch"));
-  if (r.contains(json::json_pointer("/device/gpus")) && r.at(json::json_pointer("/device/gpus")).is_array()) {
-    for (const json& g : r.at(json::json_pointer("/device/gpus"))) {
-      const std::string name = g.is_object() ? Str(g, "/name") : std::string();
+  if (auto mem = NumberAt(r, "/device/memory_bytes")) {
+    parts.push_back(report::FormatBytes(*mem) + " memory");
+  }
+  const std::string os = TextAt(r, "/device/os/pretty_name");
+  if (!os.empty()) parts.push_back(os + " " + TextAt(r, "/device/os/arch"));
+  if (const json* gpus = record::Find(r, "/device/gpus"); gpus != nullptr && gpus->is_array()) {
+    for (const json& g : *gpus) {
+      const std::string name = g.is_object() ? TextAt(g, "/name") : std::string();
       if (!name.empty()) parts.push_back("GPU " + name);
     }
   }
@@ -749,15 +725,16 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
   std::set<std::string> runtimes;
   std::string first, last;
   for (const json& r : records) {
-    const std::string id = Str(r, "/device/id");
+    const std::string id = TextAt(r, "/device/id");
     if (!devices.count(id)) devices[id] = DeviceText(r);
-    const std::string rt = Str(r, "/runtime/name");
+    const std::string rt = TextAt(r, "/runtime/name");
     if (!rt.empty()) {
-      runtimes.insert(rt + " " + Str(r, "/runtime/version") + " (commit " +
-                      Prefix(Str(r, "/runtime/commit"), 12) + ")");
+      runtimes.insert(rt + " " + TextAt(r, "/runtime/version") + " (commit " +
+                      Prefix(TextAt(r, "/runtime/commit"), 12) + ")");
     }
-    const std::string started = Str(r, "/started_at");
-    const std::string finished = Str(r, "/finished_at").empty() ? started : Str(r, "/finished_at");
+    const std::string started = TextAt(r, "/started_at");
+    const std::string finished =
+        TextAt(r, "/finished_at").empty() ? started : TextAt(r, "/finished_at");
     if (!started.empty() && (first.empty() || started < first)) first = started;
     if (!finished.empty() && finished > last) last = finished;
   }
@@ -842,19 +819,20 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
             {}};
     for (const Configuration& c : configs) {
       for (const json& r : c.results) {
-        const std::string metric = HeadlineOf(Str(r, "/benchmark/type"));
-        const std::string unit = MetricUnit(r, metric);
-        const auto median = Metric(r, metric, "median");
-        const auto reps = Number(r, "/harness/reps");
-        t.rows.push_back({c.name, Str(r, "/benchmark/id"), metric.empty() ? "-" : metric,
+        const std::string metric = HeadlineOf(TextAt(r, "/benchmark/type"));
+        const std::string unit = TextAt(r, "/metrics/" + metric + "/unit");
+        const auto median = MetricValue(r, metric, "median");
+        const auto reps = NumberAt(r, "/harness/reps");
+        t.rows.push_back({c.name, TextAt(r, "/benchmark/id"), metric.empty() ? "-" : metric,
                           median ? FormatValue(*median, unit) + (Noisy(r) ? " !" : "") : "-",
-                          CiText(Metric(r, metric, "ci95_low"), Metric(r, metric, "ci95_high"), unit),
-                          reps ? fmt::format("{}", *reps) : "-", Str(r, "/started_at")});
+                          CiText(MetricValue(r, metric, "ci95_low"),
+                                 MetricValue(r, metric, "ci95_high"), unit),
+                          reps ? fmt::format("{}", *reps) : "-", TextAt(r, "/started_at")});
         // Quality results: their agreement is the number a reader looks for.
-        if (auto top1 = Metric(r, "top1_agreement", "median")) {
-          t.rows.push_back({c.name, Str(r, "/benchmark/id"), "top1_agreement",
+        if (auto top1 = MetricValue(r, "top1_agreement", "median")) {
+          t.rows.push_back({c.name, TextAt(r, "/benchmark/id"), "top1_agreement",
                             fmt::format("{:.2f}%", 100 * *top1), "-",
-                            reps ? fmt::format("{}", *reps) : "-", Str(r, "/started_at")});
+                            reps ? fmt::format("{}", *reps) : "-", TextAt(r, "/started_at")});
         }
       }
     }
@@ -865,12 +843,12 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
     for (const Configuration& c : configs) {
       bool overhead_said = false;
       for (const json& r : c.results) {
-        const std::string id = Str(r, "/benchmark/id");
+        const std::string id = TextAt(r, "/benchmark/id");
         if (analysis::IsNoisy(r)) {
           res.bullets.push_back("! " + c.name + " " + id + " is noisy" + analysis::NoiseRemedy(r));
         }
         // Where the time goes, once per configuration: its first decode benchmark says it.
-        if (!overhead_said && Str(r, "/benchmark/type") == "decode") {
+        if (!overhead_said && TextAt(r, "/benchmark/type") == "decode") {
           if (auto note = analysis::OverheadBoundNote(r)) {
             res.bullets.push_back(c.name + " " + id + ": " + *note);
             overhead_said = true;
@@ -884,10 +862,11 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
             {false, false, false, false, false, false},
             {}};
     for (const json* r : failures) {
-      f.rows.push_back({Str(*r, "/model/file_name"),
+      f.rows.push_back({TextAt(*r, "/model/file_name"),
                         r->contains("model") ? QuantLabel((*r)["model"]) : std::string("-"),
-                        Str(*r, "/benchmark/id"),
-                        Str(*r, "/failure/stage"), Str(*r, "/failure/message"), Str(*r, "/started_at")});
+                        TextAt(*r, "/benchmark/id"),
+                        TextAt(*r, "/failure/stage"), TextAt(*r, "/failure/message"),
+                        TextAt(*r, "/started_at")});
     }
     res.paragraphs.push_back(fmt::format("Failed results ({}):", failures.size()));
     res.tables.push_back(std::move(f));
@@ -912,9 +891,7 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
     for (const Configuration& c : configs) {
       std::set<std::string> seen;
       for (const json& r : c.results) {
-        const json::json_pointer w("/logs/warnings");
-        if (!r.contains(w) || !r.at(w).is_array()) continue;
-        for (const json& x : r.at(w)) seen.insert(x.is_string() ? x.get<std::string>() : x.dump());
+        for (const std::string& w : record::Warnings(r)) seen.insert(w);
       }
       for (const std::string& w : seen) ++configs_with[w];
     }
@@ -930,21 +907,18 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
       double min_reps = 1e300, max_reps = 0;
       std::map<std::string, int> warning_count;
       for (const json& r : c.results) {
-        commits.push_back(Prefix(Str(r, "/runtime/commit"), 12));
-        harness.push_back(Str(r, "/harness/version") + " (" + Prefix(Str(r, "/harness/commit"), 12) + ")");
-        labels.push_back(Str(r, "/device/label"));
-        if (auto reps = Number(r, "/harness/reps")) {
+        commits.push_back(Prefix(TextAt(r, "/runtime/commit"), 12));
+        harness.push_back(TextAt(r, "/harness/version") + " (" +
+                          Prefix(TextAt(r, "/harness/commit"), 12) + ")");
+        labels.push_back(TextAt(r, "/device/label"));
+        if (auto reps = NumberAt(r, "/harness/reps")) {
           min_reps = std::min(min_reps, *reps);
           max_reps = std::max(max_reps, *reps);
         }
-        const json::json_pointer w("/logs/warnings");
-        if (r.contains(w) && r.at(w).is_array()) {
-          for (const json& x : r.at(w)) {
-            const std::string text = x.is_string() ? x.get<std::string>() : x.dump();
-            if (common.count(text)) continue;
-            if (!warning_count.count(text)) warnings.push_back(text);
-            ++warning_count[text];
-          }
+        for (const std::string& text : record::Warnings(r)) {
+          if (common.count(text)) continue;
+          if (!warning_count.count(text)) warnings.push_back(text);
+          ++warning_count[text];
         }
       }
       std::string warning_text;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "pipette/record.h"
 #include "pipette/store.h"
 
 namespace pipette {
@@ -46,9 +47,9 @@ std::string ScalarText(const json& v) {
   return {};
 }
 
-std::string At(const json& record, const char* pointer) {
-  const json::json_pointer p(pointer);
-  return record.contains(p) ? ScalarText(record.at(p)) : std::string();
+std::string At(const json& r, const char* pointer) {
+  const json* v = record::Find(r, pointer);
+  return v != nullptr ? ScalarText(*v) : std::string();
 }
 
 void WriteRow(const std::vector<std::string>& fields, std::ostream& out) {

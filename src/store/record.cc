@@ -4,6 +4,7 @@
 #include <set>
 
 #include "pipette/benchmark.h"
+#include "pipette/record.h"
 #include "pipette/store.h"
 
 namespace pipette::store {
@@ -12,8 +13,7 @@ namespace {
 using nlohmann::json;
 
 bool IsNonEmptyString(const json& record, const char* pointer) {
-  const json::json_pointer p(pointer);
-  return record.contains(p) && record.at(p).is_string() && !record.at(p).get<std::string>().empty();
+  return !record::StringAt(record, pointer).empty();
 }
 
 // "YYYY-MM-DDTHH:MM:SS" followed by anything (fraction, "Z" or an offset).
@@ -70,7 +70,7 @@ Status ValidateRecord(const json& record) {
     return MakeError("\"result_id\" must be a lowercase UUID");
   }
   if (!IsNonEmptyString(record, "/config_id")) return MakeError("\"config_id\" is missing");
-  const std::string status = StringAt(record, "/status");
+  const std::string status = record::StringAt(record, "/status");
   if (status != "ok" && status != "failed") {
     return MakeError("\"status\" must be \"ok\" or \"failed\"");
   }
@@ -78,7 +78,7 @@ Status ValidateRecord(const json& record) {
     return MakeError("a failed result needs \"failure\": {\"stage\", \"message\"}");
   }
   if (!IsNonEmptyString(record, "/benchmark/id")) return MakeError("\"benchmark.id\" is missing");
-  if (!LooksLikeRfc3339(StringAt(record, "/started_at"))) {
+  if (!LooksLikeRfc3339(record::StringAt(record, "/started_at"))) {
     return MakeError("\"started_at\" must be an RFC 3339 time");
   }
   if (record.contains("metrics")) {
@@ -92,39 +92,29 @@ Status ValidateRecord(const json& record) {
   return Status::Ok();
 }
 
-std::string StringAt(const json& record, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!record.contains(p) || !record.at(p).is_string()) return {};
-  return record.at(p).get<std::string>();
-}
-
 IndexedColumns ExtractColumns(const json& record) {
   IndexedColumns c;
-  c.result_id = StringAt(record, "/result_id");
-  c.config_id = StringAt(record, "/config_id");
-  c.status = StringAt(record, "/status");
-  c.benchmark_id = StringAt(record, "/benchmark/id");
-  c.benchmark_type = StringAt(record, "/benchmark/type");
-  c.model_file = StringAt(record, "/model/file_name");
-  c.model_sha256 = StringAt(record, "/model/sha256");
-  c.quant = StringAt(record, "/model/quant");
-  c.runtime = StringAt(record, "/runtime/name");
-  c.runtime_version = StringAt(record, "/runtime/version");
-  c.runtime_commit = StringAt(record, "/runtime/commit");
-  c.device_id = StringAt(record, "/device/id");
-  c.label = StringAt(record, "/device/label");
-  c.started_at = StringAt(record, "/started_at");
-  c.finished_at = StringAt(record, "/finished_at");
-  const json::json_pointer threads("/runtime/settings/threads");
-  if (record.contains(threads) && record.at(threads).is_number_integer()) {
-    c.threads = record.at(threads).get<int64_t>();
-  }
+  c.result_id = record::StringAt(record, "/result_id");
+  c.config_id = record::ConfigId(record);
+  c.status = record::StringAt(record, "/status");
+  c.benchmark_id = record::BenchmarkId(record);
+  c.benchmark_type = record::StringAt(record, "/benchmark/type");
+  c.model_file = record::StringAt(record, "/model/file_name");
+  c.model_sha256 = record::StringAt(record, "/model/sha256");
+  c.quant = record::StringAt(record, "/model/quant");
+  c.runtime = record::StringAt(record, "/runtime/name");
+  c.runtime_version = record::StringAt(record, "/runtime/version");
+  c.runtime_commit = record::StringAt(record, "/runtime/commit");
+  c.device_id = record::StringAt(record, "/device/id");
+  c.label = record::StringAt(record, "/device/label");
+  c.started_at = record::StringAt(record, "/started_at");
+  c.finished_at = record::StringAt(record, "/finished_at");
+  const json* threads = record::Find(record, "/runtime/settings/threads");
+  if (threads != nullptr && threads->is_number_integer()) c.threads = threads->get<int64_t>();
   c.headline_metric = HeadlineMetric(c.benchmark_type);
-  if (!c.headline_metric.empty() && record.contains("metrics") &&
-      record["metrics"].contains(c.headline_metric)) {
-    const json& m = record["metrics"][c.headline_metric];
-    if (m.contains("unit") && m["unit"].is_string()) c.headline_unit = m["unit"];
-    if (m.contains("median") && m["median"].is_number()) c.headline = m["median"].get<double>();
+  if (!c.headline_metric.empty()) {
+    c.headline_unit = record::MetricUnit(record, c.headline_metric);
+    c.headline = record::MetricValue(record, c.headline_metric, "median");
   }
   return c;
 }

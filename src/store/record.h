@@ -36,7 +36,4 @@ struct SampleValue {
 // Every finite numeric field of each samples[] entry except "rep". REQUIRES: valid record.
 std::vector<SampleValue> ExtractSamples(const nlohmann::json& record);
 
-// The string at `pointer` (e.g. "/model/quant"), or "" when absent or not a string.
-std::string StringAt(const nlohmann::json& record, const char* pointer);
-
 }  // namespace pipette::store

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "pipette/gguf.h"
+#include "pipette/record.h"
 #include "store/record.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
@@ -272,7 +273,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::Open(const std::string& path,
 
 Status ResultStore::Put(const json& input) {
   if (Status s = store::ValidateRecord(input); !s.ok()) {
-    const std::string id = store::StringAt(input, "/result_id");
+    const std::string id = record::StringAt(input, "/result_id");
     return MakeError(
         "invalid result record" + (id.empty() ? "" : " " + id) + ": " + s.error().message, "store");
   }
