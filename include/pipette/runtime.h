@@ -60,6 +60,9 @@ struct SettingDef {
   bool recorded_only_when_set = false;
   // A fault-injection setting for tests; a record that has it carries a warning.
   bool test_only = false;
+  // Recorded from where the runtime lives (RuntimeChoice: openai's server command), never given
+  // as a setting: CheckSettings refuses it.
+  bool from_choice = false;
 };
 
 // The definition named `name`, or nullptr.

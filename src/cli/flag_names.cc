@@ -26,6 +26,9 @@ struct TermFlag {
 constexpr TermFlag kTermFlags[] = {
     {"reference model", "--reference"},
     {"runtime directory", "--runtime-dir"},
+    {"takes no URL", "--url"},
+    {"server command", "--server"},
+    {"API model name", "--api-model"},
     {"server's URL", "--url"},
     {"command that starts it", "--server"},
     {"allow context overflow", "--allow-context-overflow"},

@@ -295,10 +295,13 @@ json CellLoop::Finish(Workload* w, const std::vector<Rep>& reps, const Error* fa
   if (!record_["logs"].contains("runtime_stderr_tail")) {
     record_["logs"]["runtime_stderr_tail"] = runtime_stderr_tail_;
   }
-  if (!spec_.log_path.empty()) {
-    record_["logs"]["runtime_log_path"] = log_path_;
+  // A log asked for is kept; a temporary one too when the cell failed (messages may point at
+  // it, and nothing about a failure is lost); an ok cell's temporary log goes, its tail kept.
+  if (!spec_.log_path.empty() || failure) {
+    std::error_code ec;
+    if (std::filesystem::exists(log_path_, ec)) record_["logs"]["runtime_log_path"] = log_path_;
   } else {
-    std::filesystem::remove(log_path_);  // its tail is kept in the record
+    std::filesystem::remove(log_path_);
   }
   if (failure) {
     MarkFailed(record_, *failure, "run");  // the samples before the failure are kept
@@ -321,16 +324,17 @@ json CellLoop::Finish(Workload* w, const std::vector<Rep>& reps, const Error* fa
 
 bool AdaptiveDone(const std::vector<Rep>& reps, const std::string& metric,
                   const HarnessPolicy& policy, bool* ci_reached) {
-  if (static_cast<int>(reps.size()) >= policy.max_reps) return true;
+  const int n = static_cast<int>(reps.size());
   // A confidence interval from fewer than 3 samples says nothing; it never counts as reached.
-  if (static_cast<int>(reps.size()) < std::max(policy.min_reps, 3)) return false;
-  std::vector<double> h;
-  for (const Rep& r : reps) h.push_back(r.values.at(metric));
-  if (CiWithinTarget(Summarize(h), policy.ci_target)) {
-    *ci_reached = true;
-    return true;
+  if (n >= std::max(policy.min_reps, 3)) {
+    std::vector<double> h;
+    for (const Rep& r : reps) h.push_back(r.values.at(metric));
+    if (CiWithinTarget(Summarize(h), policy.ci_target)) {
+      *ci_reached = true;  // also at max_reps: the last repetition may be the one that reached it
+      return true;
+    }
   }
-  return false;
+  return n >= policy.max_reps;
 }
 
 std::string AdaptiveRepLine(const std::vector<Rep>& reps, const std::string& metric) {

@@ -61,6 +61,8 @@ TEST(CellLoop, MeasuresEveryRepetitionWithTheRuntimesTimes) {
   EXPECT_EQ(r["runtime"]["name"], "fake");
   EXPECT_EQ(r["runtime"]["settings"]["flash_attn"], "auto");
   EXPECT_EQ(script.calls, 6);  // one warm-up, five repetitions
+  // Within the target at the last repetition allowed (min_reps = max_reps): reached.
+  EXPECT_EQ(r["harness"]["ci_reached"], true);
   EXPECT_EQ(r["config_id"], ConfigId(r));
 }
 

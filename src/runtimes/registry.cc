@@ -6,6 +6,7 @@
 #include "pipette/runtimes.h"
 #include "runtimes/llamacpp/llamacpp_runtime.h"
 #include "runtimes/llamacpp_stock/stock_runtime.h"
+#include "runtimes/openai/openai_client.h"
 #include "runtimes/openai/openai_runtime.h"
 
 namespace pipette {
@@ -48,6 +49,17 @@ Status CheckRuntimeChoice(const RuntimeChoice& c) {
   }
   if (c.name == "openai" && c.url.empty() && c.server_command.empty()) {
     return MakeError("runtime openai needs the server's URL, or a command that starts it");
+  }
+  if (c.name == "openai" && !c.url.empty()) {
+    if (auto url = NormalizeBaseUrl(c.url); !url) return url.error();
+  }
+  if (c.name == "openai" && !c.server_command.empty() && c.url.empty()) {
+    const bool port = std::any_of(c.server_command.begin(), c.server_command.end(),
+                                  [](const std::string& a) { return a.find("{port}") != std::string::npos; });
+    if (!port) {
+      return MakeError("the server command has no {port} and no URL was given: say where the "
+                       "server listens");
+    }
   }
   return Status::Ok();
 }

@@ -55,8 +55,11 @@ TEST(Runtimes, ASettingTheRuntimeDoesNotTakeIsNamed) {
   ASSERT_TRUE(defs.ok());
   const Status s = CheckSettings("openai", *defs, {{"type_k", "q8_0"}});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message,
-            "runtime openai does not take the setting type_k; it takes: server, api_model");
+  EXPECT_EQ(s.error().message, "runtime openai does not take the setting type_k; it takes: none");
+  const Status server = CheckSettings("openai", *defs, {{"server", "/bin/true"}});
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.error().message.find("records server from where it runs"), std::string::npos)
+      << server.error().message;
 }
 
 }  // namespace

@@ -199,6 +199,10 @@ TEST_F(SuiteFile, BadInputNamesTheFileAndTheKey) {
        "s.toml: mode: 'grid' is not a mode"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"mlc\"\n" + models,
        "s.toml: runtimes[1].name: unknown runtime 'mlc'; the runtimes are: llamacpp"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\n[runtimes]\nname = \"openai\"\n" + models,
+       "s.toml: runtimes: expected [[runtimes]] tables, one per runtime"},
+      {"name = \"x\"\nbenchmarks = [\"b\"]\nruntimes = []\n" + models,
+       "s.toml: runtimes: an empty list; give at least one [[runtimes]] or leave it out"},
       {"name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\n"
        "settings = { threads = \"two\" }\n" + models,
        "s.toml: runtimes[1].settings.threads: expected an integer"},

@@ -138,6 +138,7 @@ Result<std::string> ExpandVariables(const std::string& text, const std::string& 
     const size_t close = text.find('}', open);
     if (close == std::string::npos) return r.Fail(key, "has an unclosed ${ in " + text);
     const std::string name = text.substr(open + 2, close - open - 2);
+    if (name.empty()) return r.Fail(key, "has an empty ${} in " + text + "; name a variable");
     const char* value = std::getenv(name.c_str());
     std::string v = value ? value : "";
     if (!value && name == "PIPETTE_LLAMA_BIN") v = std::string(build_info::kLlamaPrefix) + "/bin";
@@ -380,6 +381,11 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   }
 
   const toml::array* runtimes = root.get_as<toml::array>("runtimes");
+  if (root.contains("runtimes") && (runtimes == nullptr || runtimes->empty())) {
+    return r.Fail("runtimes", runtimes == nullptr
+                                  ? "expected [[runtimes]] tables, one per runtime"
+                                  : "an empty list; give at least one [[runtimes]] or leave it out");
+  }
   if (runtimes == nullptr) {
     suite.runtimes.push_back({RuntimeChoice{}, {}, "llamacpp"});
   } else {
@@ -403,13 +409,26 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
       }
       suite.runtimes.push_back(std::move(*rt));
     }
-    // Entries of one runtime name are told apart by where they live.
-    for (SuiteRuntime& rt : suite.runtimes) {
+    // Entries of one runtime name are told apart by where they live: the folder, the URL, or
+    // the server command's program; by their position when even that is the same.
+    for (size_t i = 0; i < suite.runtimes.size(); ++i) {
+      SuiteRuntime& rt = suite.runtimes[i];
       const auto same = std::count_if(suite.runtimes.begin(), suite.runtimes.end(),
                                       [&](const SuiteRuntime& o) { return o.choice.name == rt.choice.name; });
       if (same > 1) {
         const RuntimeChoice& c = rt.choice;
-        rt.label += " (" + (c.dir.empty() ? c.url : c.dir) + ")";
+        const std::string where = !c.dir.empty()   ? c.dir
+                                  : !c.url.empty() ? c.url
+                                                   : c.server_command.front();
+        rt.label += " (" + where + ")";
+      }
+    }
+    for (size_t i = 0; i < suite.runtimes.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (suite.runtimes[j].label == suite.runtimes[i].label) {
+          suite.runtimes[i].label += " #" + std::to_string(i + 1);
+          break;
+        }
       }
     }
   }

@@ -222,6 +222,41 @@ TEST(RuntimeBadInput, ServerAtUrlServesAnotherModel) {
   EXPECT_EQ(ok.exit.code, 0) << ok.err;
 }
 
+TEST(RuntimeBadInput, StartedServerServingAnotherModelOrLosingItsPort) {
+  const std::string served = Stories260K("Q8_0");
+  if (served.empty()) GTEST_SKIP() << SharedMissingReason();
+  CellSpec spec = QuickCell(TinySynthetic(), "end_to_end_latency_16_8");
+  spec.settings = json::object();
+  spec.runtime = OpenAi({kBin + "/llama-server", "-m", served, "--port", "{port}", "-c", "512"});
+  auto r = RunCell(spec);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)["status"], "failed");
+  EXPECT_NE((*r)["failure"]["message"].get<std::string>().find(
+                "the server started serves stories260K-Q8_0.gguf, not tiny"),
+            std::string::npos)
+      << (*r)["failure"].dump();
+
+  // Another server holds the port: the one pipette starts cannot bind it and must not be mistaken
+  // for the one that answers.
+  auto port = FreeLocalPort();
+  ASSERT_TRUE(port.ok());
+  const std::string url = "http://127.0.0.1:" + std::to_string(*port);
+  auto other = ServerProcess::Start({kBin + "/llama-server", "-m", served, "--port",
+                                     std::to_string(*port), "-c", "512", "-t", "1"},
+                                    url, WorkDir() + "/other.log", std::chrono::seconds(60));
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  spec.model_path = served;
+  spec.runtime = OpenAi({kBin + "/llama-server", "-m", "{model}", "--port",
+                         std::to_string(*port), "-c", "{ctx}"},
+                        url);
+  auto taken = RunCell(spec);
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  EXPECT_EQ((*taken)["status"], "failed");
+  EXPECT_NE((*taken)["failure"]["message"].get<std::string>().find("the port is taken"),
+            std::string::npos)
+      << (*taken)["failure"].dump();
+}
+
 TEST(RuntimeBadInput, UnknownRuntime) {
   ExpectOneLineError(RunCli(TinySynthetic(), {"--runtime", "mlx"}),
                      "unknown runtime 'mlx'; the runtimes are: llamacpp, llamacpp-stock, openai");

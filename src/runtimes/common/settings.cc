@@ -56,10 +56,15 @@ Status CheckSettings(const std::string& runtime_name, const std::vector<SettingD
   if (!given.is_object()) return MakeError("settings must be a table of name = value");
   for (const auto& [name, value] : given.items()) {
     const SettingDef* def = FindSetting(defs, name);
+    if (def != nullptr && def->from_choice) {
+      return MakeError(fmt::format("runtime {} records {} from where it runs ({}), not as a "
+                                   "setting",
+                                   runtime_name, name, def->meaning));
+    }
     if (def == nullptr) {
       std::vector<std::string> names;
       for (const SettingDef& d : defs) {
-        if (!d.test_only) names.push_back(d.name);
+        if (!d.test_only && !d.from_choice) names.push_back(d.name);
       }
       return MakeError(fmt::format("runtime {} does not take the setting {}; it takes: {}",
                                    runtime_name, name,

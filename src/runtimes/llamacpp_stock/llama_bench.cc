@@ -372,8 +372,9 @@ Result<LlamaBenchRun> RunLlamaBench(const StockBinaries& binaries, const std::st
     if (Interrupted()) return MakeError("interrupted by the user", stage);
     return MakeError(
         fmt::format("llama-bench did not finish the {} test within {} (model load, warm-up and {} "
-                    "repetitions); killed it; allow more time or shorten the test{}",
-                    stage, FormatDuration(timeout), test.repetitions, log_hint),
+                    "repetition{}); killed it; raise the request timeout or shorten the test{}",
+                    stage, FormatDuration(timeout), test.repetitions,
+                    test.repetitions == 1 ? "" : "s", log_hint),
         stage);
   }
   if (!exit->exited || exit->code != 0) {

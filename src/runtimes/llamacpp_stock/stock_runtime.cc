@@ -14,6 +14,7 @@
 #include "pipette/gguf.h"
 #include "platform/cpu_affinity.h"
 #include "platform/file_tail.h"
+#include "platform/interrupt.h"
 #include "platform/proc_memory.h"
 #include "platform/process.h"
 #include "runtimes/common/resolve.h"
@@ -270,6 +271,7 @@ class StockSession : public RuntimeSession {
     auto run = RunLlamaBench(bins_, o_.model_path, test, stage, server_ ? "" : o_.log_path,
                              o_.timeout, [&](int pid) {
                                bench_pid_ = pid;
+                               SetInterruptTarget(pid);  // Ctrl-C stops llama-bench, then us
                                if (o_.sample_memory) {
                                  AwaitExec(pid);
                                  sampler = std::make_unique<MemorySampler>(pid, 10);
@@ -277,6 +279,8 @@ class StockSession : public RuntimeSession {
                                if (o_.on_started) o_.on_started(pid);
                              });
     bench_pid_ = -1;
+    SetInterruptTarget(0);
+    if (!run && Interrupted()) return MakeError("interrupted by the user during " + stage, stage);
     if (sampler) {
       sampler->Stop();
       bench_peak_ = std::max(bench_peak_, sampler->PeakBytes());

@@ -1,5 +1,9 @@
 #include "runtimes/openai/openai_client.h"
 
+#include <curl/curl.h>
+
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -295,10 +299,29 @@ nlohmann::json CompletionBody(const CompletionRequest& r) {
 
 Result<std::string> NormalizeBaseUrl(const std::string& base_url) {
   std::string u = OneLine(base_url, 1000);
+  // Schemes are case-insensitive (RFC 3986): "HTTP://h" is http.
+  if (const size_t colon = u.find("://"); colon != std::string::npos && colon < 6) {
+    for (size_t i = 0; i < colon; ++i) u[i] = static_cast<char>(std::tolower(u[i]));
+  }
   if (!u.starts_with("http://") && !u.starts_with("https://")) {
     return MakeError(fmt::format("'{}' is not an http:// or https:// URL; give the server's "
                                  "address, e.g. http://127.0.0.1:8080",
                                  u),
+                     kStartStage);
+  }
+  // libcurl's own URL parser says whether it is a URL it can request: a host, a port in range.
+  CURLU* parsed = curl_url();
+  const CURLUcode rc = parsed ? curl_url_set(parsed, CURLUPART_URL, u.c_str(), 0) : CURLUE_OUT_OF_MEMORY;
+  char* host = nullptr;
+  const bool has_host = rc == CURLUE_OK &&
+                        curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK && host &&
+                        *host;
+  curl_free(host);
+  curl_url_cleanup(parsed);
+  if (rc != CURLUE_OK || !has_host) {
+    return MakeError(fmt::format("'{}' is not a URL a server can answer at ({}); give the "
+                                 "server's address, e.g. http://127.0.0.1:8080",
+                                 u, rc != CURLUE_OK ? curl_url_strerror(rc) : "no host"),
                      kStartStage);
   }
   while (u.ends_with('/')) u.pop_back();

@@ -41,18 +41,23 @@ std::string CommitIn(const std::string& text) {
   return std::regex_search(text, m, commit) ? m[1].str() : "";
 }
 
-// The first line a program prints for --version (stdout and stderr), "" when it prints none.
+// What a program prints for --version (stdout and stderr together): the line that starts with
+// "version" (llama-server: "version: 0.4.0 (build 1, commit 80fb11a)", given without the
+// "version: "), else its first line ("vllm 0.6.3", "ollama version is 0.1.32"); "" when the
+// program fails or prints nothing.
 std::string VersionLine(const std::string& program) {
   std::string out;
   auto exit = RunTool({program, "--version"}, &out);
-  if (!exit) return "";
+  if (!exit || !exit->exited || exit->code != 0) return "";
   std::istringstream in(out);
+  std::string first;
   for (std::string line; std::getline(in, line);) {
-    if (line.find("version") == std::string::npos) continue;
-    if (line.rfind("version: ", 0) == 0) line = line.substr(9);  // llama-server's "version: 0.4.0 (...)"
-    return line;
+    if (line.empty()) continue;
+    if (line.rfind("version: ", 0) == 0) return line.substr(9);
+    if (line.rfind("version", 0) == 0) return line;
+    if (first.empty()) first = line;
   }
-  return "";
+  return first;
 }
 
 // The server program of a command line: the first argument that is an executable file and not a
@@ -240,6 +245,14 @@ class OpenAiRuntime : public Runtime {
     }
     auto served = ServedModel::Open(s);
     if (!served) return served.error();
+    const std::string serves = (*served)->identity().model_path;
+    if (!serves.empty() && fs::path(serves).filename() != fs::path(o.model_path).filename()) {
+      return MakeError(fmt::format("the server started serves {}, not {}: put {{model}} in the "
+                                   "server command (or the model file this result describes)",
+                                   fs::path(serves).filename().string(),
+                                   fs::path(o.model_path).filename().string()),
+                       "start");
+    }
     return std::unique_ptr<RuntimeSession>(new OpenAiSession(std::move(*served), o.model_path));
   }
 
@@ -260,11 +273,13 @@ std::vector<SettingDef> OpenAiSettingDefs() {
   server.kind = SettingKind::kText;
   server.meaning = "the command line pipette started the server with ({model}, {port}, {ctx})";
   server.recorded_only_when_set = true;
+  server.from_choice = true;
   SettingDef api_model;
   api_model.name = "api_model";
   api_model.kind = SettingKind::kText;
   api_model.meaning = "the model name sent in requests";
   api_model.recorded_only_when_set = true;
+  api_model.from_choice = true;
   return {server, api_model};
 }
 

@@ -1,12 +1,34 @@
 #include "runtimes/openai/served_model.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "platform/file_tail.h"
+#include "platform/listening.h"
 
 namespace pipette {
+
+namespace {
+
+// The port of "http://host:port[/...]", 0 when the URL names none.
+int PortOf(const std::string& url) {
+  const size_t host = url.find("://");
+  const size_t start = host == std::string::npos ? 0 : host + 3;
+  const size_t end = url.find('/', start);
+  const std::string authority = url.substr(start, end == std::string::npos ? end : end - start);
+  const size_t colon = authority.rfind(':');
+  if (colon == std::string::npos || authority.back() == ']') return 0;
+  try {
+    return std::stoi(authority.substr(colon + 1));
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // namespace
 
 Result<std::unique_ptr<ServedModel>> ServedModel::Open(const ServedModelOptions& o) {
   std::unique_ptr<ServedModel> m(new ServedModel);
@@ -17,6 +39,23 @@ Result<std::unique_ptr<ServedModel>> ServedModel::Open(const ServedModelOptions&
     if (!server) return server.error();
     m->server_ = std::make_unique<ServerProcess>(std::move(*server));
     m->start_ms_ = m->server_->ready_ms();
+    // Something answered at the URL; it must be the server just started, not another one that
+    // holds the port (ours then ends, failing to bind it): wait until ours is seen listening
+    // there, or has ended. A server whose listening socket is a child's is not seen: after 5 s
+    // alive it is taken at its word.
+    const int port = PortOf(o.url);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (port > 0 && m->server_->Running() && !ListensOnPort(m->server_->Pid(), port) &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!m->server_->Running()) {
+      const ExitInfo exit = m->server_->Stop();
+      return MakeError(fmt::format("the server command ended ({}) but something else answers at "
+                                   "{}: the port is taken; give a free port (or {{port}})",
+                                   exit.Describe(), o.url),
+                       "start");
+    }
     if (o.sample_memory) m->sampler_ = std::make_unique<MemorySampler>(m->server_->Pid(), 10);
     if (o.on_started) o.on_started(m->server_->Pid());
   }
@@ -43,8 +82,21 @@ Result<std::unique_ptr<ServedModel>> ServedModel::Open(const ServedModelOptions&
 
 ServedModel::~ServedModel() { Stop(); }
 
+// A request that failed because the server pipette started is gone says so (how it ended, and
+// its log), rather than giving advice for a server the user runs.
+Error ServedModel::ServerError(const Error& e) {
+  if (!server_ || server_->Running()) return e;
+  const ExitInfo exit = server_->Stop();
+  return MakeError(fmt::format("the server pipette started ended ({}) during {}{}",
+                               exit.Describe(), e.stage.empty() ? "a request" : e.stage,
+                               log_path_.empty() ? "" : "; its log: " + log_path_),
+                   e.stage);
+}
+
 Result<std::vector<int32_t>> ServedModel::Tokenize(const std::string& text) {
-  return client_->Tokenize(text, true);
+  auto t = client_->Tokenize(text, true);
+  if (!t) return ServerError(t.error());
+  return t;
 }
 
 Result<GenerateTiming> ServedModel::Generate(const std::string& text, int n) {
@@ -54,7 +106,7 @@ Result<GenerateTiming> ServedModel::Generate(const std::string& text, int n) {
   r.api_model = api_model_;
   r.timeout = timeout_;
   auto c = client_->Complete(r);
-  if (!c) return c.error();
+  if (!c) return ServerError(c.error());
   if (c->prompt_tokens < 0 || c->completion_tokens < 0) {
     return MakeError(identity().base_url + " did not report its token counts (usage), so the "
                      "request's shape cannot be checked",

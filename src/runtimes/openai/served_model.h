@@ -59,6 +59,7 @@ class ServedModel {
 
  private:
   ServedModel() = default;
+  Error ServerError(const Error& e);
 
   std::unique_ptr<ServerProcess> server_;
   std::unique_ptr<MemorySampler> sampler_;

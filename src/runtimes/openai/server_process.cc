@@ -187,6 +187,10 @@ Result<ServerProcess> ServerProcess::Start(const std::vector<std::string>& argv,
   return server;
 }
 
+bool ServerProcess::Running() const {
+  return child_ && !stopped_ && Check(child_->Pid(), /*block=*/false) == ChildState::kRunning;
+}
+
 ExitInfo ServerProcess::Stop(milliseconds grace) {
   if (!child_ || stopped_) return exit_;
   stopped_ = true;

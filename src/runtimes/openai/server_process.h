@@ -50,6 +50,9 @@ class ServerProcess {
   double ready_ms() const { return ready_ms_; }
   const std::string& log_path() const { return log_path_; }
 
+  // Whether the server process is still running (an ended one is not reaped by this call).
+  bool Running() const;
+
   // Stops the server: SIGTERM to its process group, up to `grace` for it to exit, then SIGKILL
   // (helpers it started in its group, such as vLLM's engine processes, go with it). Returns how
   // it ended; calling it again returns the same.
