@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the layering rules of DESIGN.md 2 that the compiler cannot see, on the source tree:
-#   1. the harness (src/harness) includes no concrete runtime: only pipette/runtime.h and the
-#      interface's shared parts (runtimes/common), and links no runtime library;
+#   1. the harness (src/harness) includes no runtime: only pipette/runtime.h (no runtimes/...
+#      header at all), and links no runtime library;
 #   2. public headers (include/pipette) include only public headers (and system/library ones).
 # Prints each violation as FILE:LINE: what, and exits 1 if there is one. Run by ctest
 # (LayerCheck) and usable alone: scripts/check_layers.sh [REPO_ROOT]
@@ -13,7 +13,7 @@ bad=0
 while IFS= read -r hit; do
   echo "$hit: the harness includes a concrete runtime (use pipette/runtime.h)"
   bad=1
-done < <(grep -nE '#include "runtimes/' src/harness/*.h src/harness/*.cc | grep -v '"runtimes/common/' || true)
+done < <(grep -nE '#include "runtimes/' src/harness/*.h src/harness/*.cc || true)
 
 if grep -nE 'pipette_runtime_(llamacpp|openai|stock)|pipette_runtimes\b|pipette_llama_bench|pipette_openai_client' \
      src/harness/CMakeLists.txt src/harness/*.cmake 2>/dev/null; then

@@ -78,6 +78,15 @@ Status CheckSetting(const SettingDef& def, const nlohmann::json& value);
 Status CheckSettings(const std::string& runtime_name, const std::vector<SettingDef>& defs,
                      const nlohmann::json& given);
 
+// For runtime implementations (Runtime::ResolveSettings): `given` checked against `defs`
+// (CheckSettings), then every definition's value: the given one, else its default; a null default
+// becomes `resolve_null(def)`; a setting recorded only when set is left out unless given; CPU
+// lists become canonical ("0,1,2,3" -> "0-3") after checking that the CPUs are available here.
+// Errors name the setting.
+Result<nlohmann::json> ResolveByDefinitions(
+    const std::string& runtime, const std::vector<SettingDef>& defs, const nlohmann::json& given,
+    const std::function<nlohmann::json(const SettingDef&)>& resolve_null);
+
 // ---- What a runtime is and can do ------------------------------------------------------------
 
 // Recorded as the record's `runtime` (DESIGN.md 5); name, version and commit are part of

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "pipette/runtime.h"
-#include "runtimes/common/resolve.h"
 
 namespace pipette::testing {
 
@@ -101,7 +100,18 @@ class FakeRuntime : public Runtime {
     identity_.name = "fake";
     identity_.version = "fake@1";
     identity_.commit = "0000000";
-    defs_ = {ThreadsSetting(), FlashAttnSetting()};
+    SettingDef threads;
+    threads.name = "threads";
+    threads.min = 1;
+    threads.max = 1024;
+    threads.meaning = "CPU threads";
+    SettingDef flash_attn;
+    flash_attn.name = "flash_attn";
+    flash_attn.kind = SettingKind::kChoice;
+    flash_attn.choices = {"auto", "on", "off"};
+    flash_attn.default_value = "auto";
+    flash_attn.meaning = "flash attention";
+    defs_ = {threads, flash_attn};
   }
   const RuntimeIdentity& Identity() const override { return identity_; }
   const std::vector<SettingDef>& Settings() const override { return defs_; }

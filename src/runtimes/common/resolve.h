@@ -12,14 +12,6 @@
 
 namespace pipette {
 
-// `given` checked against `defs` (CheckSettings), then every definition's value: the given one,
-// else its default; a null default becomes `resolve_null(def)`; a setting recorded only when set
-// is left out unless given; CPU lists become canonical ("0,1,2,3" -> "0-3") after checking that
-// the CPUs are available here. Errors name the setting.
-Result<nlohmann::json> ResolveByDefinitions(
-    const std::string& runtime, const std::vector<SettingDef>& defs, const nlohmann::json& given,
-    const std::function<nlohmann::json(const SettingDef&)>& resolve_null);
-
 // Definitions several runtimes share, spelled once (llama.cpp's names and ranges).
 SettingDef ThreadsSetting();
 SettingDef CpusSetting();
