@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -137,8 +138,13 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     std::cout << "no results" << (store ? " match" : "") << " in " << StorePath(ctx) << "\n";
     return kExitOk;
   }
+  // A RUNTIME column where the rows come from more than one runtime.
+  std::set<std::string> runtimes;
+  for (const ResultRow& r : rows) runtimes.insert(r.runtime);
+  const bool runtime_column = runtimes.size() > 1;
   std::vector<std::vector<std::string>> table = {
       {"ID", "STARTED", "STATUS", "BENCHMARK", "MODEL", "QUANT", "THREADS", "MEDIAN", "95% CI"}};
+  if (runtime_column) table[0].insert(table[0].begin() + 6, "RUNTIME");
   bool noisy = false;
   for (const ResultRow& r : rows) {
     std::string started = r.started_at.substr(0, 19);  // "2026-11-29T13:48:33" (UTC)
@@ -146,6 +152,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant_label,
                      r.threads > 0 ? std::to_string(r.threads) : "-",
                      r.headline ? FormatValue(*r.headline, r.headline_unit) : "-", CiText(r)});
+    if (runtime_column) table.back().insert(table.back().begin() + 6, r.runtime);
     noisy = noisy || Noisy(r);
   }
   PrintTable(table, std::cout);

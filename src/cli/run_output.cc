@@ -89,6 +89,20 @@ void PrintNoise(const json& r, std::ostream& out) {
 
 }  // namespace
 
+namespace {
+
+// The runtime's version, with its commit where the version does not already name it:
+// "0.4.0 (build 1) commit 80fb11a", "llama.cpp@80fb11a".
+std::string VersionText(const json& runtime) {
+  const std::string version = runtime.value("version", "");
+  const std::string commit = runtime.value("commit", "");
+  const std::string short_commit = commit.substr(0, 7);
+  if (short_commit.empty() || version.find(short_commit) != std::string::npos) return version;
+  return version + " commit " + short_commit;
+}
+
+}  // namespace
+
 void PrintResultTable(const json& r, std::ostream& out) {
   const json m = r.value("model", json::object());
   const json runtime = r.value("runtime", json::object());
@@ -99,7 +113,7 @@ void PrintResultTable(const json& r, std::ostream& out) {
   out << fmt::format("{}  {}  ({} {}, {} params)  {} {}{}\n",
                      r.value("benchmark", json::object()).value("id", ""), m.value("file_name", ""),
                      m.value("architecture", ""), QuantLabel(m), m.value("params", 0),
-                     runtime.value("name", ""), runtime.value("version", ""), threads);
+                     runtime.value("name", ""), VersionText(runtime), threads);
   if (m.value("synthetic", false)) {
     out << "note: synthetic model - its numbers stand for its shape, not for any quality\n";
   }
