@@ -74,22 +74,6 @@ Error Unsupported(const StockBinaries& b, const std::string& what, const std::st
                   b.bin_dir, what, option));
 }
 
-// taskset(1), looked up where util-linux installs it, then along PATH; "" when absent.
-std::string FindTaskset() {
-  std::vector<std::string> dirs = {"/usr/bin", "/bin", "/usr/local/bin"};
-  if (const char* path = getenv("PATH")) {
-    std::stringstream ss(path);
-    for (std::string dir; std::getline(ss, dir, ':');) {
-      if (!dir.empty()) dirs.push_back(dir);
-    }
-  }
-  for (const auto& dir : dirs) {
-    const std::string candidate = dir + "/taskset";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 // The last non-empty line of the file at `path` (at most 300 characters), or "".
 std::string LastLineOf(const std::string& path) {
   std::ifstream in(path);

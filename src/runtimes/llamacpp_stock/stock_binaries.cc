@@ -40,12 +40,7 @@ std::string LastLine(const std::string& text) {
                      end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
-// What a short-lived tool printed.
-struct ProbeOutput {
-  ExitInfo exit;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+}  // namespace
 
 // Runs `argv` to completion within kProbeTimeout, capturing stdout and stderr separately.
 Result<ProbeOutput> Probe(const std::vector<std::string>& argv) {
@@ -88,7 +83,20 @@ Result<ProbeOutput> Probe(const std::vector<std::string>& argv) {
   return result;
 }
 
-}  // namespace
+std::string FindTaskset() {
+  std::vector<std::string> dirs = {"/usr/bin", "/bin", "/usr/local/bin"};
+  if (const char* path = getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');) {
+      if (!dir.empty()) dirs.push_back(dir);
+    }
+  }
+  for (const auto& dir : dirs) {
+    const std::string candidate = dir + "/taskset";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
 
 Result<LlamaBenchSyntax> ParseLlamaBenchHelp(const std::string& help_text) {
   const auto has = [&](const char* option) { return help_text.find(option) != std::string::npos; };

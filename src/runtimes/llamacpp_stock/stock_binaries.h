@@ -13,6 +13,7 @@
 #include <string>
 
 #include "pipette/status.h"
+#include "platform/process.h"
 
 namespace pipette {
 
@@ -85,5 +86,19 @@ Result<StockBuild> ParseStockVersion(const std::string& text);
 // Errors (one line): neither binary exists (each llama-bench run still reports the build's commit
 // and build number, LlamaBenchRun::build), or the binary's output has no version line.
 Result<StockBuild> ReadStockBuild(const StockBinaries& binaries);
+
+// What a short-lived tool printed.
+struct ProbeOutput {
+  ExitInfo exit;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `argv` (a tool that answers at once: --help, --version) to completion within 30 s,
+// capturing stdout and stderr apart. Errors: it cannot be started, or did not finish (killed).
+Result<ProbeOutput> Probe(const std::vector<std::string>& argv);
+
+// taskset(1), where util-linux installs it, then along PATH; "" when absent.
+std::string FindTaskset();
 
 }  // namespace pipette

@@ -28,7 +28,6 @@ namespace {
 using nlohmann::json;
 
 constexpr char kName[] = "llamacpp-stock";
-constexpr std::chrono::seconds kHelpTimeout{30};
 
 // True when `option` ("--poll") appears in `text` as a whole option: not as the start of a longer
 // one ("--poll-batch") nor inside one ("--no-poll").
@@ -55,53 +54,15 @@ std::string LineOf(const std::string& text, const std::string& option) {
   return "";
 }
 
-// taskset(1), where util-linux installs it, then along PATH; "" when absent.
-std::string FindTaskset() {
-  std::vector<std::string> dirs = {"/usr/bin", "/bin", "/usr/local/bin"};
-  if (const char* path = getenv("PATH")) {
-    std::stringstream ss(path);
-    for (std::string dir; std::getline(ss, dir, ':');) {
-      if (!dir.empty()) dirs.push_back(dir);
-    }
-  }
-  for (const auto& dir : dirs) {
-    const std::string candidate = dir + "/taskset";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
-// What `binary --help` prints on stdout, within kHelpTimeout.
+// What `binary --help` prints on stdout.
 Result<std::string> HelpText(const std::string& binary) {
-  auto child = ChildProcess::Start({binary, "--help"}, "/dev/null");
-  if (!child) return child.error();
-  child->CloseStdin();
-  const auto deadline = std::chrono::steady_clock::now() + kHelpTimeout;
-  std::string out;
-  bool timed_out = false;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    auto line = child->ReadLine(std::max(left, std::chrono::milliseconds(1)));
-    if (!line) {
-      timed_out = child->TimedOut();
-      break;
-    }
-    out += *line + "\n";
-  }
-  if (timed_out) child->Kill(SIGKILL);
-  const auto exit = child->Wait();
-  if (timed_out) {
-    return MakeError(
-        fmt::format("{} did not print its help within {} s; killed it; is it a "
-                    "llama.cpp build?",
-                    binary, kHelpTimeout.count()));
-  }
-  if (!exit || !exit->exited || exit->code != 0) {
+  auto help = Probe({binary, "--help"});
+  if (!help) return MakeError(help.error().message + "; is it a llama.cpp build?");
+  if (!help->exit.exited || help->exit.code != 0) {
     return MakeError(fmt::format("{} failed to print its help ({}); is it a llama.cpp build?",
-                                 binary, exit ? exit->Describe() : "no exit status"));
+                                 binary, help->exit.Describe()));
   }
-  return out;
+  return help->out;
 }
 
 // The target of the /proc link `path`, "" when unreadable (a process that is gone or a zombie).
