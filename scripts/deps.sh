@@ -13,7 +13,7 @@ packages=(
   build-essential cmake ninja-build ccache git pkg-config python3
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   libsqlite3-dev libssl-dev libcurl4-openssl-dev libcpp-httplib-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
 )
 test_packages=(chromium)
 

@@ -6,6 +6,7 @@
 #include "cli/cmd_benchmarks.h"
 #include "cli/cmd_compare.h"
 #include "cli/cmd_diff.h"
+#include "cli/cmd_evals.h"
 #include "cli/cmd_device.h"
 #include "cli/cmd_models.h"
 #include "cli/cmd_report.h"
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   AddSuiteCommand(app, ctx);
   AddSelectCommand(app, ctx);
   AddReportCommand(app, ctx);
+  AddEvalsCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
