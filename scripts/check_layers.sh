@@ -2,7 +2,9 @@
 # Checks the layering rules of DESIGN.md 2 that the compiler cannot see, on the source tree:
 #   1. the harness (src/harness) includes no runtime: only pipette/runtime.h (no runtimes/...
 #      header at all), and links no runtime library;
-#   2. public headers (include/pipette) include only public headers (and system/library ones).
+#   2. public headers (include/pipette) include only public headers (and system/library ones);
+#   3. the scorers (src/scorers) are pure: they include only pipette/, base/ and their own headers
+#      and link only pipette_base.
 # Prints each violation as FILE:LINE: what, and exits 1 if there is one. Run by ctest
 # (LayerCheck) and usable alone: scripts/check_layers.sh [REPO_ROOT]
 set -euo pipefail
@@ -25,6 +27,17 @@ while IFS= read -r hit; do
   echo "$hit: a public header includes an internal one (public headers include only pipette/*.h)"
   bad=1
 done < <(grep -nE '#include "' include/pipette/*.h | grep -vE '#include "pipette/' || true)
+
+while IFS= read -r hit; do
+  echo "$hit: a scorer includes a header outside src/base (scorers depend on nothing else)"
+  bad=1
+done < <(grep -nE '#include "' src/scorers/*.h src/scorers/*.cc |
+           grep -vE '#include "(pipette/scorers.h|pipette/status.h|base/|scorers/)' || true)
+if grep -nE 'target_link_libraries\(pipette_scorers' src/scorers/CMakeLists.txt |
+     grep -vqE 'target_link_libraries\(pipette_scorers PUBLIC pipette_base\)$'; then
+  echo "src/scorers/CMakeLists.txt: pipette_scorers links more than pipette_base"
+  bad=1
+fi
 
 if [ "$bad" -eq 0 ]; then
   echo "layers: ok (harness: $(ls src/harness/*.cc src/harness/*.h | wc -l) files, no concrete runtime; public headers: $(ls include/pipette/*.h | wc -l), public only)"

@@ -12,6 +12,7 @@
 #include "cli/cmd_report.h"
 #include "cli/cmd_results.h"
 #include "cli/cmd_run.h"
+#include "cli/cmd_score.h"
 #include "cli/cmd_select.h"
 #include "cli/cmd_suite.h"
 #include "cli/flag_names.h"
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   AddSelectCommand(app, ctx);
   AddReportCommand(app, ctx);
   AddEvalsCommand(app, ctx);
+  AddScoreCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

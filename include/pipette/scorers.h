@@ -1,0 +1,80 @@
+// Deterministic, model-blind scorers for the quality evals (DESIGN.md 7, docs evals.md 3).
+//
+// A scorer is a pure function of one completion's text and the sample's gold answer, which the
+// caller looks up by sample id in the data set (the scorer never sees the question, the options or
+// the model). Same input, same verdict, on every machine: no randomness, no clock, no globals.
+// Thread-safe: the functions share no state. Any byte string is accepted, including text that is
+// not UTF-8, 1 MB long or pathologically nested: the cost is linear in the completion's length
+// (nesting is capped), and such input gets a verdict, never a crash or a hang.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace pipette::scorers {
+
+// Versioned rule sets, recorded with every verdict. A change to any rule that can change a verdict
+// bumps the version.
+inline constexpr std::string_view kGpqaRuleSet = "pipette-gpqa/1";
+inline constexpr std::string_view kMathRuleSet = "pipette-math/1";
+// The reference scorer's GPQA rules (Liquid4All/pipette-scores d93e2e1), for parity checks.
+inline constexpr std::string_view kGpqaUpstreamRuleSet = "upstream-gpqa/d93e2e1";
+
+// One completion's verdict.
+struct Verdict {
+  std::string extracted;  // the answer the completion commits to, as extracted; empty if none
+  std::string method;     // the rule of the chain that matched ("answer_label", "boxed", ...);
+                          // "none" when nothing matched
+  bool correct = false;   // equal to the gold answer; false when not parsed
+  bool parsed = false;    // an answer was extracted (unparsed is reported apart from wrong)
+  std::string rule_set;   // kGpqaRuleSet, kMathRuleSet, ...
+};
+
+// The shared preprocessing of evals.md 3, in order: removes <think>...</think> and
+// [THINK]...[/THINK] blocks (any case, non-greedy); drops everything up to an orphan closing tag;
+// drops from an orphan opening tag to the end; keeps what follows `assistant...final` in a GPT-OSS
+// transcript; strips a trailing <|end|> / <|return|>; trims white space.
+std::string StripThinking(std::string_view completion);
+
+// GPQA Diamond. `gold_letter` is the letter (A-D) where the correct option landed after the
+// data set's shuffle. The letter is extracted with this chain, the first rule that
+// matches deciding (`method` names it):
+//   single_letter  the whole answer is one letter A-D (any case)
+//   answer_label   the last `Answer:` / `Final choice:` label (any case, markdown `*`/`_` around
+//                  the label or the letter, optional parentheses) followed by a letter A-D that
+//                  is not followed by a letter or digit
+//   boxed          the last \boxed{...} whose content is one letter A-D in any case, optionally
+//                  inside \text{} and parentheses
+//   answer_phrase  the last "answer/choice/option is [always] X", "answer is (X)", "go with X",
+//                  "I choose/pick X", "X is the correct answer/choice/option", "X is correct":
+//                  X an upper-case letter A-D standing alone
+//   choice_paren   the last "X)" choice mention, X upper-case A-D standing alone
+// Anything else (hedges, refusals, truncation, acronyms such as "DNA") is unparsed.
+Verdict ScoreGpqa(std::string_view completion, char gold_letter);
+
+// GPQA Diamond as the reference scorer grades it (--upstream-compat), its known faults included
+// ("the answer is a bit subtle" reads as A, lower-case \boxed{c} is missed, "DNA " gives A):
+// the same preprocessing; a one-letter answer; else the last `Answer:` label followed by any
+// letter; else, unless the text hedges between two letters ("B or C"), the first of these
+// fallbacks that matches, each taking its last match: boxed (upper case), answer_is,
+// answer_is_paren, choice_format ("X)"), correct_answer, letter_end, letter_period, letter_nonword.
+// `method` names the rule as upstream's verdict files do; rule_set is kGpqaUpstreamRuleSet.
+Verdict ScoreGpqaUpstream(std::string_view completion, char gold_letter);
+
+// MATH-500. `gold` is the data set's `answer` field (LaTeX). Extraction (`method`): "boxed", the
+// last \boxed{}, \fbox{}, \framebox{} (also `\boxed {`), brace-balanced to 256 levels; else
+// "final_statement", the rest of the line after the last "answer is" / "answer:" ("The answer is
+// X", "Final answer: X", "**Answer:** X"); never the last number of the text. Both sides are then
+// normalized: wrappers (\text, \mathbf, \textcolor, \underline, \displaystyle, enclosing braces),
+// spacing commands, \left/\right, \dfrac, degree signs, percent, dollar signs, unit words, "x ="
+// and "x \in" prefixes, Unicode π √ − ∞ ∪, mixed numbers, matrices as tuples; a base subscript
+// must match when both sides have one. Equal when the strings are equal, else when both evaluate
+// to the same complex values (relative tolerance 1e-9) at three fixed points for their one-letter
+// variables: fractions, radicals, pi, powers (exponent at most 64), implicit products; tuples,
+// intervals and vectors element-wise in order, unordered lists ("3, 5, 7", "\pm", unions) in any
+// order, equations up to a non-zero factor. No computer algebra (GiNaC) yet: a numeric check,
+// under which rounded decimals of irrational values stay wrong; notation it cannot evaluate
+// (`-\mathbf{I}` for a matrix, words) is equal only as a string.
+Verdict ScoreMath(std::string_view completion, std::string_view gold);
+
+}  // namespace pipette::scorers

@@ -1,0 +1,200 @@
+// Tests of the scorers: unit cases, hostile input, and agreement with the hand-derived verdicts
+// of the shared corpus (../shared/data/evals/scoring, skipped with the reason when absent).
+#include "pipette/scorers.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pipette::scorers {
+namespace {
+
+const std::string kScoringDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals/scoring";
+
+// The records of a gzip JSON Lines file (read through `gzip -dc`); empty when unreadable.
+std::vector<nlohmann::json> ReadGzipJsonl(const std::string& path) {
+  std::vector<nlohmann::json> records;
+  FILE* pipe = popen(("gzip -dc '" + path + "'").c_str(), "r");
+  if (pipe == nullptr) return records;
+  std::string data;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) data.append(buf, n);
+  pclose(pipe);
+  size_t start = 0;
+  while (start < data.size()) {
+    size_t end = data.find('\n', start);
+    if (end == std::string::npos) end = data.size();
+    if (end > start) records.push_back(nlohmann::json::parse(data.substr(start, end - start)));
+    start = end + 1;
+  }
+  return records;
+}
+
+#define SKIP_WITHOUT_CORPUS(file)                                                             \
+  if (!std::filesystem::exists(kScoringDir + "/" file)) {                                     \
+    GTEST_SKIP() << "no " << kScoringDir << "/" file << " (needs ../shared beside the repo)"; \
+  }
+
+TEST(StripThinking, RemovesBlocksOrphansAndMarkers) {
+  EXPECT_EQ(StripThinking("<think>x</think> A"), "A");
+  EXPECT_EQ(StripThinking("<THINK>x</THINK>\nB <think>y</think>C"), "B C");
+  EXPECT_EQ(StripThinking("reasoning </think> final"), "final");
+  EXPECT_EQ(StripThinking("ok <think> truncated"), "ok");
+  EXPECT_EQ(StripThinking("[THINK]a[/THINK]b"), "b");
+  EXPECT_EQ(StripThinking("analysis blah assistantfinalThe end<|return|>"), "The end");
+  EXPECT_EQ(StripThinking("  x <|end|>"), "x");
+}
+
+TEST(Gpqa, Ladder) {
+  EXPECT_EQ(ScoreGpqa("c", 'C').method, "single_letter");
+  EXPECT_TRUE(ScoreGpqa("Answer: A\nwait\nAnswer: C", 'C').correct);
+  EXPECT_TRUE(ScoreGpqa("**Answer:** c", 'C').correct);
+  EXPECT_TRUE(ScoreGpqa("so $\\boxed{\\text{(c)}}$", 'C').correct);
+  EXPECT_EQ(ScoreGpqa("the answer is a bit subtle. The answer is (C).", 'C').extracted, "C");
+  EXPECT_FALSE(ScoreGpqa("more about the DNA sample is needed.", 'A').parsed);
+  EXPECT_FALSE(ScoreGpqa("It could be B or C, I'm not sure.", 'C').parsed);
+  EXPECT_EQ(ScoreGpqa("Answer: Both", 'B').method, "none");
+  EXPECT_EQ(ScoreGpqa("x", 'A').rule_set, kGpqaRuleSet);
+}
+
+TEST(Gpqa, HostileInputIsFast) {
+  const std::string huge(1 << 20, 'A');
+  std::string braces = "\\boxed";
+  for (int i = 0; i < 100000; ++i) braces += '{';
+  const std::string binary =
+      "Answer: \xff\xfe\x00C"
+      "\x80";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(ScoreGpqa(huge, 'A').parsed);
+  EXPECT_FALSE(ScoreGpqa(braces, 'A').parsed);
+  ScoreGpqa(binary, 'C');
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(Math, ExtractionAndEquivalence) {
+  EXPECT_EQ(ScoreMath("so $\\boxed{\\frac{3\\sqrt{3}}{4}}$.", "x").extracted,
+            "\\frac{3\\sqrt{3}}{4}");
+  EXPECT_TRUE(ScoreMath("$\\boxed {p - q}$", "-q+p").correct);
+  EXPECT_EQ(ScoreMath("\\boxed{1} then \\fbox{2}", "2").method, "boxed");
+  EXPECT_TRUE(ScoreMath("\\boxed{1} then \\fbox{2}", "2").correct);
+  EXPECT_TRUE(ScoreMath("Final answer: 14/3", "\\frac{14}{3}").correct);
+  EXPECT_EQ(ScoreMath("Final answer: 14/3", "1").method, "final_statement");
+  EXPECT_FALSE(ScoreMath("\\boxed{3.2}", "3.21").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{70}", "70\\sqrt{2}").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{1.732}", "\\sqrt{3}").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{6+5i}", "6-5i").correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{\\sqrt{117}}", "3\\sqrt{13}").correct);
+  EXPECT_TRUE(
+      ScoreMath("\\boxed{(3, \\infty) \\cup (-\\infty, 2)}", "(-\\infty, 2) \\cup (3, \\infty)")
+          .correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{(2,1)}", "(1,2)").correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{7, 5, 3}", "3, 5, 7").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{52_{10}}", "52_8").correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{25\\%}", "\\frac14").correct);
+  EXPECT_FALSE(ScoreMath("I checked it 2 ways.", "2").parsed);
+  EXPECT_FALSE(ScoreMath("<think>\\boxed{2}", "2").parsed);
+  EXPECT_EQ(ScoreMath("x", "2").rule_set, kMathRuleSet);
+}
+
+TEST(Math, HostileInputIsFast) {
+  std::string deep = "\\boxed{";
+  for (int i = 0; i < 100000; ++i) deep += "{(";
+  std::string deep_ok = "\\boxed{";
+  for (int i = 0; i < 200; ++i) deep_ok += "\\frac{1}{";
+  deep_ok += '2';
+  deep_ok.append(201, '}');
+  std::string parens = "\\boxed{";
+  parens.append(5000, '(').append("1").append(5000, ')').append("}");
+  const std::string huge(1 << 20, '9');
+  const std::string huge_statement = "The answer is " + std::string(1 << 20, '(');
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(ScoreMath(deep, "1").correct);
+  EXPECT_FALSE(ScoreMath(deep_ok, "1").correct);
+  EXPECT_FALSE(ScoreMath(parens, "2").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{2^{2^{2^{2^{99999}}}}}", "4").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{10^{100000000}}", "1").correct);
+  EXPECT_FALSE(ScoreMath(huge, "1").parsed);
+  EXPECT_FALSE(ScoreMath(huge_statement, "1").correct);
+  ScoreMath("\\boxed{\xff\xfe\x80}", "1");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(GpqaCorpus, AgreesWithTrueVerdicts) {
+  SKIP_WITHOUT_CORPUS("gpqa_verdicts.jsonl.gz");
+  const auto records = ReadGzipJsonl(kScoringDir + "/gpqa_verdicts.jsonl.gz");
+  ASSERT_GT(records.size(), 300u);
+  int agree = 0;
+  for (const auto& r : records) {
+    const std::string gold = r["correct_letter"];
+    const Verdict v = ScoreGpqa(r["completion"].get<std::string>(), gold[0]);
+    if (v.correct == r["true_is_correct"].get<bool>()) {
+      ++agree;
+    } else {
+      ADD_FAILURE() << r["completion_id"] << " " << r["kind"] << "/" << r["variant"]
+                    << ": extracted '" << v.extracted << "' by " << v.method;
+    }
+  }
+  const double rate = static_cast<double>(agree) / records.size();
+  std::printf("GPQA agreement with true_is_correct: %d/%zu = %.4f\n", agree, records.size(), rate);
+  EXPECT_GE(rate, 0.995);
+}
+
+TEST(GpqaCorpus, UpstreamCompatAgreesWithUpstreamVerdicts) {
+  SKIP_WITHOUT_CORPUS("gpqa_verdicts.jsonl.gz");
+  const auto records = ReadGzipJsonl(kScoringDir + "/gpqa_verdicts.jsonl.gz");
+  ASSERT_GT(records.size(), 300u);
+  int agree = 0;
+  int same_rule = 0;
+  for (const auto& r : records) {
+    const std::string gold = r["correct_letter"];
+    const Verdict v = ScoreGpqaUpstream(r["completion"].get<std::string>(), gold[0]);
+    if (v.correct == r["upstream_is_correct"].get<bool>()) {
+      ++agree;
+    } else {
+      ADD_FAILURE() << r["completion_id"] << " " << r["kind"] << "/" << r["variant"]
+                    << ": extracted '" << v.extracted << "' by " << v.method;
+    }
+    const std::string upstream_rule =
+        r["upstream_pattern"].is_null() ? "none" : r["upstream_pattern"].get<std::string>();
+    same_rule += v.method == upstream_rule ? 1 : 0;
+  }
+  const double rate = static_cast<double>(agree) / records.size();
+  std::printf(
+      "GPQA --upstream-compat agreement with upstream_is_correct: %d/%zu = %.4f (same rule "
+      "%d)\n",
+      agree, records.size(), rate, same_rule);
+  EXPECT_GE(rate, 0.99);
+  EXPECT_EQ(ScoreGpqaUpstream("the answer is a bit subtle", 'C').extracted, "A");
+  EXPECT_FALSE(ScoreGpqaUpstream("so $\\boxed{c}$", 'C').correct);
+}
+
+TEST(MathCorpus, AgreesWithTrueVerdicts) {
+  SKIP_WITHOUT_CORPUS("math500_verdicts.jsonl.gz");
+  const auto records = ReadGzipJsonl(kScoringDir + "/math500_verdicts.jsonl.gz");
+  ASSERT_GT(records.size(), 900u);
+  int agree = 0;
+  for (const auto& r : records) {
+    const Verdict v = ScoreMath(r["completion"].get<std::string>(), r["gold"].get<std::string>());
+    if (v.correct == r["true_is_correct"].get<bool>()) {
+      ++agree;
+    } else {
+      std::printf("MATH differs: %s %s/%s gold '%s' extracted '%s' by %s, true %d\n",
+                  r["completion_id"].get<std::string>().c_str(),
+                  r["kind"].get<std::string>().c_str(), r["variant"].get<std::string>().c_str(),
+                  r["gold"].get<std::string>().c_str(), v.extracted.c_str(), v.method.c_str(),
+                  r["true_is_correct"].get<bool>());
+    }
+  }
+  const double rate = static_cast<double>(agree) / records.size();
+  std::printf("MATH agreement with true_is_correct: %d/%zu = %.4f\n", agree, records.size(), rate);
+  EXPECT_GE(rate, 0.995);
+}
+
+}  // namespace
+}  // namespace pipette::scorers
