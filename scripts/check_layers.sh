@@ -4,6 +4,7 @@
 #      header at all), and links no runtime library;
 #   2. public headers (include/pipette) include only public headers (and system/library ones);
 #   3. the scorers (src/scorers) are pure: they include only pipette/, base/ and their own headers
+#      (their tests may read the shared corpus through tests/support)
 #      and link only pipette_base.
 # Prints each violation as FILE:LINE: what, and exits 1 if there is one. Run by ctest
 # (LayerCheck) and usable alone: scripts/check_layers.sh [REPO_ROOT]
@@ -31,7 +32,7 @@ done < <(grep -nE '#include "' include/pipette/*.h | grep -vE '#include "pipette
 while IFS= read -r hit; do
   echo "$hit: a scorer includes a header outside src/base (scorers depend on nothing else)"
   bad=1
-done < <(grep -nE '#include "' src/scorers/*.h src/scorers/*.cc |
+done < <(grep -nE '#include "' src/scorers/*.h src/scorers/*.cc | grep -v '_test\.cc:' |
            grep -vE '#include "(pipette/scorers.h|pipette/status.h|base/|scorers/)' || true)
 if grep -nE 'target_link_libraries\(pipette_scorers' src/scorers/CMakeLists.txt |
      grep -vqE 'target_link_libraries\(pipette_scorers PUBLIC pipette_base\)$'; then

@@ -3,36 +3,21 @@
 // as the counter `completions/s` (a rate: completions per wall-clock second, 1000-based).
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "pipette/scorers.h"
+#include "tests/support/scoring_corpus.h"
 
 namespace {
 
-// (completion, gold) pairs of a gzip JSON Lines corpus; empty when the file is absent.
+// (completion, gold) pairs of a corpus file; empty when it is absent.
 std::vector<std::pair<std::string, std::string>> ReadCorpus(const char* file, const char* gold) {
   std::vector<std::pair<std::string, std::string>> corpus;
-  const std::string path = std::string(PIPETTE_SHARED_DIR) + "/data/evals/scoring/" + file;
-  FILE* pipe = popen(("gzip -dc '" + path + "' 2>/dev/null").c_str(), "r");
-  if (pipe == nullptr) return corpus;
-  std::string data;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) data.append(buf, n);
-  pclose(pipe);
-  size_t start = 0;
-  while (start < data.size()) {
-    size_t end = data.find('\n', start);
-    if (end == std::string::npos) end = data.size();
-    if (end > start) {
-      const auto r = nlohmann::json::parse(data.substr(start, end - start));
-      corpus.emplace_back(r["completion"].get<std::string>(), r[gold].get<std::string>());
-    }
-    start = end + 1;
+  for (const auto& r : pipette::testing::ReadScoringCorpus(file)) {
+    corpus.emplace_back(r["completion"].get<std::string>(), r[gold].get<std::string>());
   }
   return corpus;
 }

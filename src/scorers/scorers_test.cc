@@ -1,11 +1,11 @@
 // Tests of the scorers: unit cases, hostile input, and agreement with the hand-derived verdicts
 // of the shared corpus (../shared/data/evals/scoring, skipped with the reason when absent).
 #include "pipette/scorers.h"
+#include "tests/support/scoring_corpus.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,27 +14,7 @@
 namespace pipette::scorers {
 namespace {
 
-const std::string kScoringDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals/scoring";
-
-// The records of a gzip JSON Lines file (read through `gzip -dc`); empty when unreadable.
-std::vector<nlohmann::json> ReadGzipJsonl(const std::string& path) {
-  std::vector<nlohmann::json> records;
-  FILE* pipe = popen(("gzip -dc '" + path + "'").c_str(), "r");
-  if (pipe == nullptr) return records;
-  std::string data;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) data.append(buf, n);
-  pclose(pipe);
-  size_t start = 0;
-  while (start < data.size()) {
-    size_t end = data.find('\n', start);
-    if (end == std::string::npos) end = data.size();
-    if (end > start) records.push_back(nlohmann::json::parse(data.substr(start, end - start)));
-    start = end + 1;
-  }
-  return records;
-}
+const std::string kScoringDir = pipette::testing::ScoringDir();
 
 #define SKIP_WITHOUT_CORPUS(file)                                                             \
   if (!std::filesystem::exists(kScoringDir + "/" file)) {                                     \
@@ -127,7 +107,7 @@ TEST(Math, HostileInputIsFast) {
 
 TEST(GpqaCorpus, AgreesWithTrueVerdicts) {
   SKIP_WITHOUT_CORPUS("gpqa_verdicts.jsonl.gz");
-  const auto records = ReadGzipJsonl(kScoringDir + "/gpqa_verdicts.jsonl.gz");
+  const auto records = pipette::testing::ReadScoringCorpus("gpqa_verdicts.jsonl.gz");
   ASSERT_GT(records.size(), 300u);
   int agree = 0;
   for (const auto& r : records) {
@@ -147,7 +127,7 @@ TEST(GpqaCorpus, AgreesWithTrueVerdicts) {
 
 TEST(GpqaCorpus, UpstreamCompatAgreesWithUpstreamVerdicts) {
   SKIP_WITHOUT_CORPUS("gpqa_verdicts.jsonl.gz");
-  const auto records = ReadGzipJsonl(kScoringDir + "/gpqa_verdicts.jsonl.gz");
+  const auto records = pipette::testing::ReadScoringCorpus("gpqa_verdicts.jsonl.gz");
   ASSERT_GT(records.size(), 300u);
   int agree = 0;
   int same_rule = 0;
@@ -176,7 +156,7 @@ TEST(GpqaCorpus, UpstreamCompatAgreesWithUpstreamVerdicts) {
 
 TEST(MathCorpus, AgreesWithTrueVerdicts) {
   SKIP_WITHOUT_CORPUS("math500_verdicts.jsonl.gz");
-  const auto records = ReadGzipJsonl(kScoringDir + "/math500_verdicts.jsonl.gz");
+  const auto records = pipette::testing::ReadScoringCorpus("math500_verdicts.jsonl.gz");
   ASSERT_GT(records.size(), 900u);
   int agree = 0;
   for (const auto& r : records) {

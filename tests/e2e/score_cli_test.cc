@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "tests/support/scoring_corpus.h"
 
 namespace pipette::testing_models {
 namespace {
@@ -41,26 +42,12 @@ class ScoreCli : public ::testing::Test {
   // The corpus as {"id": "<sample_id>#k", "completion"} lines.
   std::string CorpusCompletions(const std::string& file) {
     std::string lines;
-    FILE* pipe = popen(("gzip -dc '" + kEvalsDir + "/scoring/" + file + "'").c_str(), "r");
-    std::string data;
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) data.append(buf, n);
-    pclose(pipe);
-    size_t start = 0;
-    while (start < data.size()) {
-      size_t end = data.find('\n', start);
-      if (end == std::string::npos) end = data.size();
-      if (end > start) {
-        const auto r = nlohmann::json::parse(data.substr(start, end - start));
-        const std::string cid = r["completion_id"];
-        lines +=
-            nlohmann::json{{"id", r["sample_id"].get<std::string>() + cid.substr(cid.find('#'))},
-                           {"completion", r["completion"]}}
-                .dump() +
-            "\n";
-      }
-      start = end + 1;
+    for (const auto& r : pipette::testing::ReadScoringCorpus(file)) {
+      const std::string cid = r["completion_id"];
+      lines += nlohmann::json{{"id", r["sample_id"].get<std::string>() + cid.substr(cid.find('#'))},
+                              {"completion", r["completion"]}}
+                   .dump() +
+               "\n";
     }
     return lines;
   }
