@@ -81,7 +81,9 @@ Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& 
     const std::string sample = id.substr(0, id.find('#'));
     const auto g = gold.find(sample);
     if (g == gold.end()) {
-      return MakeError(where + ": unknown " + o.eval + " sample id '" + sample + "'");
+      return MakeError(where + ": unknown " + o.eval + " sample id '" + sample +
+                       "'; ids are the protocol's: the first 12 hex digits of the SHA-256 of the "
+                       "sample's prompt (e.g. e7b7a0f871c3), as `pipette evals` builds them");
     }
     const std::string& completion = r["completion"].get_ref<const std::string&>();
     scored.push_back({id, o.eval == "math_500" ? scorers::ScoreMath(completion, g->second)
