@@ -60,7 +60,7 @@ std::optional<BenchmarkType> ParseTypeName(std::string_view name);
 // The metric a benchmark type is ranked and listed by, whose 95% CI drives adaptive repetitions
 // (DESIGN.md 4.2 step 5; names from 4.3): prefill -> "prefill_throughput", decode ->
 // "decode_throughput", e2e and soak -> "end_to_end_latency", memory -> "max_host_usage",
-// kl_divergence -> "kl_divergence"; "" for types without one (eval).
+// kl_divergence -> "kl_divergence", eval -> "accuracy" (pass@1; no adaptive repetitions).
 std::string_view HeadlineMetric(BenchmarkType type);
 
 // One benchmark definition. Fields that do not apply to `type` are 0 or empty.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/benchmark.h"
+#include "pipette/evals.h"
 #include "pipette/readiness_policy.h"
 #include "pipette/runtime.h"
 #include "pipette/status.h"
@@ -53,6 +54,9 @@ struct CellSpec {
   // (same tokenizer required).
   std::string reference_model_path;
   std::string log_path;                 // runtime stderr log; empty: a temporary file
+  // eval benchmarks only: the data set's folder, subset, repeats, sampling, doom-loop detector
+  // and checkpoint folder (recorded in the result's `eval` block).
+  EvalOptions eval;
 };
 
 struct CellHooks {

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pipette/doom_loop.h"
+#include "pipette/scorers.h"
 #include "pipette/status.h"
 
 namespace pipette {
@@ -98,5 +100,37 @@ uint32_t GpqaShuffleSeed(std::string_view question);
 // The option order: result[letter] = index into [Correct Answer, Incorrect Answer 1, 2, 3], as
 // CPython's random.Random(seed).shuffle leaves that list.
 std::array<int, 4> GpqaOptionOrder(uint32_t seed);
+
+// ---- Running an eval (benchmark type eval, DESIGN.md 7) ---------------------------------------
+
+// How an eval cell generates (recorded in the result's `eval` block).
+struct EvalOptions {
+  std::string data_dir;  // the folder holding InfoOf(dataset).file
+  int limit = 0;         // 0: every sample; else this many, chosen by SelectEvalSamples
+  int repeats = 5;       // attempts per sample (ids <id>#0 .. <id>#repeats-1)
+  double temperature = 0.6;
+  uint64_t seed = 0;     // selects the subset and seeds every attempt (AttemptSeed)
+  int max_tokens = 8192;  // output tokens per attempt at most
+  DoomLoopOptions doom_loop;
+  // Where the per-sample checkpoint lives (one JSON Lines file per cell digest); required.
+  std::string checkpoint_dir;
+};
+
+// The subset of `limit` samples for `seed`: the samples whose SHA-256("<seed>:<id>") sort first,
+// returned in file order; all of them when limit is 0 or not below the data set's size. The same
+// (data set, limit, seed) always selects the same samples.
+std::vector<const EvalSample*> SelectEvalSamples(const EvalDataSet& data, int limit,
+                                                 uint64_t seed);
+
+// The sampling seed of attempt `attempt` of sample `id`: the first 4 bytes (big-endian) of
+// SHA-256("<seed>:<id>#<attempt>"), so attempts are independent draws and a rerun repeats them.
+uint32_t AttemptSeed(uint64_t seed, std::string_view id, int attempt);
+
+// Scores one completion of a sample of `dataset` against its gold answer with pipette's rule set
+// (MATH-500: scorers::ScoreMath; GPQA Diamond: scorers::ScoreGpqa) or, with upstream_compat, the
+// reference scorer's (GPQA only). Errors: a data set or mode without a scorer yet (IFBench; MATH
+// with upstream_compat).
+Result<scorers::Verdict> ScoreEvalCompletion(EvalDataset dataset, std::string_view gold,
+                                             std::string_view completion, bool upstream_compat);
 
 }  // namespace pipette

@@ -147,6 +147,33 @@ struct GenerateTiming {
   std::string text;              // the completion
 };
 
+// A sampled completion of one user message (quality evals, DESIGN.md 7): the model's chat
+// template applied as the engine applies it (the raw message when the model has none), then
+// sampling with the engine's default chain at `temperature`, its draw seeded by `seed`, so the
+// same request on the same build gives the same text.
+struct CompletionRequest {
+  std::string message;
+  int max_tokens = 0;  // output tokens at most; prompt + max_tokens must fit the context
+  double temperature = 0.6;
+  uint32_t seed = 0;
+};
+
+struct Completion {
+  std::string text;
+  // "eos" (the model ended it), "truncated" (max_tokens reached) or "stopped" (keep_going
+  // returned false: the caller's doom-loop detector).
+  std::string stop;
+  int prompt_tokens = 0;      // after the template, as the engine tokenized it
+  int output_tokens = 0;
+  std::string prompt_format;  // "chat_template" or "raw" (the model has no template)
+  std::string chat_template;  // the template applied; empty for raw
+  double time_to_first_token_ms = 0;  // request start to the first output token sampled
+  double decode_ms = 0;  // time in decode steps after the first token (generation throughput =
+                         // (output_tokens - 1) / decode_ms), without the caller's checks
+  double total_ms = 0;   // request start to the end, seen from outside
+  nlohmann::json sampling = nlohmann::json::object();  // the chain as applied: top_k, ..., seed
+};
+
 // What a session learned while loading: recorded in runtime.* and logs.warnings.
 struct LoadFacts {
   double load_ms = 0;  // runtime start to model ready (DESIGN.md 4.3 load_time); 0 = not timed
@@ -174,6 +201,15 @@ class RuntimeSession {
   virtual Result<DecodeTiming> Decode(const std::vector<int32_t>& context,
                                       const std::string& text, int n) = 0;
   virtual Result<GenerateTiming> Generate(const std::string& text, int n) = 0;
+  // A sampled completion; `keep_going(text so far)` is asked after every few tokens and ends the
+  // completion ("stopped") when it returns false. Errors: stage "context" when the prompt and
+  // max_tokens do not fit the context (the session is usable after it); any other error may
+  // leave the engine dead (start a new session). Runtimes without it return an error.
+  virtual Result<Completion> Complete(const CompletionRequest& request,
+                                      const std::function<bool(const std::string&)>& keep_going) {
+    (void)request, (void)keep_going;
+    return MakeError("this runtime cannot generate completions", "generate");
+  }
   // Log-probabilities of every position of `tokens` (all vocabulary entries) written to `path`
   // in the driver's PPLP format (kl_divergence). Runtimes without it return an error.
   virtual Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) = 0;

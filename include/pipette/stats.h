@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace pipette {
@@ -82,6 +83,21 @@ Interval ClusterBootstrapMedianCi(const std::vector<std::vector<double>>& runs,
 Interval BootstrapRatioOfMediansCi(std::span<const double> a, std::span<const double> b,
                                    double confidence = 0.95, int resamples = 2000,
                                    uint64_t seed = 0x9e3779b97f4a7c15);
+
+// Percentile-bootstrap interval of a proportion whose trials come in clusters (an eval's attempts
+// of one question): each resample draws as many clusters as there are, with replacement, and takes
+// sum(successes) / sum(trials) of them (the cluster bootstrap over questions of evals.md 4), so a
+// question answered right on every attempt counts once, not R times. `clusters` holds
+// (successes, trials) pairs; clusters with no trials are ignored; none at all gives NaNs.
+// Deterministic for a given seed. Cost: O(resamples * clusters).
+Interval ClusterBootstrapProportionCi(const std::vector<std::pair<int, int>>& clusters,
+                                      double confidence = 0.95, int resamples = 10000,
+                                      uint64_t seed = 0x9e3779b97f4a7c15);
+
+// Exact McNemar test of paired binary outcomes (McNemar 1947; the exact binomial form): of the
+// pairs that disagree, `b` went only to the first side and `c` only to the second; the two-sided
+// p-value of b under Binomial(b + c, 1/2). 1 when b + c == 0.
+double McNemarExactP(int64_t b, int64_t c);
 
 // Wilson score interval of a proportion: `successes` of `trials` (Wilson 1927; the usual
 // choice for a fraction such as top-1 agreement over positions: it stays inside [0, 1] and is

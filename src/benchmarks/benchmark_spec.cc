@@ -98,6 +98,7 @@ std::string_view HeadlineMetric(BenchmarkType type) {
     case BenchmarkType::kMemory: return "max_host_usage";
     case BenchmarkType::kSoak: return "end_to_end_latency";
     case BenchmarkType::kKlDivergence: return "kl_divergence";
+    case BenchmarkType::kEval: return "accuracy";
     default: return "";
   }
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/eval_options.h"
 #include "cli/run_output.h"
 #include "cli/runtime_options.h"
 #include "harness/readiness.h"
@@ -22,6 +23,7 @@ namespace {
 struct RunArgs {
   CellSpec spec;
   RuntimeArgs runtime;
+  EvalArgs eval;
   std::string benchmark_id;
   std::string benchmarks_dir;
   bool quiet = false;
@@ -50,6 +52,11 @@ int Run(RunArgs& a, CliContext& ctx) {
                                       " is above --max-reps " + std::to_string(p.max_reps)));
   }
   const std::string store_path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
+  if (bench->type == BenchmarkType::kEval) {
+    auto eval = ResolveEvalArgs(a.eval, store_path);
+    if (!eval) return ReportError(ctx, eval.error());
+    a.spec.eval = std::move(*eval);
+  }
   auto store = ResultStore::Open(store_path);
   if (!store) return ReportError(ctx, store.error());
 
@@ -73,6 +80,12 @@ int Run(RunArgs& a, CliContext& ctx) {
   if (auto s = (*store)->Put(*record); !s) {
     std::cout << record->dump(2) << std::endl;  // nothing lost: the record goes to stdout
     return ReportError(ctx, s.error().Wrap("storing the result (printed above)"), kExitFailure);
+  }
+  // A finished eval is in the store now: its checkpoint has done its job (a rerun with the same
+  // seed generates again, and reproduces the completions).
+  if ((*record)["status"] == "ok" && record->contains("eval")) {
+    std::error_code ec;
+    std::filesystem::remove((*record)["eval"].value("checkpoint", ""), ec);
   }
   if (ctx.json) {
     std::cout << record->dump(2) << std::endl;
@@ -102,6 +115,7 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
                   "benchmark id, e.g. decode_throughput_256_100 (`pipette benchmarks list`)")
       ->required();
   AddRuntimeOptions(run, args->runtime);
+  AddEvalOptions(run, args->eval);
   run->add_option("--warmup", p.warmup_runs, "warm-up runs, discarded")->capture_default_str()
       ->check(CLI::Range(0, 100));
   run->add_option("--min-reps", p.min_reps, "minimum measured repetitions")->capture_default_str()

@@ -41,6 +41,13 @@ constexpr TermFlag kTermFlags[] = {
     {"store path", "--store"},
     {"logs folder", "--logs"},
     {"vocabulary folder", "--vocab-dir"},
+    {"eval data directory", "--data-dir"},
+    {"eval repeats", "--repeats"},
+    {"eval max_tokens", "--max-tokens"},
+    {"eval limit", "--limit"},
+    {"eval temperature", "--temperature"},
+    {"checkpoint folder", "--checkpoint-dir"},
+    {"doom-loop option", "--doom-loop"},
 };
 
 // A character that continues a name or a flag: "n_ctx2", "--ctx-size".

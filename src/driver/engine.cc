@@ -39,9 +39,24 @@ Result<llama_flash_attn_type> ParseFlashAttn(const std::string& v) {
 
 }  // namespace
 
+struct Engine::Sampling {
+  llama_sampler* chain = nullptr;
+  Clock::time_point t0;
+  int32_t pending = -1;  // the last sampled token, not yet decoded
+  int generated = 0;
+  int max_tokens = 0;
+  int64_t decode_ns = 0;
+  int64_t first_token_ns = -1;
+  bool done = false;
+  ~Sampling() {
+    if (chain) llama_sampler_free(chain);
+  }
+};
+
 Engine::Engine() { llama_backend_init(); }
 
 Engine::~Engine() {
+  sampling_.reset();
   if (ctx_) llama_free(ctx_);
   if (model_) llama_model_free(model_);
   if (threadpool_) ggml_threadpool_free(threadpool_);
@@ -285,6 +300,115 @@ Result<GenerateTiming> Engine::Generate(const std::string& text, int n, bool add
   }
   out.n_prompt_tokens = static_cast<int>(prompt->size());
   out.prompt_tokens = std::move(*prompt);
+  return out;
+}
+
+Result<CompletionChunk> Engine::Complete(const CompletionParams& p, int n) {
+  if (!ctx_) return MakeError("no model loaded", "generate");
+  if (p.max_tokens < 1 || n < 1) return MakeError("complete needs max_tokens and n >= 1", "generate");
+  sampling_.reset();
+  CompletionChunk out;
+  std::string prompt = p.message;
+  out.prompt_format = "raw";
+  const char* tmpl = p.use_chat_template ? llama_model_chat_template(model_, nullptr) : nullptr;
+  if (tmpl) {
+    const llama_chat_message msg{"user", p.message.c_str()};
+    std::vector<char> buf(p.message.size() * 2 + 512);
+    int len = llama_chat_apply_template(tmpl, &msg, 1, true, buf.data(),
+                                        static_cast<int32_t>(buf.size()));
+    if (len > static_cast<int>(buf.size())) {
+      buf.resize(static_cast<size_t>(len));
+      len = llama_chat_apply_template(tmpl, &msg, 1, true, buf.data(),
+                                      static_cast<int32_t>(buf.size()));
+    }
+    if (len < 0) {
+      return MakeError("the model's chat template is not one that llama.cpp applies without a "
+                       "Jinja engine", "template");
+    }
+    prompt.assign(buf.data(), static_cast<size_t>(len));
+    out.prompt_format = "chat_template";
+    out.chat_template = tmpl;
+  }
+  auto s = std::make_unique<Sampling>();
+  s->t0 = Clock::now();
+  // Special tokens in the templated text (<|im_start|>, ...) are tokens, as llama-server reads them.
+  const int32_t len = static_cast<int32_t>(prompt.size());
+  std::vector<int32_t> tokens(prompt.size() + 2);
+  int32_t nt = llama_tokenize(vocab_, prompt.data(), len, tokens.data(),
+                              static_cast<int32_t>(tokens.size()), true, true);
+  if (nt < 0) {
+    tokens.resize(static_cast<size_t>(-nt));
+    nt = llama_tokenize(vocab_, prompt.data(), len, tokens.data(),
+                        static_cast<int32_t>(tokens.size()), true, true);
+  }
+  if (nt <= 0) return MakeError("the prompt does not tokenize", "generate");
+  tokens.resize(static_cast<size_t>(nt));
+  out.prompt_tokens = nt;
+  if (static_cast<int64_t>(nt) + p.max_tokens > settings_.n_ctx) {
+    return MakeError("the prompt's " + std::to_string(nt) + " tokens and max_tokens " +
+                         std::to_string(p.max_tokens) + " exceed the context of " +
+                         std::to_string(settings_.n_ctx) + " tokens",
+                     "context");
+  }
+  llama_sampler* chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
+  s->chain = chain;
+  if (p.temperature <= 0) {
+    llama_sampler_chain_add(chain, llama_sampler_init_greedy());
+  } else {
+    llama_sampler_chain_add(chain, llama_sampler_init_top_k(p.top_k));
+    llama_sampler_chain_add(chain, llama_sampler_init_top_p(p.top_p, 1));
+    llama_sampler_chain_add(chain, llama_sampler_init_min_p(p.min_p, 1));
+    llama_sampler_chain_add(chain, llama_sampler_init_temp(p.temperature));
+    llama_sampler_chain_add(chain, llama_sampler_init_dist(p.seed));
+  }
+  s->max_tokens = p.max_tokens;
+  ClearKvCache();
+  const auto t_prefill = Clock::now();
+  if (auto st = DecodeBatch(tokens.data(), nt); !st) return Error{st.error().message, "generate"};
+  out.prefill_ns = NsSince(t_prefill);
+  sampling_ = std::move(s);
+  return Produce(n, std::move(out));
+}
+
+Result<CompletionChunk> Engine::Continue(int n) {
+  if (!sampling_ || sampling_->done) return MakeError("no completion is running", "generate");
+  if (n < 1) return MakeError("continue needs n >= 1", "generate");
+  return Produce(n, CompletionChunk{});
+}
+
+// Samples up to n output tokens: the first from the prompt's logits, each later one after
+// decoding the previous. An end-of-generation token ends the completion and is not output.
+Result<CompletionChunk> Engine::Produce(int n, CompletionChunk out) {
+  Sampling& s = *sampling_;
+  for (int i = 0; i < n && !s.done; ++i) {
+    if (s.pending >= 0) {
+      const auto t0 = Clock::now();
+      if (auto st = DecodeBatch(&s.pending, 1); !st) {
+        s.done = true;
+        return Error{st.error().message, "generate"};
+      }
+      s.decode_ns += NsSince(t0);
+    }
+    const auto t0 = Clock::now();
+    const int32_t token = llama_sampler_sample(s.chain, ctx_, -1);
+    if (s.pending >= 0) s.decode_ns += NsSince(t0);
+    if (s.first_token_ns < 0) s.first_token_ns = NsSince(s.t0);
+    if (llama_vocab_is_eog(vocab_, token)) {
+      s.done = true;
+      out.stop = "eos";
+      break;
+    }
+    out.text += Piece(token);
+    ++out.tokens;
+    s.pending = token;
+    if (++s.generated >= s.max_tokens) {
+      s.done = true;
+      out.stop = "truncated";
+    }
+  }
+  out.done = s.done;
+  out.first_token_ns = s.first_token_ns;
+  out.decode_ns = s.decode_ns;
   return out;
 }
 

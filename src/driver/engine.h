@@ -55,6 +55,34 @@ struct GenerateTiming {
   std::string text;            // the generated text
 };
 
+// A sampled completion of one user message (quality evals, DESIGN.md 7). Sampling is llama.cpp's
+// common chain with its defaults (top_k, top_p, min_p, then temperature and a seeded draw; greedy
+// at temperature 0), so a completion is reproducible from its seed on the same build.
+struct CompletionParams {
+  std::string message;           // the user message
+  bool use_chat_template = true; // apply the model's chat template when it has one
+  int max_tokens = 0;            // output tokens at most (the prompt must leave room for them)
+  float temperature = 0.6f;
+  uint32_t seed = 0;
+  int top_k = 40;
+  float top_p = 0.95f;
+  float min_p = 0.05f;
+};
+
+// What one complete/continue call produced. Times are ns since the completion started.
+struct CompletionChunk {
+  std::string text;          // the text of this call's new tokens
+  int tokens = 0;            // new output tokens (end-of-generation tokens are not output)
+  bool done = false;         // no more tokens will come
+  std::string stop;          // when done: "eos" or "truncated" (max_tokens reached)
+  int prompt_tokens = 0;     // first call only
+  std::string prompt_format; // first call only: "chat_template" or "raw" (no template)
+  std::string chat_template; // first call only: the template applied, empty for raw
+  int64_t first_token_ns = -1;  // first output token sampled (time to first token)
+  int64_t prefill_ns = 0;       // the prompt's llama_decode calls
+  int64_t decode_ns = 0;        // cumulative time in decode steps after the first token
+};
+
 class Engine {
  public:
   Engine();
@@ -90,9 +118,17 @@ class Engine {
   // Errors: context too small, decode failure, unwritable file.
   Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path);
 
+  // Starts a sampled completion (clearing the KV cache) and returns its first `n` output tokens
+  // at most. Errors: stage "context" when prompt + max_tokens exceed n_ctx (nothing ran), stage
+  // "template" when the model's template is not one llama.cpp applies, "generate" otherwise.
+  Result<CompletionChunk> Complete(const CompletionParams& params, int n);
+  // Up to `n` more output tokens of the running completion.
+  Result<CompletionChunk> Continue(int n);
+
   void ClearKvCache();
 
  private:
+  Result<CompletionChunk> Produce(int n, CompletionChunk out);
   Status DecodeBatch(const int32_t* tokens, int n);
   int32_t GreedyNext() const;
   std::string Piece(int32_t token) const;
@@ -105,7 +141,10 @@ class Engine {
   EngineSettings settings_;
   ModelFacts facts_;
   std::vector<int32_t> eog_tokens_;  // end-of-generation token ids
-  std::vector<std::unique_ptr<char[]>> leaked_;  // test_leak_bytes, kept so they stay resident
+  std::vector<std::unique_ptr<char[]>> leaked_;
+  // The running completion.
+  struct Sampling;
+  std::unique_ptr<Sampling> sampling_;  // test_leak_bytes, kept so they stay resident
 };
 
 }  // namespace pipette::driver

@@ -141,6 +141,28 @@ json Handle(Engine& engine, const json& req) {
     return Ok(protocol::GenerateReply{g->tokenize_ns, g->prefill_ns, g->token_ns,
                                       g->n_prompt_tokens, g->prompt_tokens, g->text});
   }
+  if (cmd == protocol::kComplete || cmd == protocol::kContinue) {
+    Result<CompletionChunk> c = MakeError("", "generate");
+    if (cmd == protocol::kComplete) {
+      const auto r = req.get<protocol::CompleteRequest>();
+      CompletionParams p;
+      p.message = r.message;
+      p.use_chat_template = r.chat_template;
+      p.max_tokens = r.max_tokens;
+      p.temperature = static_cast<float>(r.temperature);
+      p.seed = r.seed;
+      p.top_k = r.top_k;
+      p.top_p = static_cast<float>(r.top_p);
+      p.min_p = static_cast<float>(r.min_p);
+      c = engine.Complete(p, r.n);
+    } else {
+      c = engine.Continue(req.at("n").get<int>());
+    }
+    if (!c) return Fail(c.error(), "generate");
+    return Ok(protocol::CompletionReply{c->text, c->tokens, c->done, c->stop, c->prompt_tokens,
+                                        c->prompt_format, c->chat_template, c->first_token_ns,
+                                        c->prefill_ns, c->decode_ns});
+  }
   if (cmd == protocol::kLogProbs) {
     if (auto s = engine.WriteLogProbs(req.at("tokens").get<std::vector<int32_t>>(),
                                       req.at("path").get<std::string>());

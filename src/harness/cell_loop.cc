@@ -100,7 +100,9 @@ Result<std::unique_ptr<RuntimeSession>> CellLoop::StartSession(const std::string
   o.log_path = log;
   o.timeout = std::chrono::seconds(spec_.policy.request_timeout_s);
   o.sample_memory = sample_memory;
-  o.context_tokens = ContextNeed(spec_.benchmark);
+  o.context_tokens = spec_.benchmark.type == BenchmarkType::kEval
+                         ? record_["runtime"]["settings"].value("n_ctx", 0)
+                         : ContextNeed(spec_.benchmark);
   o.on_started = hooks_.on_runtime_started;
   auto s = runtime_.Start(o);
   if (!s) runtime_stderr_tail_ = ReadFileTail(log);
@@ -184,6 +186,8 @@ json CellLoop::Run() {
     w = MakeSoakWorkload(context);
   } else if (b.type == BenchmarkType::kKlDivergence) {
     w = MakeKlWorkload(context);
+  } else if (b.type == BenchmarkType::kEval) {
+    w = MakeEvalWorkload(context);
   } else {
     w = MakeTimedWorkload(b, runtime_.Capabilities());
   }
@@ -219,6 +223,15 @@ json CellLoop::Run() {
     }
     auto rep = Measure(*w);
     if (!rep) return fail(rep.error());
+    if (rep->restart_session && session_) {
+      // The runtime may be dead (an eval attempt that crashed it): a fresh one for the next.
+      KeepLogTail();
+      session_->Stop();
+      Progress("restarting " + runtime_.Identity().name + " after a failed attempt");
+      auto started = StartSession(spec_.model_path, log_path_, false);
+      if (!started) return fail(started.error());
+      session_ = std::move(*started);
+    }
     reps.push_back(std::move(*rep));
     if (const std::string line = w->RepLine(reps); !line.empty()) Progress(line);
   }

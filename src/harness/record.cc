@@ -8,6 +8,7 @@
 
 #include "base/ids.h"
 #include "base/sha256.h"
+#include "harness/workload.h"
 #include "pipette/build_info.h"
 #include "pipette/gguf.h"
 #include "platform/bandwidth.h"
@@ -91,7 +92,10 @@ std::string MetricUnit(const std::string& metric) {
     return "bytes";
   }
   if (metric == "kl_divergence") return "nats";
-  if (metric == "top1_agreement") return "ratio";
+  if (metric == "top1_agreement" || metric == "accuracy" || metric.ends_with("_rate")) {
+    return "ratio";
+  }
+  if (metric == "output_tokens" || metric == "prompt_tokens") return "tokens";
   if (metric == "perplexity" || metric == "reference_perplexity") return "perplexity";
   return "ms";
 }
@@ -100,7 +104,8 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   const BenchmarkSpec& b = spec.benchmark;
   if (b.type != BenchmarkType::kPrefill && b.type != BenchmarkType::kDecode &&
       b.type != BenchmarkType::kEndToEnd && b.type != BenchmarkType::kMemory &&
-      b.type != BenchmarkType::kKlDivergence && b.type != BenchmarkType::kSoak) {
+      b.type != BenchmarkType::kKlDivergence && b.type != BenchmarkType::kSoak &&
+      b.type != BenchmarkType::kEval) {
     return MakeError("benchmark " + b.id + " (type " + std::string(TypeName(b.type)) +
                      ") is not run by `pipette run` yet");
   }
@@ -114,15 +119,25 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
     return MakeError(fmt::format("runtime {} cannot run {} ({} benchmarks); it runs: {}", id.name,
                                  b.id, TypeName(b.type), fmt::join(types, ", ")));
   }
-  const int need = ContextNeed(b);
+  auto info = ReadGgufInfo(spec.model_path);
+  if (!info) return info.error();
+  // An eval's prompts and completions vary in length: it runs in the model's training context
+  // (or the n_ctx given), and an attempt whose prompt and max_tokens do not fit fails alone.
+  int need = ContextNeed(b);
+  if (b.type == BenchmarkType::kEval) {
+    if (auto s = CheckEvalCell(spec); !s) return s.error();
+    need = info->n_ctx_train > 0 ? static_cast<int>(info->n_ctx_train) : 4096;
+    if (spec.settings.contains("n_ctx") && spec.settings["n_ctx"].is_number_integer() &&
+        spec.settings["n_ctx"].get<int64_t>() > 0) {
+      need = static_cast<int>(spec.settings["n_ctx"].get<int64_t>());
+    }
+  }
   if (!spec.log_path.empty()) {
     if (auto s = CheckOutputPath(spec.log_path); !s) return s.error().Wrap("runtime log");
   }
   auto settings =
       runtime.ResolveSettings(spec.settings, {b, need, ReadCpuTopology().physical});
   if (!settings) return settings.error();
-  auto info = ReadGgufInfo(spec.model_path);
-  if (!info) return info.error();
   if (auto s = runtime.CheckModel(spec.model_path); !s) return s.error();
   if (info->n_ctx_train > 0 && static_cast<uint64_t>(need) > info->n_ctx_train &&
       !spec.allow_context_overflow) {

@@ -28,6 +28,9 @@ struct Rep {
   int tokens_out = 0;
   std::string started_at;
   nlohmann::json extra = nlohmann::json::object();  // workload-specific sample fields
+  // The runtime may have died during this repetition (a failed eval attempt): the loop starts a
+  // new session before the next one.
+  bool restart_session = false;
 };
 
 // What a workload may ask of the loop.
@@ -79,6 +82,11 @@ class Workload {
 std::unique_ptr<Workload> MakeTimedWorkload(const BenchmarkSpec& b, const RuntimeCapabilities& c);
 std::unique_ptr<Workload> MakeSoakWorkload(const WorkloadContext& context);
 std::unique_ptr<Workload> MakeKlWorkload(const WorkloadContext& context);
+std::unique_ptr<Workload> MakeEvalWorkload(const WorkloadContext& context);
+
+// Checks an eval cell's input before anything runs (bad input, one line): a data set pipette
+// knows and can score, its file loads, options in range, a checkpoint folder.
+Status CheckEvalCell(const CellSpec& spec);
 
 // The adaptive stop (DESIGN.md 4.2 step 5) on `metric`: at least max(min_reps, 3) repetitions,
 // then stop once the 95% CI of the median is within ci_target, or at max_reps.

@@ -126,6 +126,45 @@ Interval ClusterBootstrapMedianCi(const std::vector<std::vector<double>>& runs, 
           SortedPercentile(medians, 100.0 * (1.0 - alpha))};
 }
 
+Interval ClusterBootstrapProportionCi(const std::vector<std::pair<int, int>>& clusters,
+                                      double confidence, int resamples, uint64_t seed) {
+  std::vector<std::pair<int, int>> kept;
+  for (const auto& c : clusters) {
+    if (c.second > 0) kept.push_back(c);
+  }
+  if (kept.empty()) return {kNaN, kNaN};
+  std::mt19937_64 rng(seed);
+  std::vector<double> ratios(static_cast<size_t>(std::max(resamples, 1)));
+  for (double& ratio : ratios) {
+    int64_t hits = 0, trials = 0;
+    for (size_t g = 0; g < kept.size(); ++g) {
+      const auto& c = kept[DrawIndex(rng, kept.size())];
+      hits += c.first;
+      trials += c.second;
+    }
+    ratio = static_cast<double>(hits) / static_cast<double>(trials);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double alpha = (1.0 - confidence) / 2.0;
+  return {SortedPercentile(ratios, 100.0 * alpha), SortedPercentile(ratios, 100.0 * (1.0 - alpha))};
+}
+
+double McNemarExactP(int64_t b, int64_t c) {
+  const int64_t n = b + c;
+  if (n <= 0) return 1.0;
+  const int64_t k = std::min(b, c);
+  // P(X <= k) for X ~ Binomial(n, 1/2), summed in log space so that large n stays finite.
+  double tail = 0;
+  for (int64_t i = 0; i <= k; ++i) {
+    const double log_term = std::lgamma(static_cast<double>(n) + 1) -
+                            std::lgamma(static_cast<double>(i) + 1) -
+                            std::lgamma(static_cast<double>(n - i) + 1) -
+                            static_cast<double>(n) * std::log(2.0);
+    tail += std::exp(log_term);
+  }
+  return std::min(1.0, 2.0 * tail);
+}
+
 Interval BootstrapRatioOfMediansCi(std::span<const double> a, std::span<const double> b,
                                    double confidence, int resamples, uint64_t seed) {
   if (a.empty() || b.empty()) return {kNaN, kNaN};

@@ -20,6 +20,8 @@ inline constexpr const char* kPrefill = "prefill";
 inline constexpr const char* kDecode = "decode";
 inline constexpr const char* kGenerate = "generate";
 inline constexpr const char* kLogProbs = "logprobs";
+inline constexpr const char* kComplete = "complete";  // a sampled completion of a user message
+inline constexpr const char* kContinue = "continue";  // more tokens of the running completion
 inline constexpr const char* kClear = "clear";
 inline constexpr const char* kWarnings = "warnings";
 inline constexpr const char* kQuit = "quit";
@@ -90,6 +92,29 @@ inline nlohmann::json LogProbsRequest(const std::vector<int32_t>& tokens, const 
   return {{"cmd", kLogProbs}, {"tokens", tokens}, {"path", path}};
 }
 
+// A sampled completion (quality evals): the first `n` output tokens of `message`; `continue`
+// asks for `n` more. Sampling: top_k, top_p, min_p, temperature, then a draw seeded by `seed`
+// (greedy at temperature 0).
+struct CompleteRequest {
+  std::string message;
+  bool chat_template = true;
+  int max_tokens = 0;
+  int n = 0;
+  double temperature = 0.6;
+  uint32_t seed = 0;
+  int top_k = 40;
+  double top_p = 0.95;
+  double min_p = 0.05;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompleteRequest, message, chat_template, max_tokens,
+                                                n, temperature, seed, top_k, top_p, min_p)
+inline nlohmann::json ToRequest(const CompleteRequest& r) {
+  nlohmann::json j = r;
+  j["cmd"] = kComplete;
+  return j;
+}
+inline nlohmann::json ContinueRequest(int n) { return {{"cmd", kContinue}, {"n", n}}; }
+
 // Replies (besides "ok"; a failure is {"ok": false, "error", "stage"}).
 struct PrefillReply {
   int64_t prefill_ns = 0;  // clear (untimed), then the tokens in n_batch chunks, synchronized
@@ -106,6 +131,24 @@ struct GenerateReply {
   std::vector<int32_t> prompt_tokens;
   std::string text;
 };
+// One complete/continue call's output (times in ns since the completion started; prompt fields on
+// the first call only). A failure with stage "context" means the prompt and max_tokens do not
+// fit the context and nothing ran.
+struct CompletionReply {
+  std::string text;
+  int tokens = 0;
+  bool done = false;
+  std::string stop;  // when done: "eos" | "truncated"
+  int prompt_tokens = 0;
+  std::string prompt_format;  // "chat_template" | "raw"
+  std::string chat_template;
+  int64_t first_token_ns = -1;
+  int64_t prefill_ns = 0;
+  int64_t decode_ns = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompletionReply, text, tokens, done, stop,
+                                                prompt_tokens, prompt_format, chat_template,
+                                                first_token_ns, prefill_ns, decode_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrefillReply, prefill_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeReply, step_ns, tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateReply, tokenize_ns, prefill_ns, token_ns,

@@ -282,7 +282,7 @@ class StreamReader {
   int events_ = 0;
 };
 
-nlohmann::json CompletionBody(const CompletionRequest& r) {
+nlohmann::json CompletionBody(const HttpCompletionRequest& r) {
   nlohmann::json body = {{"prompt", r.prompt},   {"max_tokens", r.max_tokens},
                          {"temperature", 0},     {"seed", 0},
                          {"stream", true},       {"stream_options", {{"include_usage", true}}},
@@ -429,7 +429,7 @@ Result<std::vector<int32_t>> OpenAiClient::Tokenize(const std::string& text, boo
                    kInputStage);
 }
 
-Result<StreamedCompletion> OpenAiClient::Complete(const CompletionRequest& request,
+Result<StreamedCompletion> OpenAiClient::Complete(const HttpCompletionRequest& request,
                                                   const ChunkObserver& on_chunk) {
   const std::string& root = identity_.base_url;
   const std::string body = CompletionBody(request).dump();

@@ -55,7 +55,7 @@ struct ServerIdentity {
 // and with exact_tokens "ignore_eos": true, "min_tokens": max_tokens}. Servers ignore the
 // extensions they do not know (cache_prompt is llama-server's, ignore_eos llama-server's and
 // vLLM's, min_tokens vLLM's), so the caller must check completion_tokens.
-struct CompletionRequest {
+struct HttpCompletionRequest {
   std::string prompt;
   int max_tokens = 16;
   // Ask the server to generate exactly max_tokens tokens: end-of-generation suppressed
@@ -124,12 +124,12 @@ class OpenAiClient {
   // token count cannot be built), transport failures, an answer without a "tokens" list.
   Result<std::vector<int32_t>> Tokenize(const std::string& text, bool add_special);
 
-  // POST /v1/completions, streamed and timed (see CompletionRequest). `on_chunk` may be empty.
+  // POST /v1/completions, streamed and timed (see HttpCompletionRequest). `on_chunk` may be empty.
   // Errors (stage request.stage): nothing listens, the connection is cut before the stream
   // finished, no answer or no end within request.timeout, a non-2xx status (with the server's
   // own message), an answer that is not an event stream, an event that is not JSON or reports
   // an error, a stream that ends without [DONE] or a finish_reason.
-  Result<StreamedCompletion> Complete(const CompletionRequest& request,
+  Result<StreamedCompletion> Complete(const HttpCompletionRequest& request,
                                       const ChunkObserver& on_chunk = {});
 
  private:

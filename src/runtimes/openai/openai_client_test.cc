@@ -172,7 +172,7 @@ TEST_F(LlamaServerTest, TokenizeAddsBosOnlyWithAddSpecial) {
 TEST_F(LlamaServerTest, CompleteStreamsExactlyMaxTokensWithTimes) {
   auto tokens = client_->Tokenize(kPrompt, true);
   ASSERT_TRUE(tokens.ok()) << tokens.error().message;
-  CompletionRequest request;
+  HttpCompletionRequest request;
   request.prompt = kPrompt;
   request.max_tokens = 16;
   request.timeout = milliseconds(20000);
@@ -203,7 +203,7 @@ TEST_F(LlamaServerTest, CompleteStreamsExactlyMaxTokensWithTimes) {
 }
 
 TEST_F(LlamaServerTest, CompletionErrorCarriesTheServersMessage) {
-  CompletionRequest request;
+  HttpCompletionRequest request;
   std::string prompt;
   for (int i = 0; i < 200; ++i) prompt += "Once upon a time ";  // far more than 512 tokens
   request.prompt = prompt;
@@ -228,7 +228,7 @@ TEST(LlamaServerKill, KilledMidStreamIsAnError) {
   EXPECT_GT(server->ready_ms(), 0);
   auto client = OpenAiClient::Connect(url, milliseconds(5000));
   ASSERT_TRUE(client.ok()) << client.error().message;
-  CompletionRequest request;
+  HttpCompletionRequest request;
   request.prompt = kPrompt;
   request.max_tokens = 400;
   request.timeout = milliseconds(20000);
@@ -340,8 +340,8 @@ TEST(OpenAiUrl, NormalizesSlashAndV1) {
 // ---- Faults a real server cannot be made to produce ----
 
 // A short request to a fault server.
-CompletionRequest Request(milliseconds timeout = milliseconds(2000)) {
-  CompletionRequest r;
+HttpCompletionRequest Request(milliseconds timeout = milliseconds(2000)) {
+  HttpCompletionRequest r;
   r.prompt = "x";
   r.timeout = timeout;
   return r;

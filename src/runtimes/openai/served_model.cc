@@ -100,7 +100,7 @@ Result<std::vector<int32_t>> ServedModel::Tokenize(const std::string& text) {
 }
 
 Result<GenerateTiming> ServedModel::Generate(const std::string& text, int n) {
-  CompletionRequest r;
+  HttpCompletionRequest r;
   r.prompt = text;
   r.max_tokens = n;
   r.api_model = api_model_;
