@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/noise.h"
+#include "cli/eval_output.h"
 #include "cli/store_reading.h"
 #include "cli/text_table.h"
 #include "pipette/gguf.h"
@@ -180,7 +181,9 @@ void PrintSummary(const json& r, std::ostream& out) {
       {"result", TextAt(r, "/result_id") + "  " + TextAt(r, "/status")},
       {"config", TextAt(r, "/config_id")},
       {"benchmark",
-       fmt::format("{} ({}, {} prompt tokens, {})", TextAt(r, "/benchmark/id"),
+       TextAt(r, "/benchmark/type") == "eval"
+           ? fmt::format("{} (eval)", TextAt(r, "/benchmark/id"))
+           : fmt::format("{} ({}, {} prompt tokens, {})", TextAt(r, "/benchmark/id"),
                    TextAt(r, "/benchmark/type"), TextAt(r, "/benchmark/prefill_tokens"),
                    // A memory benchmark decodes one token, whatever its decode_tokens says.
                    TextAt(r, "/benchmark/type") == "memory"
@@ -201,7 +204,7 @@ void PrintSummary(const json& r, std::ostream& out) {
   const std::string label = TextAt(r, "/device/label");
   head.push_back({"device", TextAt(r, "/device/id") + (label.empty() ? "" : " (" + label + ")")});
   head.push_back({"time", TextAt(r, "/started_at") + " .. " + TextAt(r, "/finished_at")});
-  if (r.contains("harness")) {
+  if (r.contains("harness") && TextAt(r, "/benchmark/type") != "eval") {
     head.push_back(
         {"harness",
          fmt::format("{} reps after {} warm-up; CI target reached: {}", TextAt(r, "/harness/reps"),
@@ -227,11 +230,16 @@ void PrintSummary(const json& r, std::ostream& out) {
     out << '\n';
     PrintTable(metrics, out);
   }
+  if (r.contains("eval")) {
+    out << '\n';
+    PrintEvalSummary(r, out);
+  }
   const std::vector<std::string> warnings = record::Warnings(r);
   if (!warnings.empty()) {
     out << "\nwarnings:\n";
     for (const std::string& w : warnings) out << "  - " << w << '\n';
   }
+  PrintCompletions(r, out);
 }
 
 int Show(const ResultsArgs& a, CliContext& ctx) {

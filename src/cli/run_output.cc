@@ -8,6 +8,7 @@
 
 #include "analysis/noise.h"
 #include "analysis/record_fields.h"
+#include "cli/eval_output.h"
 #include "harness/readiness.h"
 #include "pipette/gguf.h"
 #include "pipette/record.h"
@@ -131,7 +132,11 @@ void PrintResultTable(const json& r, std::ostream& out) {
   PrintRoofline(r, out);
   const std::string target = analysis::FormatNumber(100.0 * h.value("ci_target", 0.0), 3);
   const std::string reached = h.value("ci_reached", false) ? "yes" : "no";
-  if (analysis::BenchmarkTypeOf(r) == "kl_divergence") {
+  if (analysis::BenchmarkTypeOf(r) == "eval") {
+    PrintEvalSummary(r, out);
+    out << "`pipette results show " << r.value("result_id", "").substr(0, 8)
+        << "` lists every completion with its verdict\n";
+  } else if (analysis::BenchmarkTypeOf(r) == "kl_divergence") {
     const double positions = Number(metrics.value("kl_divergence", json::object()), "n");
     out << fmt::format("one evaluation of {} positions (deterministic); 95% CI of the median KL "
                        "within +-{}%: {}\n",

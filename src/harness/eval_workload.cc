@@ -99,6 +99,10 @@ class EvalWorkload : public Workload {
         attempts_.push_back({s, k, s->id + "#" + std::to_string(k), AttemptSeed(o_.seed, s->id, k)});
       }
     }
+    // No warm-up, no readiness gate and no interval target: each attempt runs once.
+    record["harness"]["warmup_runs"] = 0;
+    record["harness"].erase("min_reps");
+    record["harness"].erase("max_reps");
     json& e = record["eval"];
     e = {{"dataset", info.name},
          {"title", info.title},

@@ -54,6 +54,24 @@ CREATE TABLE file_hashes (
   hashed_at  TEXT NOT NULL
 );
 )sql",
+    // 1 -> 2: eval completions, one row per attempt, in their own table (the record's JSON keeps
+    // everything else; reading a record puts them back as its `completions`).
+    R"sql(
+CREATE TABLE completions (
+  result_id  TEXT NOT NULL REFERENCES results (result_id) ON DELETE CASCADE,
+  ord        INTEGER NOT NULL,
+  sample_key TEXT NOT NULL,
+  sample_id  TEXT NOT NULL,
+  stop       TEXT NOT NULL,
+  correct    INTEGER NOT NULL,
+  extracted  TEXT NOT NULL,
+  method     TEXT NOT NULL,
+  completion TEXT NOT NULL,
+  attempt    TEXT NOT NULL,
+  PRIMARY KEY (result_id, ord)
+) WITHOUT ROWID;
+CREATE INDEX completions_by_sample ON completions (sample_id);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -7,7 +7,7 @@
 namespace pipette::store {
 
 // The schema version this build writes; a store with a higher user_version is refused.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // PRAGMA application_id of a pipette store ("PIPE").
 inline constexpr int kApplicationId = 0x50495045;

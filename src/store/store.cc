@@ -162,10 +162,73 @@ struct ResultStore::Impl {
     if (record.is_discarded()) {
       return MakeError(db->path() + ": stored record " + id + " is not valid JSON", "store");
     }
+    if (record.contains("eval")) {
+      auto completions = ReadCompletions(id);
+      if (!completions.ok()) return completions.error();
+      if (!completions->empty()) record["completions"] = std::move(*completions);
+    }
     return record;
   }
 
-  Status InsertRecord(const json& record, const std::string& text) {
+  // An eval result's attempts, in their order: each row's `attempt` JSON with its completion text.
+  Result<json> ReadCompletions(const std::string& id) {
+    auto stmt = db->Prepare(
+        "SELECT attempt, completion FROM completions WHERE result_id = ? ORDER BY ord");
+    if (!stmt.ok()) return stmt.error();
+    stmt->Bind(1, id);
+    json out = json::array();
+    for (;;) {
+      auto row = stmt->Step("reading the completions of " + id);
+      if (!row.ok()) return row.error();
+      if (!*row) return out;
+      json attempt = json::parse(stmt->Text(0), nullptr, false);
+      if (!attempt.is_object()) {
+        return MakeError(db->path() + ": a stored completion of " + id + " is not valid JSON",
+                         "store");
+      }
+      attempt["completion"] = stmt->Text(1);
+      out.push_back(std::move(attempt));
+    }
+  }
+
+  Status InsertCompletions(const std::string& id, const json& completions) {
+    auto insert = db->Prepare(
+        "INSERT INTO completions (result_id, ord, sample_key, sample_id, stop, correct, "
+        "extracted, method, completion, attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!insert.ok()) return insert.error();
+    int64_t ord = 0;
+    for (const json& c : completions) {
+      json attempt = c;
+      attempt.erase("completion");
+      insert->Reset();
+      insert->Bind(1, id);
+      insert->Bind(2, ord++);
+      insert->Bind(3, c.value("key", ""));
+      insert->Bind(4, c.value("id", ""));
+      insert->Bind(5, c.value("stop", ""));
+      insert->Bind(6, static_cast<int64_t>(c.value("correct", false) ? 1 : 0));
+      insert->Bind(7, c.value("extracted", ""));
+      insert->Bind(8, c.value("method", ""));
+      insert->Bind(9, c.value("completion", ""));
+      insert->Bind(10, attempt.dump());
+      if (Status s = insert->Run("storing the completions of " + id); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+  Status InsertRecord(const json& full, const std::string& full_text) {
+    // Completions go to their own table; the record's JSON keeps the rest.
+    json rest;
+    std::string rest_text;
+    const bool split = full.contains("completions") && full["completions"].is_array() &&
+                       !full["completions"].empty() && full.contains("eval");
+    if (split) {
+      rest = full;
+      rest.erase("completions");
+      rest_text = rest.dump();
+    }
+    const json& record = rest_text.empty() ? full : rest;
+    const std::string& text = rest_text.empty() ? full_text : rest_text;
     const store::IndexedColumns c = store::ExtractColumns(record);
     auto insert = db->Prepare(
         "INSERT INTO results (result_id, config_id, status, benchmark_id, benchmark_type, "
@@ -202,6 +265,7 @@ struct ResultStore::Impl {
       sample->Bind(4, v.value);
       if (Status s = sample->Run(doing); !s.ok()) return s;
     }
+    if (split) return InsertCompletions(c.result_id, full["completions"]);
     return Status::Ok();
   }
 
