@@ -25,7 +25,7 @@ Result<std::unique_ptr<EvalCheckpoint>> EvalCheckpoint::Open(const std::string& 
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     auto j = nlohmann::json::parse(lines[i], nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("key")) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("key") || !j["key"].is_string()) {
       if (i + 1 == lines.size()) {
         ++c->torn_;
         rewrite = true;
@@ -35,7 +35,8 @@ Result<std::unique_ptr<EvalCheckpoint>> EvalCheckpoint::Open(const std::string& 
       return MakeError(c->path_ + ":" + std::to_string(i + 1) +
                        ": not a checkpointed attempt; delete the file to start the cell afresh");
     }
-    c->done_[j["key"].get<std::string>()] = std::move(j);
+    const std::string key = j["key"].get<std::string>();
+    c->done_[key] = std::move(j);
   }
   if (rewrite) {
     std::ofstream out(c->path_, std::ios::binary | std::ios::trunc);

@@ -373,4 +373,34 @@ TEST(StatsTest, WilsonIntervalOfAProportion) {
   EXPECT_TRUE(std::isnan(WilsonInterval(0, 0).low));
 }
 
+TEST(StatsTest, ClusterBootstrapProportionWidensWhenAttemptsAgree) {
+  // 10 questions x 2 attempts: 5 answered right twice, 5 wrong twice. Attempts of one question
+  // agree, so there are 10 independent observations, not 20: the clustered interval is wider than
+  // Wilson's on 20 (hand-computed [0.299, 0.701]).
+  std::vector<std::pair<int, int>> clusters;
+  for (int i = 0; i < 5; ++i) clusters.push_back({2, 2});
+  for (int i = 0; i < 5; ++i) clusters.push_back({0, 2});
+  const Interval clustered = ClusterBootstrapProportionCi(clusters);
+  const Interval wilson = WilsonInterval(10, 20);
+  EXPECT_LT(clustered.low, wilson.low);
+  EXPECT_GT(clustered.high, wilson.high);
+  EXPECT_NEAR(clustered.low, 0.2, 1e-9);   // a binomial(10, 0.5) resample's 2.5th percentile
+  EXPECT_NEAR(clustered.high, 0.8, 1e-9);
+  EXPECT_EQ(ClusterBootstrapProportionCi(clusters).low, clustered.low);  // deterministic
+  const Interval all = ClusterBootstrapProportionCi({{2, 2}, {2, 2}, {0, 0}});
+  EXPECT_DOUBLE_EQ(all.low, 1.0);
+  EXPECT_DOUBLE_EQ(all.high, 1.0);
+  EXPECT_TRUE(std::isnan(ClusterBootstrapProportionCi({}).low));
+}
+
+TEST(StatsTest, McNemarExactPValue) {
+  // 1 vs 9 discordant pairs: 2 x P(X <= 1 | n = 10, 1/2) = 2 x 11/1024.
+  EXPECT_NEAR(McNemarExactP(1, 9), 22.0 / 1024.0, 1e-12);
+  EXPECT_NEAR(McNemarExactP(9, 1), 22.0 / 1024.0, 1e-12);
+  EXPECT_DOUBLE_EQ(McNemarExactP(5, 5), 1.0);
+  EXPECT_DOUBLE_EQ(McNemarExactP(0, 0), 1.0);
+  EXPECT_NEAR(McNemarExactP(0, 6), 2.0 / 64.0, 1e-12);
+  EXPECT_LT(McNemarExactP(100, 200), 1e-7);  // large counts stay finite
+}
+
 }  // namespace pipette

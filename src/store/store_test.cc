@@ -147,18 +147,60 @@ TEST_F(StoreTest, PutGetRoundTrip) {
   EXPECT_TRUE(store->CheckIntegrity().ok());
 }
 
-// Regression: a result whose type has no headline metric (eval) made every `results list` fail
-// with "JSON path error" (the path '$.metrics..ci95_low').
+// Regression: a result whose type has no headline metric (eval, before it had accuracy) made
+// every `results list` fail with "JSON path error" (the path '$.metrics..ci95_low').
 TEST_F(StoreTest, ListCopesWithTypesWithoutHeadline) {
   auto store = OpenOrDie();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(store->Put(MakeRecord(NewUuidV7(), 1, "eval")).ok());
+  ASSERT_TRUE(store->Put(MakeRecord(NewUuidV7(), 1, "a_type_of_a_later_version")).ok());
   ASSERT_TRUE(store->Put(MakeRecord(NewUuidV7(), 2, "prefill")).ok());
   auto rows = store->List({});
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_TRUE((*rows)[0].headline_ci95_low.has_value());  // prefill, newest first
   EXPECT_FALSE((*rows)[1].headline_ci95_low.has_value());
+}
+
+TEST_F(StoreTest, EvalCompletionsLiveInTheirOwnTable) {
+  auto store = OpenOrDie();
+  json record = MakeRecord(NewUuidV7(), 1, "eval");
+  record["eval"] = {{"dataset", "math_500"}};
+  record["completions"] = json::array();
+  for (int k = 0; k < 3; ++k) {
+    record["completions"].push_back({{"key", "e7b7a0f871c3#" + std::to_string(k)},
+                                     {"id", "e7b7a0f871c3"},
+                                     {"attempt", k},
+                                     {"stop", k == 2 ? "doom_loop" : "eos"},
+                                     {"correct", k == 0},
+                                     {"parsed", true},
+                                     {"extracted", "\\frac{1}{2}"},
+                                     {"method", "boxed"},
+                                     {"completion", "so \\boxed{\\frac{1}{2}} " + std::string(k, '!')}});
+  }
+  ASSERT_TRUE(store->Put(record).ok());
+  auto got = store->Get(record["result_id"]);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(**got, record);                 // read back whole, in order
+  EXPECT_TRUE(store->Put(record).ok());     // and idempotent
+  auto records = store->Records({});
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ((*records)[0]["completions"], record["completions"]);
+  // The record's JSON column does not repeat them: one row per attempt in `completions`.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT (SELECT count(*) FROM completions WHERE correct = 1), "
+                               "(SELECT count(*) FROM completions), "
+                               "(SELECT instr(record, 'boxed{') FROM results)",
+                               -1, &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 1);
+  EXPECT_EQ(sqlite3_column_int(st, 1), 3);
+  EXPECT_EQ(sqlite3_column_int(st, 2), 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
 }
 
 TEST_F(StoreTest, SamplesAreQueryable) {
