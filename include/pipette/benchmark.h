@@ -107,9 +107,10 @@ class BenchmarkCatalog {
   // Empty catalog.
   BenchmarkCatalog() = default;
 
-  // The standard ladder, 28 definitions (source "built-in"): for P in
+  // The standard ladder and the published evals, 30 definitions (source "built-in"): for P in
   // {100, 256, 512, 1024, 2048, 4096, 8192}: prefill_throughput_P, decode_throughput_P_100,
-  // end_to_end_latency_P_256, max_memory_usage_P, listed by type, then by P.
+  // end_to_end_latency_P_256, max_memory_usage_P, listed by type, then by P; then
+  // eval_math_500_2026.06.1 and eval_gpqa_diamond_2026.06.1 (max_tokens 8192).
   static BenchmarkCatalog BuiltIn();
 
   // Adds every *.toml file directly in `dir` (not recursive), in file-name order. All or

@@ -46,6 +46,32 @@ BenchmarkCatalog BenchmarkCatalog::BuiltIn() {
   for (const auto& kind : kinds) {
     for (int p : kLadder) catalog.specs_.push_back(BuiltInSpec(kind.type, p, kind.decode_tokens));
   }
+  // The published quality evals (DESIGN.md 7, ../shared/docs/evals.md): their data comes from
+  // the user's files; the fingerprints say which files the protocol means.
+  const struct {
+    const char* name;
+    const char* description;
+  } evals[] = {
+      {"math_500",
+       "MATH-500 (HuggingFaceH4/MATH-500 test split, 500 problems): the model solves step by step "
+       "and boxes its answer, scored by pipette-math/1; data set fingerprint 03d8a41616e2b3f5...; "
+       "5 attempts per problem at temperature 0.6, at most 8192 new tokens"},
+      {"gpqa_diamond",
+       "GPQA Diamond (Idavidrein/gpqa, 198 questions): four options in the protocol's shuffled "
+       "order, the answer on an 'Answer: X' line, scored by pipette-gpqa/1; data set fingerprint "
+       "60d4d93801f979b3...; 5 attempts per question at temperature 0.6, at most 8192 new tokens"},
+  };
+  for (const auto& e : evals) {
+    BenchmarkSpec spec;
+    spec.type = BenchmarkType::kEval;
+    spec.eval_name = e.name;
+    spec.eval_version = "2026.06.1";
+    spec.id = "eval_" + spec.eval_name + "_" + spec.eval_version;
+    spec.max_tokens = 8192;
+    spec.description = e.description;
+    spec.source = "built-in";
+    catalog.specs_.push_back(std::move(spec));
+  }
   return catalog;
 }
 

@@ -53,7 +53,7 @@ int Run(RunArgs& a, CliContext& ctx) {
   }
   const std::string store_path = ctx.store_path.empty() ? DefaultStorePath() : ctx.store_path;
   if (bench->type == BenchmarkType::kEval) {
-    auto eval = ResolveEvalArgs(a.eval, store_path);
+    auto eval = ResolveEvalArgs(a.eval, *bench, store_path);
     if (!eval) return ReportError(ctx, eval.error());
     a.spec.eval = std::move(*eval);
   }

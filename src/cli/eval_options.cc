@@ -20,8 +20,11 @@ void AddEvalOptions(CLI::App* cmd, EvalArgs& a) {
   cmd->add_option("--seed", o.seed,
                   "eval benchmarks: selects the subset and seeds every attempt (recorded)")
       ->capture_default_str();
-  cmd->add_option("--max-tokens", o.max_tokens, "eval benchmarks: output tokens per attempt at most")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  o.max_tokens = 0;
+  cmd->add_option("--max-tokens", o.max_tokens,
+                  "eval benchmarks: output tokens per attempt at most (default: the benchmark's, "
+                  "8192 for the published evals)")
+      ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--doom-loop", a.doom_loop,
                   "eval benchmarks: tune the doom-loop detector, KEY=VALUE (repeatable), e.g. "
                   "min_bytes=256, line_repeats=4, line_cycle=off");
@@ -36,8 +39,10 @@ std::string EvalDataDir(const std::string& given) {
   return env ? env : "";
 }
 
-Result<EvalOptions> ResolveEvalArgs(const EvalArgs& a, const std::string& store_path) {
+Result<EvalOptions> ResolveEvalArgs(const EvalArgs& a, const BenchmarkSpec& benchmark,
+                                    const std::string& store_path) {
   EvalOptions o = a.options;
+  if (o.max_tokens == 0) o.max_tokens = benchmark.max_tokens > 0 ? benchmark.max_tokens : 8192;
   o.data_dir = EvalDataDir(o.data_dir);
   if (o.checkpoint_dir.empty()) {
     const std::filesystem::path store(store_path);

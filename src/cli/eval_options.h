@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "pipette/benchmark.h"
 #include "pipette/evals.h"
 #include "pipette/status.h"
 
@@ -22,9 +23,11 @@ struct EvalArgs {
 void AddEvalOptions(CLI::App* cmd, EvalArgs& args);
 
 // The options with the defaults filled in: the data directory from $PIPETTE_EVALS_DIR when not
-// given, the checkpoint folder "eval-checkpoints" beside the store at `store_path`, the doom-loop
-// tunings applied. Errors: a doom-loop tuning SetDoomLoopOption refuses.
-Result<EvalOptions> ResolveEvalArgs(const EvalArgs& args, const std::string& store_path);
+// given, max_tokens from the benchmark's definition (8192 where it has none), the checkpoint
+// folder "eval-checkpoints" beside the store at `store_path`, the doom-loop tunings applied.
+// Errors: a doom-loop tuning SetDoomLoopOption refuses.
+Result<EvalOptions> ResolveEvalArgs(const EvalArgs& args, const BenchmarkSpec& benchmark,
+                                    const std::string& store_path);
 
 // $PIPETTE_EVALS_DIR when `given` is empty, else `given`.
 std::string EvalDataDir(const std::string& given);
