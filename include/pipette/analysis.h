@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipette/status.h"
+
 namespace pipette {
 
 // What a team ships: model file + quantization + runtime (name, version, commit) + settings +
@@ -132,11 +134,30 @@ struct Limits {
   // (100 = agrees with the reference on every token); configurations without a quality metric
   // cannot be checked and fail with that reason when this limit is given.
   std::optional<double> max_quality_drop;
+  // Eval accuracy limits (`--min-accuracy EVAL=X`, `--max-accuracy-drop EVAL=PP`), one per EVAL,
+  // in the order given. `eval` names the data set ("math_500", "gpqa_diamond": every eval result
+  // whose eval.dataset is that) or one benchmark id ("eval_math_500_2026.06.1").
+  struct Accuracy {
+    std::string eval;
+    double value = 0;  // min_accuracy: a fraction in [0, 1]; max_accuracy_drop: percentage points
+  };
+  std::vector<Accuracy> min_accuracy;
+  // The drop is the reference's accuracy minus this configuration's, in percentage points, on
+  // the same eval benchmark. Reference: the configuration named by `accuracy_reference` when it
+  // is given (ReferenceNamed), else the most accurate configuration on that benchmark among the
+  // configurations of the same model (ModelFamily: the model file name without its
+  // quantization, so the Q4_0 and F32 files of one model are one family; a kl_divergence
+  // reference link is not used: an eval has none). Its interval is the paired difference over
+  // the attempts both ran (PairAccuracy) when the two share attempt keys, else the
+  // configuration's own accuracy interval shifted by the reference's accuracy. The reference
+  // itself drops exactly 0.
+  std::vector<Accuracy> max_accuracy_drop;
+  std::string accuracy_reference;  // a configuration's name, key prefix or model file name
   std::vector<std::string> benchmarks;  // empty: all
 
   bool any() const {
     return max_ttft_ms || max_latency_ms || max_memory_bytes || min_decode_throughput ||
-           max_quality_drop;
+           max_quality_drop || !min_accuracy.empty() || !max_accuracy_drop.empty();
   }
 };
 
@@ -153,10 +174,12 @@ const char* VerdictName(Verdict v);  // "pass", "borderline", "fail"
 // borderline before pass, then the smallest margin).
 struct LimitCheck {
   std::string limit;      // "max_ttft", "max_latency", "max_memory", "min_decode_throughput",
-                          // "max_quality_drop"
+                          // "max_quality_drop", "min_accuracy", "max_accuracy_drop"
   std::string metric;     // "ttft", "end_to_end_latency", "max_host_usage", "decode_throughput",
-                          // "quality_drop"
-  std::string unit;       // of value, interval and threshold: "ms", "bytes", "tokens/s", "pp"
+                          // "quality_drop", "accuracy", "accuracy_drop"
+  std::string eval;       // accuracy limits: the EVAL as given; "" otherwise
+  // Of value, interval and threshold: "ms", "bytes", "tokens/s", "pp" (drops), "%" (accuracy).
+  std::string unit;
   bool upper = true;      // the limit is a maximum (value <= threshold); false: a minimum
   double threshold = 0;   // the limit
   bool measured = false;  // false: no result has the metric (verdict kFail)
@@ -192,6 +215,10 @@ struct Candidate {
                                             // 100 for the reference model of a kl_divergence
                                             // result in the set (it agrees with itself)
   std::optional<double> quality_ci95_low, quality_ci95_high;
+  // When SelectResult::quality_metric is "accuracy", quality is instead the eval accuracy (%) on
+  // SelectResult::quality_benchmark with its question-clustered 95% CI; questions x repeats
+  // attempts behind it.
+  size_t accuracy_attempts = 0;
   bool noisy = false;  // a result it was judged or ranked on (limits, decode speed, peak memory,
                        // quality) is noisy
   size_t pooled_results = 1;  // most results pooled into one of its estimates
@@ -223,12 +250,51 @@ struct SelectResult {
   // True when every pair of ranked candidates with a decode speed has overlapping decode CIs:
   // their speed differences lie inside the noise (the ranking by speed is not meaningful).
   bool speed_within_noise = false;
+  // The quality objective: "accuracy" (eval accuracy in %, when a configuration has an eval
+  // result: the eval benchmark most configurations ran, among those the accuracy limits name
+  // when any is given; ties by id), else "top1_agreement" (the kl_divergence quality score),
+  // else "" (no quality measured).
+  std::string quality_metric;
+  std::string quality_benchmark;  // the eval benchmark id of "accuracy"; "" otherwise
 };
 
 // Judges `limits` (LimitCheck), then ranks the configurations that did not fail on the Pareto
 // front of (decode throughput: higher is better, peak memory: lower, quality: higher), by
 // medians. An objective that no ranked candidate has is left out of the dominance test.
 SelectResult Select(const std::vector<Configuration>& configs, const Limits& limits);
+
+// The model a configuration is a build of, for `--max-accuracy-drop`: model.file_name without
+// its ".gguf" extension and without a trailing quantization ("-Q4_K_M", ".Q8_0", "_f16",
+// "-F32": the configuration's quant, or any llama.cpp type name), compared case-insensitively.
+// "stories260K-Q8_0.gguf" -> "stories260k".
+std::string ModelFamily(const Configuration& config);
+
+// The configuration `name` names among `configs`: its name exactly, else a unique key prefix,
+// else the unique one whose model file name contains it. Error (one line naming --reference and
+// listing the names) when none or several match.
+Result<const Configuration*> ReferenceNamed(const std::vector<Configuration>& configs,
+                                            const std::string& name);
+
+// True when `record` is an eval result of `eval` (its eval.dataset or benchmark id).
+bool IsEvalOf(const nlohmann::json& record, const std::string& eval);
+
+// Two eval results on the same attempts: completions matched by their key ("<id>#<k>").
+struct PairedAccuracy {
+  size_t paired = 0;               // attempts (keys) in both
+  int64_t both_correct = 0, both_wrong = 0;
+  int64_t only_a = 0;              // A right, B wrong (McNemar's b)
+  int64_t only_b = 0;              // A wrong, B right (McNemar's c)
+  std::vector<std::string> only_in_a, only_in_b;  // keys left out (sorted)
+  double accuracy_a = 0, accuracy_b = 0;  // fractions over the paired attempts; 0 when none
+  double difference = 0;                  // accuracy_b - accuracy_a (fraction)
+  // 95% percentile bootstrap of the difference resampling questions (a question's attempts
+  // together; 10000 resamples, fixed seed); = difference when fewer than two questions.
+  double ci95_low = 0, ci95_high = 0;
+  double p_value = 1;  // McNemarExactP(only_a, only_b), two-sided; 1 when nothing is discordant
+};
+// nullopt when either record has no `completions` array. A completion without a key is keyed
+// "<id>#<attempt>"; one without `correct` counts as wrong (a failed attempt).
+std::optional<PairedAccuracy> PairAccuracy(const nlohmann::json& a, const nlohmann::json& b);
 
 // Indices of the non-dominated points. `points[i][k]` is objective k of point i, oriented so that
 // larger is better; NaN means unmeasured. A point dominates another when it has every objective the

@@ -38,12 +38,15 @@
 //                 Needs a curve with two or more P.
 //   Quality vs speed
 //                 a scatter of the configurations: x = decode throughput (tokens/s, geometric mean
-//                 over the decode benchmarks all of them ran), y = quality score (top1_agreement x
-//                 100 of kl_divergence_<ctx> results: 100 = the same next token as the reference
-//                 everywhere), both with their 95% CI as error bars, the Pareto front of (speed,
-//                 memory, quality) from Select() with the limits highlighted and joined, and a
-//                 notice when every two intervals overlap (the differences lie inside the noise).
-//                 Needs kl_divergence results.
+//                 over the decode benchmarks all of them ran), y = eval accuracy (%, pass@1 with
+//                 its question-clustered 95% CI) when there are eval results (the eval benchmark
+//                 most configurations ran, SelectResult::quality_benchmark), else the quality
+//                 score (top1_agreement x 100 of kl_divergence_<ctx> results: 100 = the same next
+//                 token as the reference everywhere), both with their 95% CI as error bars, the
+//                 Pareto front of (speed, memory, quality) from Select() with the limits
+//                 highlighted and joined, and a notice when every two intervals overlap (the
+//                 differences lie inside the noise). Needs eval or kl_divergence results, and
+//                 decode results of the same configurations.
 //   Results       one row per estimate (configuration and benchmark): its headline metric's
 //                 median, 95% CI, repetitions, and "!" when its CI stayed wider than the harness
 //                 target, with what to try and any two clusters of repetitions; notes where decode

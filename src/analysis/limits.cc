@@ -67,6 +67,7 @@ std::string Number(double v) {
 // A metric's value in the unit a person reads it in.
 std::string Value(double v, const std::string& unit) {
   if (unit == "bytes") return std::abs(v) >= 1e15 ? fmt::format("{:.3g} B", v) : FormatBytes(v);
+  if (unit == "%") return Number(v) + "%";
   return Number(v) + " " + unit;
 }
 
@@ -97,6 +98,7 @@ const char* What(const std::string& metric) {
   if (metric == "max_host_usage") return "peak memory";
   if (metric == "ttft") return "time to first token";
   if (metric == "end_to_end_latency") return "end-to-end latency";
+  if (metric == "accuracy") return "accuracy";
   return "value";
 }
 
@@ -112,7 +114,8 @@ void Judge(LimitCheck& c) {
   c.margin = c.threshold == 0 ? nan
              : c.upper        ? (c.threshold - c.value) / c.threshold
                               : (c.value - c.threshold) / c.threshold;
-  c.factor = c.metric == "quality_drop" ? c.value - c.threshold
+  const bool drop = c.metric == "quality_drop" || c.metric == "accuracy_drop";
+  c.factor = drop ? c.value - c.threshold
              : c.value == 0             ? nan
                                         : c.threshold / c.value;
   std::string head = fmt::format("{} {}", c.metric, Value(c.value, c.unit));
@@ -138,11 +141,15 @@ void Judge(LimitCheck& c) {
     // One evaluation is exact: only more positions narrow a proportion's interval.
     head += ", the interval crosses the limit (median margin " + margin +
             "): a longer kl_divergence context narrows it before relying on it";
+  } else if (c.verdict == Verdict::kBorderline &&
+             (c.metric == "accuracy" || c.metric == "accuracy_drop")) {
+    head += ", the interval crosses the limit (median margin " + margin +
+            "): more questions or repeats (run --limit, --repeats) narrow it before relying on it";
   } else if (c.verdict == Verdict::kBorderline) {
     head += ", the interval crosses the limit (median margin " + margin +
             "): measure it again with more repetitions before relying on it (a higher min_reps: "
             "the CI target alone can stop a run before a limit this close is settled)";
-  } else if (c.metric == "quality_drop") {
+  } else if (drop) {
     head += fmt::format(", misses it by {}", Value(c.factor, "pp"));
   } else if (c.threshold <= 0) {
     head += ", a limit of 0 that nothing measured can meet";
@@ -287,6 +294,157 @@ std::vector<LimitCheck> CheckLimits(const std::vector<const json*>& results, con
                                   FormatNumber(quality->value, 4), FormatNumber(*best_quality, 4));
       out.push_back(c);
     }
+  }
+  return out;
+}
+
+std::optional<EvalScore> AccuracyOf(const json& record) {
+  if (BenchmarkTypeOf(record) != "eval") return std::nullopt;
+  const auto median = record::MetricValue(record, "accuracy");
+  if (!median) return std::nullopt;
+  EvalScore e;
+  e.value = 100 * *median;
+  e.ci95_low = 100 * record::MetricValue(record, "accuracy", "ci95_low").value_or(*median);
+  e.ci95_high = 100 * record::MetricValue(record, "accuracy", "ci95_high").value_or(*median);
+  e.n = static_cast<size_t>(record::MetricValue(record, "accuracy", "n").value_or(0));
+  e.benchmark_id = record::BenchmarkId(record);
+  e.record = &record;
+  return e;
+}
+
+namespace {
+
+// The worse of two checks of one limit: fail before borderline before pass, then the value.
+bool Worse(const LimitCheck& c, const std::optional<LimitCheck>& worst) {
+  if (!worst) return true;
+  if (Severity(c.verdict) != Severity(worst->verdict)) {
+    return Severity(c.verdict) > Severity(worst->verdict);
+  }
+  return c.upper ? c.value > worst->value : c.value < worst->value;
+}
+
+std::vector<EvalScore> ScoresOf(const std::vector<const json*>& results, const std::string& eval) {
+  std::vector<EvalScore> out;
+  for (const json* r : results) {
+    if (!IsEvalOf(*r, eval)) continue;
+    if (auto e = AccuracyOf(*r)) out.push_back(*e);
+  }
+  return out;
+}
+
+std::optional<EvalScore> ScoreOn(const std::vector<const json*>& results,
+                                 const std::string& benchmark_id) {
+  for (const json* r : results) {
+    if (record::BenchmarkId(*r) != benchmark_id) continue;
+    if (auto e = AccuracyOf(*r)) return e;
+  }
+  return std::nullopt;
+}
+
+LimitCheck MinAccuracy(const std::vector<const json*>& results, const Limits::Accuracy& limit) {
+  std::optional<LimitCheck> worst;
+  for (const EvalScore& e : ScoresOf(results, limit.eval)) {
+    LimitCheck c = Check("min_accuracy", "accuracy", "%", false, 100 * limit.value);
+    c.eval = limit.eval;
+    c.measured = true;
+    c.benchmark_id = e.benchmark_id;
+    c.value = e.value;
+    c.ci95_low = e.ci95_low;
+    c.ci95_high = e.ci95_high;
+    c.n = e.n;
+    c.results = PooledCountOf(*e.record);
+    Judge(c);
+    c.text += fmt::format(" ({} attempts)", e.n);
+    if (Worse(c, worst)) worst = std::move(c);
+  }
+  if (worst) return *worst;
+  LimitCheck c = Unmeasured("min_accuracy", "accuracy", "%", false, 100 * limit.value);
+  c.eval = limit.eval;
+  c.text = fmt::format("accuracy on {} not measured (no eval result): cannot check limit {}",
+                       limit.eval, Value(100 * limit.value, "%"));
+  return c;
+}
+
+LimitCheck AccuracyDrop(const std::vector<Configuration>& configs,
+                        const std::vector<std::vector<const json*>>& looked, size_t i,
+                        const Limits::Accuracy& limit, const Configuration* reference) {
+  std::optional<LimitCheck> worst;
+  const std::string family = ModelFamily(configs[i]);
+  for (const EvalScore& e : ScoresOf(looked[i], limit.eval)) {
+    LimitCheck c = Check("max_accuracy_drop", "accuracy_drop", "pp", true, limit.value);
+    c.eval = limit.eval;
+    c.benchmark_id = e.benchmark_id;
+    c.n = e.n;
+    c.results = PooledCountOf(*e.record);
+    // The reference and its score on this benchmark.
+    size_t ref = configs.size();
+    std::optional<EvalScore> ref_score;
+    for (size_t j = 0; j < configs.size(); ++j) {
+      if (reference != nullptr ? &configs[j] != reference : ModelFamily(configs[j]) != family) {
+        continue;
+      }
+      auto s = ScoreOn(looked[j], e.benchmark_id);
+      if (s && (!ref_score || s->value > ref_score->value)) {
+        ref = j;
+        ref_score = s;
+      }
+    }
+    if (!ref_score) {  // only with --reference: the best of the family includes this one
+      c = Unmeasured("max_accuracy_drop", "accuracy_drop", "pp", true, limit.value);
+      c.eval = limit.eval;
+      c.text = fmt::format("the reference {} has no {} result: cannot check accuracy drop "
+                           "limit {}",
+                           reference->name, e.benchmark_id, Value(limit.value, "pp"));
+      if (Worse(c, worst)) worst = std::move(c);
+      continue;
+    }
+    c.measured = true;
+    std::string how;
+    if (ref == i || ref_score->record == e.record) {
+      c.value = c.ci95_low = c.ci95_high = 0;
+      how = fmt::format("accuracy {}%: the reference{}", FormatNumber(e.value, 4),
+                        reference != nullptr ? "" : ", the most accurate of " + family);
+    } else if (auto p = PairAccuracy(*ref_score->record, *e.record); p && p->paired > 0) {
+      c.value = -100 * p->difference + 0.0;  // + 0.0: no "-0 pp"
+      c.ci95_low = -100 * p->ci95_high + 0.0;
+      c.ci95_high = -100 * p->ci95_low + 0.0;
+      c.n = p->paired;
+      how = fmt::format("accuracy {}% vs {}% of {}, paired on {} attempts, McNemar p = {:.3g}",
+                        FormatNumber(100 * p->accuracy_b, 4), FormatNumber(100 * p->accuracy_a, 4),
+                        configs[ref].name, p->paired, p->p_value);
+      const size_t left = p->only_in_a.size() + p->only_in_b.size();
+      if (left > 0) how += fmt::format(", {} unpaired attempts left out", left);
+    } else {
+      c.value = ref_score->value - e.value;
+      c.ci95_low = ref_score->value - e.ci95_high;
+      c.ci95_high = ref_score->value - e.ci95_low;
+      how = fmt::format("accuracy {}% vs {}% of {}, no attempts in common",
+                        FormatNumber(e.value, 4), FormatNumber(ref_score->value, 4),
+                        configs[ref].name);
+    }
+    Judge(c);
+    c.text += " (" + how + ")";
+    if (Worse(c, worst)) worst = std::move(c);
+  }
+  if (worst) return *worst;
+  LimitCheck c = Unmeasured("max_accuracy_drop", "accuracy_drop", "pp", true, limit.value);
+  c.eval = limit.eval;
+  c.text = fmt::format("accuracy on {} not measured (no eval result): cannot check accuracy drop "
+                       "limit {}",
+                       limit.eval, Value(limit.value, "pp"));
+  return c;
+}
+
+}  // namespace
+
+std::vector<LimitCheck> CheckAccuracyLimits(const std::vector<Configuration>& configs,
+                                            const std::vector<std::vector<const json*>>& looked,
+                                            size_t i, const Limits& limits,
+                                            const Configuration* reference) {
+  std::vector<LimitCheck> out;
+  for (const Limits::Accuracy& a : limits.min_accuracy) out.push_back(MinAccuracy(looked[i], a));
+  for (const Limits::Accuracy& a : limits.max_accuracy_drop) {
+    out.push_back(AccuracyDrop(configs, looked, i, a, reference));
   }
   return out;
 }

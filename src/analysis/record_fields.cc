@@ -51,7 +51,11 @@ int ShapeContextOf(const json& record) {
   const int p = PrefillTokensOf(record), d = DecodeTokensOf(record);
   if (type == "memory") return p + 1;
   if (type == "prefill" || type == "kl_divergence") return p;
-  if (type.empty() || type == "eval") return 0;
+  if (type == "eval") {  // the model's training context (the harness's choice for an eval)
+    const int train = IntAt(record, "/model/n_ctx_train");
+    return train > 0 ? train : 4096;
+  }
+  if (type.empty()) return 0;
   return p + d;
 }
 

@@ -20,7 +20,9 @@ int PrefillTokensOf(const nlohmann::json& record);
 int DecodeTokensOf(const nlohmann::json& record);
 
 // The context a cell of this benchmark gets when --ctx-size is not given (the harness's default):
-// P + D; P + 1 for memory; P (ctx) for prefill and kl_divergence. 0 when unknown.
+// P + D; P + 1 for memory; P (ctx) for prefill and kl_divergence; for an eval the model's
+// training context (model.n_ctx_train; 4096 when unknown), so that an eval and the speed results
+// of one configuration group together. 0 when unknown.
 int ShapeContextOf(const nlohmann::json& record);
 
 // The headline metric of the record's benchmark type (HeadlineMetric), "" for none.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include "analysis/noise.h"
@@ -84,10 +85,57 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
       all[i].pooled_results = std::max(all[i].pooled_results, analysis::PooledCountOf(*r));
     }
   }
+  const Configuration* reference = nullptr;
+  if (!limits.accuracy_reference.empty()) {
+    if (auto named = ReferenceNamed(configs, limits.accuracy_reference)) reference = *named;
+  }
+  SelectResult out;
+  // Quality: eval accuracy when there is any (on the eval benchmark most configurations ran,
+  // among those the accuracy limits name), else the kl_divergence score.
+  std::map<std::string, size_t> eval_counts;
+  for (size_t i = 0; i < n; ++i) {
+    for (const json* r : looked[i]) {
+      if (!analysis::AccuracyOf(*r)) continue;
+      bool named = limits.min_accuracy.empty() && limits.max_accuracy_drop.empty();
+      for (const auto* list : {&limits.min_accuracy, &limits.max_accuracy_drop}) {
+        for (const Limits::Accuracy& a : *list) named = named || IsEvalOf(*r, a.eval);
+      }
+      if (named) ++eval_counts[record::BenchmarkId(*r)];
+    }
+  }
+  for (const auto& [id, count] : eval_counts) {
+    if (out.quality_benchmark.empty() || count > eval_counts[out.quality_benchmark]) {
+      out.quality_benchmark = id;
+    }
+  }
+  if (!out.quality_benchmark.empty()) {
+    out.quality_metric = "accuracy";
+    for (size_t i = 0; i < n; ++i) {
+      Candidate& c = all[i];
+      c.quality.reset();
+      c.quality_ci95_low.reset();
+      c.quality_ci95_high.reset();
+      for (const json* r : looked[i]) {
+        if (record::BenchmarkId(*r) != out.quality_benchmark) continue;
+        if (auto e = analysis::AccuracyOf(*r)) {
+          c.quality = e->value;
+          c.quality_ci95_low = e->ci95_low;
+          c.quality_ci95_high = e->ci95_high;
+          c.accuracy_attempts = e->n;
+        }
+      }
+    }
+  } else if (best_quality) {
+    out.quality_metric = "top1_agreement";
+  }
   std::vector<size_t> passing;  // not failed: pass or borderline, ranked
   for (size_t i = 0; i < n; ++i) {
     Candidate& c = all[i];
     c.checks = analysis::CheckLimits(looked[i], limits, quality[i], best_quality);
+    for (LimitCheck& check :
+         analysis::CheckAccuracyLimits(configs, looked, i, limits, reference)) {
+      c.checks.push_back(std::move(check));
+    }
     c.verdict = Verdict::kPass;
     for (const LimitCheck& check : c.checks) {
       c.noisy = c.noisy || check.noisy;
@@ -105,7 +153,6 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
   // Speed is compared over the decode shapes that every passing configuration (every one when
   // none passed) with a decode result measured. One without any decode result has no speed
   // (left out of that objective) rather than emptying the set for all.
-  SelectResult out;
   std::optional<std::set<std::string>> common;
   for (size_t i = 0; i < n; ++i) {
     if (!passing.empty() && all[i].excluded_because.size() > 0) continue;

@@ -52,4 +52,22 @@ std::vector<LimitCheck> CheckLimits(const std::vector<const nlohmann::json*>& re
                                     const Limits& limits, const std::optional<Quality>& quality,
                                     std::optional<double> best_quality);
 
+// An eval result's accuracy (metrics.accuracy), in percent.
+struct EvalScore {
+  double value = 0;                    // percent
+  double ci95_low = 0, ci95_high = 0;  // percent; = value when the result has no interval
+  size_t n = 0;                        // attempts
+  std::string benchmark_id;
+  const nlohmann::json* record = nullptr;
+};
+std::optional<EvalScore> AccuracyOf(const nlohmann::json& record);
+
+// The accuracy limits of `limits` (min_accuracy, then max_accuracy_drop, each in the order
+// given) checked for configs[i], whose results looked at are looked[i] (ResultsLookedAt).
+// `reference`: the configuration --reference named, or nullptr for the best of the same model.
+std::vector<LimitCheck> CheckAccuracyLimits(
+    const std::vector<Configuration>& configs,
+    const std::vector<std::vector<const nlohmann::json*>>& looked, size_t i, const Limits& limits,
+    const Configuration* reference);
+
 }  // namespace pipette::analysis

@@ -95,6 +95,7 @@ int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
             << "B  " << (*rb)["result_id"].get<std::string>() << "  " << Describe(*rb) << "\n";
   PrintCompareTable(rows, false, std::cout);
   PrintCompareFootnote(a.options, std::cout);
+  PrintPairedAccuracy(rows, std::cout);
   if ((*ra)["benchmark"]["id"] != (*rb)["benchmark"]["id"]) {
     std::cerr << "pipette: warning: A and B ran different benchmarks\n";
   }
@@ -231,6 +232,7 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
                  : "one ok result of each");
     PrintCompareTable(rows, true, std::cout);
     PrintCompareFootnote(a.options, std::cout);
+    PrintPairedAccuracy(rows, std::cout);
   }
   const auto unpaired = [](const char* side, const std::vector<std::string>& ids) {
     if (ids.empty()) return;

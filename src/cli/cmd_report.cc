@@ -92,6 +92,12 @@ int Report(const ReportArgs& a, CliContext& ctx) {
                                  "filters)"),
                        kExitFailure);
   }
+  if (!limits->accuracy_reference.empty()) {
+    auto reference = ReferenceNamed(
+        GroupConfigurations(records, a.newest ? Repeats::kNewest : Repeats::kPool),
+        limits->accuracy_reference);
+    if (!reference) return ReportError(ctx, reference.error());
+  }
   if (!to_file) {
     if (Status s = Render(a, *limits, records, store_path, std::cout); !s.ok()) {
       return ReportError(ctx, s.error(), kExitFailure);

@@ -46,6 +46,10 @@ int RunSelect(const SelectArgs& a, CliContext& ctx) {
                                  "the filters)"),
                        kExitFailure);
   }
+  if (!limits.accuracy_reference.empty()) {
+    auto reference = ReferenceNamed(configs, limits.accuracy_reference);
+    if (!reference) return ReportError(ctx, reference.error());
+  }
   const SelectResult s = Select(configs, limits);
   size_t ranked = 0;
   for (const Candidate& c : s.candidates) ranked += c.verdict != Verdict::kFail ? 1 : 0;
@@ -61,6 +65,14 @@ int RunSelect(const SelectArgs& a, CliContext& ctx) {
                       limits.min_decode_throughput ? json(*limits.min_decode_throughput) : json()},
                      {"max_quality_drop",
                       limits.max_quality_drop ? json(*limits.max_quality_drop) : json()}};
+    for (const auto& [key, list] : {std::pair{"min_accuracy", &limits.min_accuracy},
+                                    std::pair{"max_accuracy_drop", &limits.max_accuracy_drop}}) {
+      json given = json::object();
+      for (const Limits::Accuracy& l : *list) given[l.eval] = l.value;
+      out["limits"][key] = list->empty() ? json() : given;
+    }
+    out["limits"]["reference"] =
+        limits.accuracy_reference.empty() ? json() : json(limits.accuracy_reference);
     out["repeats"] = a.newest ? "newest" : "pooled";
     out["configurations"] = configs.size();
     out["ranked"] = ranked;

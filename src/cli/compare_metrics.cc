@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "pipette/analysis.h"
 #include "pipette/mann_whitney.h"
 #include "pipette/stats.h"
 
@@ -89,7 +90,70 @@ json CompareMetrics(const json& a, const json& b, const CompareOptions& options)
     }
     rows.push_back(row);
   }
+  PairAccuracyRow(a, b, options, rows);
   return rows;
+}
+
+void PairAccuracyRow(const json& a, const json& b, const CompareOptions& options, json& rows) {
+  const auto paired = PairAccuracy(a, b);
+  if (!paired) return;
+  for (json& row : rows) {
+    if (row.value("metric", "") != "accuracy") continue;
+    row["test"] = "mcnemar_exact";
+    row["paired"] = paired->paired;
+    row["a_only_correct"] = paired->only_a;
+    row["b_only_correct"] = paired->only_b;
+    row["both_correct"] = paired->both_correct;
+    row["both_wrong"] = paired->both_wrong;
+    row["unpaired_a"] = paired->only_in_a.size();
+    row["unpaired_b"] = paired->only_in_b.size();
+    row["unpaired_keys_a"] = paired->only_in_a;
+    row["unpaired_keys_b"] = paired->only_in_b;
+    row["a_n"] = paired->paired;
+    row["b_n"] = paired->paired;
+    if (paired->paired == 0) {
+      row["p_value"] = nullptr;
+      row["verdict"] = "no attempts in common";
+      continue;
+    }
+    row["paired_a_accuracy"] = paired->accuracy_a;
+    row["paired_b_accuracy"] = paired->accuracy_b;
+    row["difference_pp"] = 100 * paired->difference;
+    row["difference_pp_ci95"] = {100 * paired->ci95_low, 100 * paired->ci95_high};
+    row["p_value"] = paired->p_value;
+    // The ratio interval of medians means nothing for one proportion per side.
+    row["ratio_ci95_low"] = nullptr;
+    row["ratio_ci95_high"] = nullptr;
+    row["verdict"] = !(paired->p_value < options.alpha) ? "no significant difference"
+                     : paired->only_b > paired->only_a ? "better"
+                                                       : "worse";
+  }
+}
+
+void PrintPairedAccuracy(const json& rows, std::ostream& out) {
+  for (const json& r : rows) {
+    if (!r.contains("test") || r["test"] != "mcnemar_exact") continue;
+    const std::string where =
+        r.contains("benchmark_id") ? r["benchmark_id"].get<std::string>() + " " : "";
+    const size_t left = r.value("unpaired_a", size_t{0}) + r.value("unpaired_b", size_t{0});
+    out << fmt::format("{}accuracy: paired test on the same attempts, {} paired by key", where,
+                       r.value("paired", size_t{0}));
+    if (r.value("paired", size_t{0}) > 0) {
+      const json ci = r["difference_pp_ci95"];
+      out << fmt::format(
+          " (A {:.1f}%, B {:.1f}%; B - A {:+.1f} pp [{:+.1f}, {:+.1f}]); right only in A: {}, "
+          "right only in B: {}; exact McNemar p = {:.3g}",
+          100 * r["paired_a_accuracy"].get<double>(), 100 * r["paired_b_accuracy"].get<double>(),
+          r["difference_pp"].get<double>(), ci[0].get<double>(), ci[1].get<double>(),
+          r["a_only_correct"].get<int64_t>(), r["b_only_correct"].get<int64_t>(),
+          r["p_value"].get<double>());
+    }
+    if (left > 0) {
+      out << fmt::format("; {} unpaired attempts left out ({} only in A, {} only in B)", left,
+                         r.value("unpaired_a", size_t{0}), r.value("unpaired_b", size_t{0}));
+    }
+    out << "\n";
+  }
 }
 
 void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out) {

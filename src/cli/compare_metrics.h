@@ -26,6 +26,22 @@ struct CompareOptions {
 nlohmann::json CompareMetrics(const nlohmann::json& a, const nlohmann::json& b,
                               const CompareOptions& options);
 
+// For two eval results with stored completions, turns the accuracy row of `rows` into a paired
+// test on the same attempts (analysis PairAccuracy: completions matched by key): a_n = b_n =
+// paired, p_value = exact McNemar on the discordant counts, verdict better/worse by which side is
+// right more often among them ("no significant difference" unless p < alpha; "no attempts in
+// common" when none pair), and adds test "mcnemar_exact", paired, a_only_correct (McNemar's b),
+// b_only_correct (c), both_correct, both_wrong, unpaired_a/_b (counts of keys left out) with
+// unpaired_keys_a/_b, paired_a/b_accuracy (fractions over the paired attempts), difference_pp
+// and difference_pp_ci95 (B - A in percentage points, question-clustered bootstrap). Does
+// nothing for other records. CompareMetrics calls it.
+void PairAccuracyRow(const nlohmann::json& a, const nlohmann::json& b,
+                     const CompareOptions& options, nlohmann::json& rows);
+
+// One line per paired accuracy row of `rows`: how many attempts were paired, the discordant
+// counts, the McNemar p-value, and how many unpaired attempts were left out.
+void PrintPairedAccuracy(const nlohmann::json& rows, std::ostream& out);
+
 // The table of `rows` (CompareMetrics) in the shape of llama.cpp's compare-llama-bench, with a
 // leading benchmark column when `benchmark` is given per row (rows carry "benchmark_id").
 void PrintCompareTable(const nlohmann::json& rows, bool with_benchmark, std::ostream& out);

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/cli_context.h"
 #include "pipette/analysis.h"
@@ -25,13 +26,21 @@ struct LimitOptions {
   LimitOption min_decode_throughput{"--min-decode-throughput", "tokens/s, e.g. 20"};
   LimitOption max_quality_drop{"--max-quality-drop", "percentage points, e.g. 1"};
   LimitOption max_memory{"--max-memory", ""};  // SIZE
+  // Repeatable, one EVAL=VALUE each (Limits::min_accuracy, Limits::max_accuracy_drop).
+  std::vector<std::string> min_accuracy, max_accuracy_drop;
+  std::string reference;  // --reference CONFIG (Limits::accuracy_reference)
 };
 
-// Adds --max-ttft, --max-latency, --max-memory, --min-decode-throughput, --max-quality-drop.
+// Adds --max-ttft, --max-latency, --max-memory, --min-decode-throughput, --max-quality-drop,
+// --min-accuracy EVAL=X, --max-accuracy-drop EVAL=PP (both repeatable) and --reference CONFIG.
 void AddLimitOptions(CLI::App* cmd, LimitOptions& options);
 
 // The limits given. Every limit given (an empty one included) must be a finite number >= 0 ("nan"
 // would pass or fail everything silently) and a size must have a unit; the error names the flag.
+// --min-accuracy takes EVAL=X, X a fraction in [0, 1] or a percentage ("40%");
+// --max-accuracy-drop EVAL=PP, PP percentage points in [0, 100]; EVAL is math_500, gpqa_diamond,
+// ifbench or an eval benchmark id (eval_<name>_<version>); one EVAL once per flag. --reference
+// needs --max-accuracy-drop.
 Result<Limits> ParseLimits(const LimitOptions& options);
 
 // "--max-memory 11.5MiB --min-decode-throughput 1000": the limits as given, "" for none.

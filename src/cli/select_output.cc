@@ -64,8 +64,8 @@ std::vector<const json*> RecordsOf(const SelectResult& s) {
     for (const json& r : c.config->results) {
       const json b = r.value("benchmark", json::object());
       const std::string type = b.value("type", "");
-      const bool relevant =
-          judged.count(b.value("id", "")) > 0 || type == "memory" || type == "kl_divergence";
+      const bool relevant = judged.count(b.value("id", "")) > 0 || type == "memory" ||
+                            type == "kl_divergence" || b.value("id", "") == s.quality_benchmark;
       if (relevant && seen.insert(&r).second) out.push_back(&r);
     }
   }
@@ -94,7 +94,7 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
 
   std::vector<std::vector<std::string>> table = {
       {"RANK", "CONFIGURATION", "VERDICT", "DECODE (tokens/s, 95% CI)", "PEAK MEMORY (MiB, 95% CI)",
-       "QUALITY (%)", "PARETO"}};
+       s.quality_metric == "accuracy" ? "ACCURACY (%, 95% CI)" : "QUALITY (%)", "PARETO"}};
   int rank = 0;
   for (const Candidate& c : s.candidates) {
     const bool failed = c.verdict == Verdict::kFail;
@@ -135,7 +135,12 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
         "each limit is judged on the configuration's worst result with its metric "
         "(named in its line), not on these columns");
   }
-  if (quality) notes.push_back("quality: top-1 agreement with the kl_divergence reference");
+  if (quality && s.quality_metric == "accuracy") {
+    notes.push_back("quality: eval accuracy on " + s.quality_benchmark +
+                    " (pass@1 over questions x repeats, 95% CI clustered by question)");
+  } else if (quality) {
+    notes.push_back("quality: top-1 agreement with the kl_divergence reference");
+  }
   out << "\n" << Joined(notes, "; ") << "\n";
   if (s.speed_within_noise) {
     out << "the 95% intervals of the ranked decode speeds all overlap: their order is within "
@@ -184,6 +189,7 @@ json SelectionJson(const SelectResult& s) {
       checks.push_back(
           {{"limit", k.limit},
            {"metric", k.metric},
+           {"eval", k.eval.empty() ? json() : json(k.eval)},
            {"unit", k.unit},
            {"upper", k.upper},
            {"threshold", k.threshold},
@@ -233,6 +239,8 @@ json SelectionJson(const SelectResult& s) {
           {Optional(c.peak_memory_ci95_low), Optional(c.peak_memory_ci95_high)}},
          {"quality", Optional(c.quality)},
          {"quality_ci95", {Optional(c.quality_ci95_low), Optional(c.quality_ci95_high)}},
+         {"accuracy_attempts",
+          s.quality_metric == "accuracy" && c.quality ? json(c.accuracy_attempts) : json()},
          {"noisy", c.noisy},
          {"results_pooled", c.pooled_results},
          {"verdict", VerdictName(c.verdict)},
@@ -247,6 +255,8 @@ json SelectionJson(const SelectResult& s) {
   return {{"speed_benchmarks", s.speed_benchmarks},
           {"without_decode", s.without_decode},
           {"speed_within_noise", s.speed_within_noise},
+          {"quality_metric", s.quality_metric.empty() ? json() : json(s.quality_metric)},
+          {"quality_benchmark", s.quality_benchmark.empty() ? json() : json(s.quality_benchmark)},
           {"candidates", candidates}};
 }
 

@@ -474,13 +474,18 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
     if (c.quality && c.decode_throughput) drawn.push_back(&c);
   }
   if (!any_quality) {
-    s.omitted = "no quality metrics (top1_agreement of kl_divergence_<ctx> results, which "
-                "`pipette run` measures against a reference model).";
+    s.omitted = "no quality metrics (the accuracy of eval results, or top1_agreement of "
+                "kl_divergence_<ctx> results, which `pipette run` measures against a reference "
+                "model).";
     return s;
   }
+  const bool accuracy = sel.quality_metric == "accuracy";
   if (drawn.empty()) {
-    s.omitted = "no configuration has both a quality score (kl_divergence) and decode_throughput "
-                "results in common with the others.";
+    s.omitted = accuracy ? "no configuration has both an eval accuracy (" +
+                               sel.quality_benchmark +
+                               ") and decode_throughput results in common with the others."
+                         : "no configuration has both a quality score (kl_divergence) and "
+                           "decode_throughput results in common with the others.";
     return s;
   }
   std::vector<report::ScatterPoint> points;
@@ -504,14 +509,20 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
   }
   std::string over;
   for (const std::string& b : sel.speed_benchmarks) over += (over.empty() ? "" : ", ") + b;
+  const std::string what =
+      accuracy ? fmt::format("its eval accuracy on {} (pass@1 over questions x repeats, in %; a "
+                             "failed or unparsed answer counts as wrong; its interval resamples "
+                             "questions)",
+                             sel.quality_benchmark)
+               : "its quality score (top1_agreement x 100: how often it predicts the same next "
+                 "token as the reference; the reference itself scores 100)";
   s.paragraphs.push_back(fmt::format(
-      "Each configuration's decode throughput (geometric mean over {}) against its quality score "
-      "(top1_agreement x 100: how often it predicts the same next token as the reference; the "
-      "reference itself scores 100), with 95% confidence intervals on both axes. Highlighted: the "
+      "Each configuration's decode throughput (geometric mean over {}) against {}, with 95% "
+      "confidence intervals on both axes. Highlighted: the "
       "Pareto front of speed, peak memory and quality among the configurations {} (no other is at "
       "least as good in all three and better in one; a configuration without a quality score is "
       "not drawn and dominates none).",
-      over.empty() ? "the decode benchmarks all of them ran" : over,
+      over.empty() ? "the decode benchmarks all of them ran" : over, what,
       limits_given ? "that do not fail the limits (those that do are grey)" : "drawn"));
   const bool speed_noise = AllOverlap(speed_ci), quality_noise = AllOverlap(quality_ci);
   if (speed_noise && quality_noise) {
@@ -524,27 +535,40 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
     s.notice = "The quality differences lie inside the noise: every two configurations' quality "
                "intervals overlap.";
   }
-  Table t{{"configuration", "decode (tokens/s)", "95% CI", "quality (top1 %)", "peak memory",
-           "Pareto front", "dominated by"},
-          {false, true, true, true, true, false, false},
+  Table t{{"configuration", "decode (tokens/s)", "95% CI",
+           accuracy ? "accuracy (%)" : "quality (top1 %)", accuracy ? "95% CI" : "peak memory",
+           accuracy ? "peak memory" : "Pareto front", accuracy ? "Pareto front" : "dominated by"},
+          {false, true, true, true, true, accuracy, false},
           {}};
+  if (accuracy) {
+    t.header.push_back("dominated by");
+    t.numeric.push_back(false);
+  }
   for (const Candidate& c : sel.candidates) {
     const bool is_drawn = std::find(drawn.begin(), drawn.end(), &c) != drawn.end();
     std::string by;
     for (const std::string& name : c.dominated_by) by += (by.empty() ? "" : ", ") + name;
-    t.rows.push_back(
-        {c.config->name, c.decode_throughput ? FormatBare(*c.decode_throughput, "tokens/s") : "-",
-         CiText(c.decode_ci95_low, c.decode_ci95_high, "tokens/s"),
-         c.quality ? fmt::format("{:.2f}", *c.quality) : "-",
-         c.peak_memory_bytes ? report::FormatBytes(*c.peak_memory_bytes) : "-",
-         !is_drawn                         ? "not drawn"
-         : c.verdict == Verdict::kFail     ? "fails the limits"
-         : c.on_front                      ? "yes"
-                                           : "no",
-         by.empty() ? "-" : by});
+    std::vector<std::string> row = {
+        c.config->name, c.decode_throughput ? FormatBare(*c.decode_throughput, "tokens/s") : "-",
+        CiText(c.decode_ci95_low, c.decode_ci95_high, "tokens/s"),
+        c.quality ? fmt::format("{:.2f}", *c.quality) : "-"};
+    if (accuracy) {
+      row.push_back(c.quality && c.quality_ci95_low && c.quality_ci95_high
+                        ? fmt::format("{:.2f} .. {:.2f}", *c.quality_ci95_low,
+                                      *c.quality_ci95_high)
+                        : "-");
+    }
+    row.push_back(c.peak_memory_bytes ? report::FormatBytes(*c.peak_memory_bytes) : "-");
+    row.push_back(!is_drawn                     ? "not drawn"
+                  : c.verdict == Verdict::kFail ? "fails the limits"
+                  : c.on_front                  ? "yes"
+                                                : "no");
+    row.push_back(by.empty() ? "-" : by);
+    t.rows.push_back(std::move(row));
   }
-  report::ChartSpec spec = Spec("quality-chart", s.title, "decode throughput (tokens/s)",
-                                "quality: top1 agreement (%)");
+  report::ChartSpec spec = Spec(
+      "quality-chart", s.title, "decode throughput (tokens/s)",
+      accuracy ? "eval accuracy (%), " + sel.quality_benchmark : "quality: top1 agreement (%)");
   spec.x.units = report::Units::kSi;
   spec.muted = muted;
   s.charts.push_back(report::ParetoScatter(spec, points));
@@ -588,7 +612,8 @@ Section DecisionSection(const SelectResult& sel, const ReportOptions& o) {
                  : fmt::format("{} pass, {} borderline, {} fail. On the Pareto front of those that "
                                "do not fail: {}.",
                                pass, borderline, fail, front.empty() ? "-" : front);
-  Table t{{"configuration", "verdict", "decode (tokens/s)", "peak memory", "quality (top1 %)",
+  Table t{{"configuration", "verdict", "decode (tokens/s)", "peak memory",
+           sel.quality_metric == "accuracy" ? "accuracy (%)" : "quality (top1 %)",
            "Pareto front", "why"},
           {false, false, true, true, true, false, false},
           {}};
