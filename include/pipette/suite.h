@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/cell.h"
+#include "pipette/evals.h"
 #include "pipette/runtimes.h"
 #include "pipette/status.h"
 
@@ -56,6 +57,10 @@ struct Suite {
                               // request_timeout_s
   ReadinessPolicy readiness;  // [readiness]: max_cpu_celsius, max_busy_fraction, poll_interval_s,
                               // deadline_s, cooldown_s, waive = ["thermal", "load", "throttle"]
+  // [eval]: data_dir (default $PIPETTE_EVALS_DIR), limit, repeats, temperature, seed, max_tokens
+  // (0: the benchmark's), doom_loop = { KEY = VALUE }, checkpoint_dir (default: eval-checkpoints
+  // beside the store), for the suite's eval benchmarks.
+  EvalOptions eval;
   std::string label;          // device label recorded with every result
   bool stop_on_failure = false;
   // Within each model, run each benchmark on every configuration before the next benchmark

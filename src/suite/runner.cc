@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -50,7 +51,7 @@ class SuiteRuntimes {
 // Builds the cell's spec; errors for a benchmark id the catalog does not know, or a runtime that
 // cannot be opened.
 Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& catalog,
-                      SuiteRuntimes& runtimes) {
+                      SuiteRuntimes& runtimes, const std::string& store_path) {
   auto bench = catalog.Find(cell.benchmark_id);
   if (!bench) return bench.error();
   auto runtime = runtimes.Get(cell.runtime);
@@ -66,6 +67,18 @@ Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const Benchmark
   spec.allow_context_overflow = suite.allow_context_overflow;
   if (const auto it = suite.references.find(cell.model_path); it != suite.references.end()) {
     spec.reference_model_path = it->second;
+  }
+  if (bench->type == BenchmarkType::kEval) {
+    spec.eval = suite.eval;
+    if (spec.eval.max_tokens == 0) spec.eval.max_tokens = bench->max_tokens > 0 ? bench->max_tokens : 8192;
+    if (spec.eval.data_dir.empty()) {
+      const char* env = std::getenv("PIPETTE_EVALS_DIR");
+      spec.eval.data_dir = env ? env : "";
+    }
+    if (spec.eval.checkpoint_dir.empty()) {
+      spec.eval.checkpoint_dir =
+          (fs::absolute(store_path).parent_path() / "eval-checkpoints").string();
+    }
   }
   return spec;
 }
@@ -164,7 +177,8 @@ void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& 
              SuiteRuntimes& runtimes, const SuiteRunOptions& options, ResultStore* store,
              SuiteCellOutcome& out, CellSpec* spec_out) {
   out.cell = cell;
-  auto spec = Spec(suite, cell, catalog, runtimes);
+  auto spec = Spec(suite, cell, catalog, runtimes,
+                   options.store_path.empty() ? DefaultStorePath() : options.store_path);
   if (!spec) {
     out.status = "invalid";
     out.reason = spec.error().message;
@@ -291,6 +305,10 @@ Result<SuiteRun> RunSuite(const Suite& suite, const std::vector<SuiteCell>& cell
                               " (written to " + saved + ")");
       }
       out.result_id = (*record)["result_id"];
+      // A finished eval is stored: its per-attempt checkpoint has done its job.
+      if ((*record)["status"] == "ok" && record->contains("eval")) {
+        fs::remove((*record)["eval"].value("checkpoint", ""), ec);
+      }
       const json& timing = (*record)["harness"].value("timing", json::object());
       if (timing.contains("readiness_wait_ms") && timing["readiness_wait_ms"].is_number()) {
         out.readiness_wait_s = timing["readiness_wait_ms"].get<double>() / 1000;

@@ -75,6 +75,47 @@ settings = { threads = [1, 2], mmap = false, flash_attn = ["on", "off"] }
   EXPECT_EQ(cells[0].factor, "");
 }
 
+TEST_F(SuiteFile, EvalTableSetsHowEvalBenchmarksGenerate) {
+  auto suite = Parse(std::string(R"(
+name = "evals"
+benchmarks = ["eval_math_500_2026.06.1"]
+[eval]
+data_dir = "data"
+limit = 20
+repeats = 2
+temperature = 0.3
+seed = 7
+max_tokens = 200
+doom_loop = { min_bytes = 256, line_cycle = "off", tail_repeat = false }
+)") + kModels);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  const EvalOptions& e = suite->eval;
+  EXPECT_EQ(e.data_dir, dir_ + "/data");  // relative to the suite file
+  EXPECT_EQ(e.limit, 20);
+  EXPECT_EQ(e.repeats, 2);
+  EXPECT_DOUBLE_EQ(e.temperature, 0.3);
+  EXPECT_EQ(e.seed, 7u);
+  EXPECT_EQ(e.max_tokens, 200);
+  EXPECT_EQ(e.doom_loop.min_bytes, 256);
+  EXPECT_FALSE(e.doom_loop.line_cycle);
+  EXPECT_FALSE(e.doom_loop.tail_repeat);
+  EXPECT_TRUE(e.doom_loop.exact_block);
+
+  auto bad = Parse(std::string("name = \"e\"\nbenchmarks = [\"eval_math_500_2026.06.1\"]\n"
+                               "[eval]\nrepeats = 0\n") + kModels);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("eval.repeats"), std::string::npos) << bad.error().message;
+  auto tuning = Parse(std::string("name = \"e\"\nbenchmarks = [\"eval_math_500_2026.06.1\"]\n"
+                                  "[eval]\ndoom_loop = { loops = 3 }\n") + kModels);
+  ASSERT_FALSE(tuning.ok());
+  EXPECT_NE(tuning.error().message.find("eval.doom_loop.loops"), std::string::npos)
+      << tuning.error().message;
+  auto unknown = Parse(std::string("name = \"e\"\nbenchmarks = [\"eval_math_500_2026.06.1\"]\n"
+                                   "[eval]\nrepeat = 3\n") + kModels);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("repeat"), std::string::npos);
+}
+
 TEST_F(SuiteFile, InterleaveRunsEachBenchmarkOnEveryConfigurationInTurn) {
   const auto cells = Expand(std::string(R"(
 name = "versions"

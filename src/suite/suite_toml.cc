@@ -240,6 +240,79 @@ Status ReadHarness(const toml::table& t, HarnessPolicy& p, const Reader& r) {
   return {};
 }
 
+// [eval]: how the suite's eval benchmarks generate (pipette run's --data-dir, --limit, ...).
+Status ReadEval(const toml::table& t, const std::string& base_dir, EvalOptions& o,
+                const Reader& r) {
+  if (auto s = r.OnlyKeys(t, "eval", {"data_dir", "limit", "repeats", "temperature", "seed",
+                                      "max_tokens", "doom_loop", "checkpoint_dir"});
+      !s) {
+    return s;
+  }
+  const auto integer = [&](std::string_view key, int64_t lo, int64_t hi) -> Result<int64_t> {
+    const toml::node* n = t.get(key);
+    const std::string name = "eval." + std::string(key);
+    if (!n->is_integer()) return r.Fail(name, "expected an integer");
+    const int64_t v = n->as_integer()->get();
+    if (v < lo || v > hi) {
+      return r.Fail(name, std::to_string(v) + " is out of range " + std::to_string(lo) + ".." +
+                              std::to_string(hi));
+    }
+    return v;
+  };
+  const auto path = [&](std::string_view key, std::string& out) -> Status {
+    if (!t.get(key)) return {};
+    const std::string name = "eval." + std::string(key);
+    if (!t.get(key)->is_string()) return r.Fail(name, "expected a path");
+    auto v = ExpandVariables(t.get(key)->as_string()->get(), name, r);
+    if (!v) return v.error();
+    out = fs::path(*v).is_absolute() ? *v : (fs::path(base_dir) / *v).lexically_normal().string();
+    return {};
+  };
+  if (auto s = path("data_dir", o.data_dir); !s) return s;
+  if (auto s = path("checkpoint_dir", o.checkpoint_dir); !s) return s;
+  const std::pair<const char*, std::pair<int*, std::pair<int64_t, int64_t>>> ints[] = {
+      {"limit", {&o.limit, {0, 1000000}}},
+      {"repeats", {&o.repeats, {1, 1000}}},
+      {"max_tokens", {&o.max_tokens, {1, 1 << 24}}}};
+  for (const auto& [key, target] : ints) {
+    if (!t.get(key)) continue;
+    auto v = integer(key, target.second.first, target.second.second);
+    if (!v) return v.error();
+    *target.first = static_cast<int>(*v);
+  }
+  if (t.get("seed")) {
+    auto v = integer("seed", 0, INT64_MAX);
+    if (!v) return v.error();
+    o.seed = static_cast<uint64_t>(*v);
+  }
+  if (const toml::node* n = t.get("temperature")) {
+    auto v = n->value<double>();
+    if (!v || !(*v >= 0 && *v <= 10)) return r.Fail("eval.temperature", "expected a number in 0..10");
+    o.temperature = *v;
+  }
+  if (const toml::node* n = t.get("doom_loop")) {
+    if (!n->is_table()) {
+      return r.Fail("eval.doom_loop", "expected a table, e.g. { min_bytes = 256, line_cycle = \"off\" }");
+    }
+    for (const auto& [k, v] : *n->as_table()) {
+      std::string value;
+      if (v.is_integer()) {
+        value = std::to_string(v.as_integer()->get());
+      } else if (v.is_string()) {
+        value = v.as_string()->get();
+      } else if (v.is_boolean()) {
+        value = v.as_boolean()->get() ? "on" : "off";
+      } else {
+        return r.Fail("eval.doom_loop." + std::string(k.str()), "expected an integer, on or off");
+      }
+      if (auto s = SetDoomLoopOption(o.doom_loop, std::string(k.str()) + "=" + value); !s) {
+        return r.Fail("eval.doom_loop." + std::string(k.str()), s.error().message);
+      }
+    }
+  }
+  return {};
+}
+
 Status ReadReadiness(const toml::table& t, ReadinessPolicy& g, const Reader& r) {
   if (auto s = r.OnlyKeys(t, "readiness", {"max_cpu_celsius", "max_busy_fraction",
                                            "poll_interval_s", "deadline_s", "cooldown_s",
@@ -297,7 +370,7 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
                      std::string(e.description()));
   }
   if (auto s = r.OnlyKeys(root, "", {"name", "mode", "benchmarks", "benchmarks_dir", "models",
-                                     "runtimes", "baseline", "harness", "readiness", "label",
+                                     "runtimes", "baseline", "harness", "readiness", "eval", "label",
                                      "stop_on_failure", "allow_context_overflow", "interleave"});
       !s) {
     return s.error();
@@ -466,6 +539,11 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   if (const toml::node* n = root.get("readiness")) {
     if (!n->is_table()) return r.Fail("readiness", "expected a table");
     if (auto s = ReadReadiness(*n->as_table(), suite.readiness, r); !s) return s.error();
+  }
+  suite.eval.max_tokens = 0;  // the benchmark's own unless given
+  if (const toml::node* n = root.get("eval")) {
+    if (!n->is_table()) return r.Fail("eval", "expected a table");
+    if (auto s = ReadEval(*n->as_table(), base_dir, suite.eval, r); !s) return s.error();
   }
   return suite;
 }
