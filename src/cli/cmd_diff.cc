@@ -51,6 +51,19 @@ std::vector<Layer> Diff(const json& a, const json& b) {
   CompareField(a, b, "model sha256", "/model/sha256", inputs);
   CompareField(a, b, "quantization", "/model/quant", inputs);
   CompareField(a, b, "prompt sha256", "/input/prompt_sha256", inputs);
+  // An eval's inputs are its data set and subset; how it generated is a parameter.
+  CompareField(a, b, "eval data set fingerprint", "/eval/fingerprint", inputs);
+  if (const json sa = record::ValueAt(a, "/eval/sample_ids"), sb = record::ValueAt(b, "/eval/sample_ids");
+      sa != sb) {
+    std::set<std::string> ia, ib;
+    for (const json& id : sa) ia.insert(Show(id));
+    size_t common = 0;
+    for (const json& id : sb) common += ia.count(Show(id));
+    inputs.differences.push_back(fmt::format("eval samples: {} -> {} ({} in common)", sa.size(),
+                                             sb.size(), common));
+  }
+  CompareField(a, b, "eval prompt format", "/eval/prompt_format", inputs);
+  CompareField(a, b, "eval chat template sha256", "/eval/chat_template_sha256", inputs);
   CompareField(a, b, "runtime", "/runtime/name", env);
   CompareField(a, b, "runtime version", "/runtime/version", env);
   CompareField(a, b, "runtime commit", "/runtime/commit", env);
@@ -61,6 +74,10 @@ std::vector<Layer> Diff(const json& a, const json& b) {
   CompareField(a, b, "pipette commit", "/harness/commit", env);
   CompareObject(a, b, "/harness/environment", env);
   CompareObject(a, b, "/runtime/settings", params);
+  for (const char* key : {"repeats", "temperature", "seed", "max_tokens", "scorer"}) {
+    CompareField(a, b, std::string("eval ") + key, std::string("/eval/") + key, params);
+  }
+  CompareObject(a, b, "/eval/doom_loop", params);
   std::set<std::string> wa, wb;
   for (const json& w : record::ValueAt(a, "/logs/warnings")) wa.insert(Show(w));
   for (const json& w : record::ValueAt(b, "/logs/warnings")) wb.insert(Show(w));
