@@ -160,6 +160,8 @@ class EvalWorkload : public Workload {
                 {"started_at", NowRfc3339()}};
     auto c = session.Complete(request, keep_going);
     if (!c && Interrupted()) return c.error();  // not checkpointed: it runs again on resume
+    // A template the engine cannot apply fails every attempt alike: the cell fails, saying so.
+    if (!c && c.error().stage == "template") return c.error();
     Rep rep;
     rep.started_at = att["started_at"];
     std::string text;
