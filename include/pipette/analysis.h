@@ -21,7 +21,9 @@ namespace pipette {
 // SHA-256 (lowercase hex) of the canonical JSON of {model.sha256, model.quant, runtime.name,
 // runtime.version, runtime.commit, runtime.settings, device.id}, where runtime.settings leaves
 // out n_ctx when it is the benchmark's own shape (the harness's default without --ctx-size: P + D,
-// P + 1 for memory, P for prefill and kl_divergence), since that follows from the benchmark.
+// P + 1 for memory, P for prefill and kl_divergence, the model's training context for an eval),
+// since that follows from the benchmark: an eval result and the speed results of one
+// configuration share its key, although their config_ids differ.
 std::string ConfigurationKey(const nlohmann::json& record);
 
 // One configuration and its ok results.
