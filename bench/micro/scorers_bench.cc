@@ -1,6 +1,7 @@
 // Scorer throughput on one core over the shared verdict corpus (../shared/data/evals/scoring):
-// completions/s for GPQA Diamond (target >= 10,000/s) and MATH-500 (target >= 1,000/s). Reported
-// as the counter `completions/s` (a rate: completions per wall-clock second, 1000-based).
+// completions/s for GPQA Diamond (target >= 10,000/s) and MATH-500 (target >= 1,000/s; also
+// ScoreMathUpstream, its --upstream-compat mode). Reported as the counter `completions/s` (a
+// rate: completions per wall-clock second, 1000-based).
 #include <benchmark/benchmark.h>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,13 @@ void BM_ScoreMath(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_ScoreMath)->Unit(benchmark::kMillisecond);
+
+void BM_ScoreMathUpstream(benchmark::State& state) {
+  Run(state, "math500_verdicts.jsonl.gz", "gold", [](const std::string& c, const std::string& g) {
+    return pipette::scorers::ScoreMathUpstream(c, g).correct;
+  });
+}
+BENCHMARK(BM_ScoreMathUpstream)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -128,8 +128,8 @@ uint32_t AttemptSeed(uint64_t seed, std::string_view id, int attempt);
 
 // Scores one completion of a sample of `dataset` against its gold answer with pipette's rule set
 // (MATH-500: scorers::ScoreMath; GPQA Diamond: scorers::ScoreGpqa) or, with upstream_compat, the
-// reference scorer's (GPQA only). Errors: a data set or mode without a scorer yet (IFBench; MATH
-// with upstream_compat).
+// reference scorer's (scorers::ScoreMathUpstream, scorers::ScoreGpqaUpstream). Errors: a data set
+// without a scorer yet (IFBench).
 Result<scorers::Verdict> ScoreEvalCompletion(EvalDataset dataset, std::string_view gold,
                                              std::string_view completion, bool upstream_compat);
 

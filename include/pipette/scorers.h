@@ -77,4 +77,21 @@ Verdict ScoreGpqaUpstream(std::string_view completion, char gold_letter);
 // (`-\mathbf{I}` for a matrix, words) is equal only as a string.
 Verdict ScoreMath(std::string_view completion, std::string_view gold);
 
+// MATH-500 as the reference scorer grades it (--upstream-compat; Liquid4All/pipette-scores
+// d93e2e1 with the PRM800K grader), its known faults included. After the same preprocessing:
+// the last \boxed{}/\fbox{}/\framebox{} whose content has at most one inner brace level (a
+// nested box is skipped, `\boxed {` is not matched), else the last number of the text (so
+// "checked 2 ways" grades 2); nothing: method "failed". Graded "prm800k" when the Hendrycks MATH
+// normalizations (\text{} unwrapped, \left/\right, \dfrac, degrees, units after "\text{ ",
+// "k =" prefixes, \frac12 and a/b forms) are equal, or the PRM800K normalizations (units and
+// wrappers dropped, LaTeX rendered as text as pylatexenc does, mixed numbers, lower case) are
+// equal, or element by element (tuples and intervals with the same brackets) the values are
+// equal: reduced fractions as strings, an integer only to an integer, else the difference
+// evaluated numerically at three points where sympy would simplify it (at most two letters, no
+// "^{", no two-digit exponents). Else "robust_boxed" when the leading integers (or the floats)
+// of both sides are equal (3.2 is accepted for 3.21); else "no_match". rule_set is
+// kMathUpstreamRuleSet.
+inline constexpr std::string_view kMathUpstreamRuleSet = "upstream-math/d93e2e1";
+Verdict ScoreMathUpstream(std::string_view completion, std::string_view gold);
+
 }  // namespace pipette::scorers

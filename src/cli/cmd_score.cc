@@ -21,7 +21,7 @@ struct ScoreOptions {
   std::string eval;              // math_500 | gpqa_diamond
   std::string completions;       // JSON Lines file
   std::string data_dir;          // --data-dir; empty means $PIPETTE_EVALS_DIR
-  bool upstream_compat = false;  // the reference scorer's rules (GPQA only so far)
+  bool upstream_compat = false;  // the reference scorer's rules
 };
 
 // Sample id -> gold answer.
@@ -86,9 +86,12 @@ Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& 
                        "sample's prompt (e.g. e7b7a0f871c3), as `pipette evals` builds them");
     }
     const std::string& completion = r["completion"].get_ref<const std::string&>();
-    scored.push_back({id, o.eval == "math_500" ? scorers::ScoreMath(completion, g->second)
-                          : o.upstream_compat ? scorers::ScoreGpqaUpstream(completion, g->second[0])
-                                              : scorers::ScoreGpqa(completion, g->second[0])});
+    const bool math = o.eval == "math_500";
+    scored.push_back(
+        {id, math && o.upstream_compat ? scorers::ScoreMathUpstream(completion, g->second)
+             : math                    ? scorers::ScoreMath(completion, g->second)
+             : o.upstream_compat       ? scorers::ScoreGpqaUpstream(completion, g->second[0])
+                                       : scorers::ScoreGpqa(completion, g->second[0])});
   }
   return scored;
 }
@@ -103,9 +106,11 @@ void Print(const ScoreOptions& o, const std::vector<Scored>& scored, bool as_jso
   const double n = static_cast<double>(scored.size());
   const double accuracy = scored.empty() ? 0.0 : correct / n;
   const double unparsed_rate = scored.empty() ? 0.0 : unparsed / n;
-  const std::string rule_set(o.eval == "math_500" ? scorers::kMathRuleSet
-                             : o.upstream_compat  ? scorers::kGpqaUpstreamRuleSet
-                                                  : scorers::kGpqaRuleSet);
+  const bool math = o.eval == "math_500";
+  const std::string rule_set(math && o.upstream_compat ? scorers::kMathUpstreamRuleSet
+                             : math                    ? scorers::kMathRuleSet
+                             : o.upstream_compat       ? scorers::kGpqaUpstreamRuleSet
+                                                       : scorers::kGpqaRuleSet);
   if (!as_json) {
     std::cout << fmt::format(
         "{}: {} completions, accuracy {:.1f}% ({} correct), unparsed {:.1f}% ({}); rule set {}\n",
@@ -132,12 +137,6 @@ void Print(const ScoreOptions& o, const std::vector<Scored>& scored, bool as_jso
 }
 
 void Run(const ScoreOptions& o, CliContext& ctx) {
-  if (o.upstream_compat && o.eval == "math_500") {
-    ReportError(ctx, MakeError("--upstream-compat is implemented for gpqa_diamond only (MATH-500's "
-                               "reference grader, sympy's equivalence included, is not reproduced "
-                               "yet)"));
-    return;
-  }
   const auto gold = LoadGold(o);
   if (!gold) {
     ReportError(ctx, gold.error());
@@ -169,7 +168,7 @@ void AddScoreCommand(CLI::App& app, CliContext& ctx) {
                   "$PIPETTE_EVALS_DIR)");
   cmd->add_flag("--upstream-compat", o->upstream_compat,
                 "grade as the reference scorer does (Liquid4All/pipette-scores d93e2e1), faults "
-                "included, for parity checks; gpqa_diamond only");
+                "included, for parity checks");
   cmd->callback([o, &ctx] { Run(*o, ctx); });
 }
 

@@ -36,10 +36,8 @@ Result<scorers::Verdict> ScoreEvalCompletion(EvalDataset dataset, std::string_vi
                                              std::string_view completion, bool upstream_compat) {
   switch (dataset) {
     case EvalDataset::kMath500:
-      if (upstream_compat) {
-        return MakeError("MATH-500 has no upstream-compatible scorer yet; score without it");
-      }
-      return scorers::ScoreMath(completion, gold);
+      return upstream_compat ? scorers::ScoreMathUpstream(completion, gold)
+                             : scorers::ScoreMath(completion, gold);
     case EvalDataset::kGpqaDiamond: {
       const char letter = gold.empty() ? '?' : gold[0];
       return upstream_compat ? scorers::ScoreGpqaUpstream(completion, letter)

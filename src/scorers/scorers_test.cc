@@ -176,5 +176,87 @@ TEST(MathCorpus, AgreesWithTrueVerdicts) {
   EXPECT_GE(rate, 0.995);
 }
 
+TEST(MathCorpus, UpstreamCompatAgreesWithUpstreamVerdicts) {
+  SKIP_WITHOUT_CORPUS("math500_verdicts.jsonl.gz");
+  const auto records = pipette::testing::ReadScoringCorpus("math500_verdicts.jsonl.gz");
+  ASSERT_GT(records.size(), 900u);
+  int agree = 0;
+  int same_method = 0;
+  int same_extracted = 0;
+  for (const auto& r : records) {
+    const Verdict v =
+        ScoreMathUpstream(r["completion"].get<std::string>(), r["gold"].get<std::string>());
+    EXPECT_EQ(v.rule_set, kMathUpstreamRuleSet);
+    const std::string upstream_extracted =
+        r["upstream_extracted"].is_null() ? "" : r["upstream_extracted"].get<std::string>();
+    same_method += v.method == r["upstream_method"].get<std::string>() ? 1 : 0;
+    same_extracted += v.extracted == upstream_extracted ? 1 : 0;
+    if (v.correct == r["upstream_is_correct"].get<bool>()) {
+      ++agree;
+    } else {
+      std::printf("MATH --upstream-compat differs: %s gold '%s' extracted '%s' by %s, "
+                  "upstream %s\n",
+                  r["completion_id"].get<std::string>().c_str(),
+                  r["gold"].get<std::string>().c_str(), v.extracted.c_str(), v.method.c_str(),
+                  r["upstream_method"].get<std::string>().c_str());
+    }
+  }
+  const double rate = static_cast<double>(agree) / records.size();
+  std::printf(
+      "MATH --upstream-compat agreement with upstream_is_correct: %d/%zu = %.4f (same method %d, "
+      "same extracted %d)\n",
+      agree, records.size(), rate, same_method, same_extracted);
+  EXPECT_GE(rate, 0.99);
+}
+
+TEST(MathUpstream, KnownFaults) {
+  // A box with two brace levels is skipped: an earlier box, or the last number, is graded.
+  const Verdict nested =
+      ScoreMathUpstream("First $\\boxed{7}$, then $\\boxed{\\frac{3\\sqrt{3}}{4}}$.",
+                        "\\frac{3\\sqrt{3}}{4}");
+  EXPECT_EQ(nested.extracted, "7");
+  EXPECT_FALSE(nested.correct);
+  // `\boxed {X}` is not matched.
+  EXPECT_EQ(ScoreMathUpstream("so $\\boxed {12}$ and 5", "12").extracted, "5");
+  // Without a box the last number is graded: "checked 2 ways" gives 2.
+  const Verdict last = ScoreMathUpstream("The answer is 5, checked 2 ways.", "2");
+  EXPECT_EQ(last.extracted, "2");
+  EXPECT_TRUE(last.correct);
+  // robust_boxed compares leading integers only.
+  const Verdict near = ScoreMathUpstream("$\\boxed{3.2}$", "3.21");
+  EXPECT_TRUE(near.correct);
+  EXPECT_EQ(near.method, "robust_boxed");
+  EXPECT_TRUE(ScoreMathUpstream("$\\boxed{70}$", "70 \\sqrt{2}").correct);
+  // Nothing to extract.
+  const Verdict none = ScoreMathUpstream("<think>never closed $\\boxed{3}$", "3");
+  EXPECT_EQ(none.method, "failed");
+  EXPECT_FALSE(none.parsed);
+  // Equal forms the grader accepts, and one it rejects (a different order of roots).
+  EXPECT_EQ(ScoreMathUpstream("$\\boxed{\\dfrac{3}{4}}$", "\\frac34").method, "prm800k");
+  EXPECT_TRUE(ScoreMathUpstream("$\\boxed{4 \\frac{2}{3}}$", "\\frac{14}{3}").correct);
+  EXPECT_TRUE(ScoreMathUpstream("$\\boxed{2(k+1)}$", "2k+2").correct);
+  EXPECT_TRUE(ScoreMathUpstream("$\\boxed{(2, \\infty)}$", "(2,\\infty)").correct);
+  EXPECT_FALSE(ScoreMathUpstream("$\\boxed{7, 5, 3}$", "3, 5, 7").correct);
+}
+
+TEST(MathUpstream, HostileInputIsLinear) {
+  std::string big(1 << 20, 'x');
+  for (size_t i = 0; i < big.size(); i += 97) big[i] = '{';
+  const std::string deep = "\\boxed{" + std::string(100000, '{') + "1" + std::string(100000, '}');
+  std::string boxes;
+  while (boxes.size() < (1 << 20)) boxes += "\\boxed{\\frac{1}{";
+  std::string fracs = "\\boxed{";
+  while (fracs.size() < (1 << 20)) fracs += "\\sqrt{\\frac";
+  fracs += "}";
+  const std::string power = "$\\boxed{2^{99999999999}}$";
+  const std::string parens = "\\boxed{" + std::string(200000, '(') + "}";
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::string& text : {big, deep, boxes, fracs, power, parens}) {
+    const Verdict v = ScoreMathUpstream(text, "1");
+    EXPECT_EQ(v.rule_set, kMathUpstreamRuleSet);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
 }  // namespace
 }  // namespace pipette::scorers

@@ -80,10 +80,13 @@ TEST_F(ScoreCli, UpstreamCompatGradesAsUpstream) {
   const auto out = nlohmann::json::parse(r.out);
   EXPECT_EQ(out["correct"], 246);  // sum of upstream_is_correct
   EXPECT_EQ(out["rule_set"], "upstream-gpqa/d93e2e1");
-  r = RunPipette({"score", "--eval", "math_500", "--completions", path, "--data-dir", kEvalsDir,
-                  "--upstream-compat"});
-  EXPECT_EQ(r.exit.code, 2);
-  EXPECT_NE(r.err.find("gpqa_diamond only"), std::string::npos) << r.err;
+  r = RunPipette({"--json", "score", "--eval", "math_500", "--completions",
+                  Write("m.jsonl", CorpusCompletions("math500_verdicts.jsonl.gz")), "--data-dir",
+                  kEvalsDir, "--upstream-compat"});
+  ASSERT_TRUE(r.exit.exited && r.exit.code == 0) << r.err;
+  const auto math = nlohmann::json::parse(r.out);
+  EXPECT_EQ(math["correct"], 508);  // sum of upstream_is_correct
+  EXPECT_EQ(math["rule_set"], "upstream-math/d93e2e1");
 }
 
 TEST_F(ScoreCli, ScoresTheMathCorpus) {
