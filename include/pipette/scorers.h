@@ -78,10 +78,12 @@ Verdict ScoreGpqaUpstream(std::string_view completion, char gold_letter);
 Verdict ScoreMath(std::string_view completion, std::string_view gold);
 
 // MATH-500 as the reference scorer grades it (--upstream-compat; Liquid4All/pipette-scores
-// d93e2e1 with the PRM800K grader), its known faults included. After the same preprocessing:
-// the last \boxed{}/\fbox{}/\framebox{} whose content has at most one inner brace level (a
-// nested box is skipped, `\boxed {` is not matched), else the last number of the text (so
-// "checked 2 ways" grades 2); nothing: method "failed". Graded "prm800k" when the Hendrycks MATH
+// d93e2e1 with the PRM800K grader), its known faults included. After upstream's own thinking-tag
+// removal (as StripThinking, but an orphan closing tag cuts through the first one, GPT-OSS's
+// "assistantfinal" is the first and case-sensitive, one trailing <|end|>/<|return|>): the last
+// \boxed{}/\fbox{}/\framebox{} whose content has at most one inner brace level (a nested box is
+// skipped, `\boxed {` is not matched), else the last number of the text (so "checked 2 ways"
+// grades 2); nothing: method "failed", not parsed. Then "prm800k" when the Hendrycks MATH
 // normalizations (\text{} unwrapped, \left/\right, \dfrac, degrees, units after "\text{ ",
 // "k =" prefixes, \frac12 and a/b forms) are equal, or the PRM800K normalizations (units and
 // wrappers dropped, LaTeX rendered as text as pylatexenc does, mixed numbers, lower case) are

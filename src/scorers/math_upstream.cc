@@ -53,8 +53,124 @@ std::vector<std::string_view> Split(std::string_view s, std::string_view sep) {
   return parts;
 }
 
-// Python's str.strip() on ASCII white space.
-std::string_view PyStrip(std::string_view s) { return Trim(s); }
+// The length of the white space (str.isspace) that starts `s` at `i`, UTF-8; 0 if none.
+size_t SpaceAt(std::string_view s, size_t i) {
+  const auto u = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = u(i);
+  if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return 1;
+  if (c == 0xc2 && (u(i + 1) == 0x85 || u(i + 1) == 0xa0)) return 2;
+  if (c == 0xe1 && u(i + 1) == 0x9a && u(i + 2) == 0x80) return 3;
+  if (c == 0xe2 && u(i + 1) == 0x80 &&
+      (u(i + 2) <= 0x8a || u(i + 2) == 0xa8 || u(i + 2) == 0xa9 || u(i + 2) == 0xaf)) {
+    return u(i + 2) >= 0x80 ? 3 : 0;
+  }
+  if (c == 0xe2 && u(i + 1) == 0x81 && u(i + 2) == 0x9f) return 3;
+  if (c == 0xe3 && u(i + 1) == 0x80 && u(i + 2) == 0x80) return 3;
+  return 0;
+}
+
+// Python's str.strip(): Unicode white space at both ends.
+std::string_view PyStrip(std::string_view s) {
+  size_t b = 0;
+  while (b < s.size()) {
+    const size_t n = SpaceAt(s, b);
+    if (n == 0) break;
+    b += n;
+  }
+  size_t e = s.size();
+  while (e > b) {
+    size_t n = 0;
+    for (size_t len = 1; len <= 3 && len <= e - b && n == 0; ++len) {
+      if (SpaceAt(s, e - len) == len) n = len;
+    }
+    if (n == 0) break;
+    e -= n;
+  }
+  return s.substr(b, e - b);
+}
+
+// pipette_scores.scoring.completion_text.remove_thinking_tags, as its regular expressions act:
+// <think>...</think> and [THINK]...[/THINK] pairs (any case, the nearest closing tag) removed
+// left to right in one pass; then everything through the FIRST remaining </think> (else the
+// first [/THINK]); then everything from the first remaining opening tag; then what precedes the
+// first "assistant[<|channel|>]final[<|message|>]" (case-sensitive); then one trailing <|end|>
+// or <|return|>; then white space at both ends.
+std::string UpstreamRemoveThinkingTags(std::string_view in) {
+  const std::string_view kOpen[2] = {"<think>", "[think]"};
+  const std::string_view kClose[2] = {"</think>", "[/think]"};
+  std::string t;
+  {
+    size_t last_close[2];
+    size_t next_open[2];
+    for (int k = 0; k < 2; ++k) {
+      last_close[k] = kNpos;
+      for (size_t p = FindNoCase(in, kClose[k]); p != kNpos; p = FindNoCase(in, kClose[k], p + 1)) {
+        last_close[k] = p;
+      }
+      next_open[k] = FindNoCase(in, kOpen[k]);
+    }
+    size_t i = 0;
+    while (true) {
+      size_t best = kNpos;
+      int which = 0;
+      for (int k = 0; k < 2; ++k) {
+        if (next_open[k] != kNpos && next_open[k] < i) next_open[k] = FindNoCase(in, kOpen[k], i);
+        // An opening tag with no closing tag after it matches nothing, nor does any later one.
+        if (next_open[k] != kNpos &&
+            (last_close[k] == kNpos || last_close[k] < next_open[k] + kOpen[k].size())) {
+          next_open[k] = kNpos;
+        }
+        if (next_open[k] < best) {
+          best = next_open[k];
+          which = k;
+        }
+      }
+      if (best == kNpos) break;
+      t.append(in.substr(i, best - i));
+      const size_t close = FindNoCase(in, kClose[which], best + kOpen[which].size());
+      i = close + kClose[which].size();
+    }
+    t.append(in.substr(std::min(i, in.size())));
+  }
+  for (int k = 0; k < 2; ++k) {
+    if (const size_t p = FindNoCase(t, kClose[k]); p != kNpos) {
+      t.erase(0, p + kClose[k].size());
+      break;
+    }
+  }
+  t.erase(std::min(FindNoCase(t, kOpen[0]), FindNoCase(t, kOpen[1])) == kNpos
+              ? t.size()
+              : std::min(FindNoCase(t, kOpen[0]), FindNoCase(t, kOpen[1])));
+  for (size_t p = t.find("assistant"); p != kNpos; p = t.find("assistant", p + 1)) {
+    size_t k = p + 9;
+    if (t.compare(k, 11, "<|channel|>") == 0 && t.compare(k + 11, 5, "final") == 0) k += 11;
+    if (t.compare(k, 5, "final") != 0) continue;
+    k += 5;
+    if (t.compare(k, 11, "<|message|>") == 0) k += 11;
+    t.erase(0, k);
+    break;
+  }
+  {
+    std::string_view body = t;
+    size_t e = body.size();
+    while (true) {  // trailing white space (Python's \s)
+      size_t n = 0;
+      for (size_t len = 1; len <= 3 && len <= e && n == 0; ++len) {
+        if (SpaceAt(body, e - len) == len) n = len;
+      }
+      if (n == 0) break;
+      e -= n;
+    }
+    body = body.substr(0, e);
+    for (std::string_view marker : {"<|end|>", "<|return|>"}) {
+      if (body.ends_with(marker)) {
+        t.erase(e - marker.size());
+        break;
+      }
+    }
+  }
+  return std::string(PyStrip(t));
+}
 
 // --- Extraction -------------------------------------------------------------------------------
 
@@ -441,7 +557,7 @@ class LatexToText {
       out += a + "/" + b;
     } else if (name == "sqrt") {
       SkipOptional();
-      out += "sqrt(" + Arg(depth) + ")";
+      out += "\xe2\x88\x9a(" + Arg(depth) + ")";
     } else if (name == "mbox" || name == "textcolor" || name == "color") {
       const std::string a = Arg(depth);  // \mbox drops its text; a colour is not shown
       if (name == "textcolor") out += Arg(depth);
@@ -449,8 +565,12 @@ class LatexToText {
       Environment(out, depth);
     } else if (name == "end") {
       Arg(depth);
-    } else if (name == "mathbf" || name == "boldsymbol") {
-      Bold(Arg(depth), out);
+    } else if (name == "mathbf") {
+      Letters(Arg(depth), 0x1D400, 0x1D41A, out);
+    } else if (name == "mathbb") {
+      Letters(Arg(depth), 0x1D538, 0x1D552, out);
+    } else if (name == "mathcal") {
+      Letters(Arg(depth), 0x1D49C, 0x1D4B6, out);
     } else if (const std::string_view sym = Symbol(name); !sym.empty()) {
       out += sym;
     }
@@ -460,11 +580,11 @@ class LatexToText {
 
   static std::string_view Symbol(const std::string& name) {
     static const std::pair<std::string_view, std::string_view> kSymbols[] = {
-        {"pi", "pi"},
-        {"infty", "inf"},
-        {"cup", "U"},
-        {"cdot", "*"},
-        {"times", "*"},
+        {"pi", "\xcf\x80"},
+        {"infty", "\xe2\x88\x9e"},
+        {"cup", "\xe2\x88\xaa"},
+        {"cdot", "\xc2\xb7"},
+        {"times", "\xc3\x97"},
         {"pm", "\xc2\xb1"},
         {"mp", "\xe2\x88\x93"},
         {"le", "\xe2\x89\xa4"},
@@ -508,13 +628,13 @@ class LatexToText {
     return {};
   }
 
-  // \mathbf: letters and digits as Unicode mathematical bold.
-  static void Bold(const std::string& text, std::string& out) {
+  // \mathbf, \mathbb, \mathcal: ASCII letters as Unicode mathematical letters (from `upper` and
+  // `lower`, the code points of A and a), other characters as they are.
+  static void Letters(const std::string& text, unsigned upper, unsigned lower, std::string& out) {
     for (char c : text) {
       unsigned cp = 0;
-      if (c >= 'A' && c <= 'Z') cp = 0x1D400 + (c - 'A');
-      if (c >= 'a' && c <= 'z') cp = 0x1D41A + (c - 'a');
-      if (c >= '0' && c <= '9') cp = 0x1D7CE + (c - '0');
+      if (c >= 'A' && c <= 'Z') cp = upper + (c - 'A');
+      if (c >= 'a' && c <= 'z') cp = lower + (c - 'a');
       if (cp == 0) {
         out += c;
         continue;
@@ -565,6 +685,16 @@ std::string ParseLatex(std::string expr) {
   expr = ReplaceAll(expr, "\\dfrac", "\\frac");
   expr = ReplaceAll(expr, "\\frac", " \\frac");
   expr = LatexToText(expr).Run();
+  // The characters the text has for \sqrt, \pi, \infty, \cup, \cdot, \times (typed or not).
+  for (const auto& [from, to] :
+       {std::pair<std::string_view, std::string_view>{"\xe2\x88\x9a", "sqrt"},
+        {"\xcf\x80", "pi"},
+        {"\xe2\x88\x9e", "inf"},
+        {"\xe2\x88\xaa", "U"},
+        {"\xc2\xb7", "*"},
+        {"\xc3\x97", "*"}}) {
+    expr = ReplaceAll(expr, from, to);
+  }
   return std::string(PyStrip(expr));
 }
 
@@ -795,9 +925,18 @@ class Evaluator {
       return v;
     }
     if (IsDigit(c) || c == '.') {
-      const size_t start = pos_;
-      while (pos_ < s_.size() && (IsDigit(s_[pos_]) || s_[pos_] == '.')) ++pos_;
-      const std::string num(s_.substr(start, pos_ - start));
+      // A Python number literal: digits with single underscores between them ("40_9" is 409).
+      std::string num;
+      while (pos_ < s_.size()) {
+        if (IsDigit(s_[pos_]) || s_[pos_] == '.') {
+          num += s_[pos_++];
+        } else if (s_[pos_] == '_' && !num.empty() && IsDigit(num.back()) && pos_ + 1 < s_.size() &&
+                   IsDigit(s_[pos_ + 1])) {
+          ++pos_;
+        } else {
+          break;
+        }
+      }
       if (num == "." || std::count(num.begin(), num.end(), '.') > 1) throw PyError{};
       return std::strtod(num.c_str(), nullptr);
     }
@@ -949,7 +1088,7 @@ std::optional<std::string> NormalizeNumeric(std::string_view answer) {
 }  // namespace
 
 Verdict ScoreMathUpstream(std::string_view completion, std::string_view gold) {
-  const std::string text = StripThinking(completion);
+  const std::string text = UpstreamRemoveThinkingTags(completion);
   Verdict v;
   v.rule_set = std::string(kMathUpstreamRuleSet);
   std::optional<std::string> extracted = LastBox(text);

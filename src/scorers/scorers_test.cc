@@ -231,6 +231,9 @@ TEST(MathUpstream, KnownFaults) {
   const Verdict none = ScoreMathUpstream("<think>never closed $\\boxed{3}$", "3");
   EXPECT_EQ(none.method, "failed");
   EXPECT_FALSE(none.parsed);
+  // Upstream's tag removal cuts through the first orphan closing tag, not the last.
+  EXPECT_EQ(ScoreMathUpstream("$\\boxed{5}$ </think> $\\boxed{7}$ </think> no box", "7").method,
+            "prm800k");
   // Equal forms the grader accepts, and one it rejects (a different order of roots).
   EXPECT_EQ(ScoreMathUpstream("$\\boxed{\\dfrac{3}{4}}$", "\\frac34").method, "prm800k");
   EXPECT_TRUE(ScoreMathUpstream("$\\boxed{4 \\frac{2}{3}}$", "\\frac{14}{3}").correct);
