@@ -5,7 +5,8 @@
 #   2. public headers (include/pipette) include only public headers (and system/library ones);
 #   3. the scorers (src/scorers) are pure: they include only pipette/, base/ and their own headers
 #      (their tests may read the shared corpus through tests/support)
-#      and link only pipette_base.
+#      and link only pipette_base (and GiNaC, the external Debian library of MATH's symbolic
+#      equivalence).
 # Prints each violation as FILE:LINE: what, and exits 1 if there is one. Run by ctest
 # (LayerCheck) and usable alone: scripts/check_layers.sh [REPO_ROOT]
 set -euo pipefail
@@ -34,9 +35,10 @@ while IFS= read -r hit; do
   bad=1
 done < <(grep -nE '#include "' src/scorers/*.h src/scorers/*.cc | grep -v '_test\.cc:' |
            grep -vE '#include "(pipette/scorers.h|pipette/status.h|base/|scorers/)' || true)
+scorers_links='target_link_libraries\(pipette_scorers PUBLIC pipette_base( PRIVATE PkgConfig::GINAC)?\)$'
 if grep -nE 'target_link_libraries\(pipette_scorers' src/scorers/CMakeLists.txt |
-     grep -vqE 'target_link_libraries\(pipette_scorers PUBLIC pipette_base\)$'; then
-  echo "src/scorers/CMakeLists.txt: pipette_scorers links more than pipette_base"
+     grep -vqE "$scorers_links"; then
+  echo "src/scorers/CMakeLists.txt: pipette_scorers links more than pipette_base (and GiNaC)"
   bad=1
 fi
 

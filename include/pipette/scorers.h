@@ -16,7 +16,7 @@ namespace pipette::scorers {
 // Versioned rule sets, recorded with every verdict. A change to any rule that can change a verdict
 // bumps the version.
 inline constexpr std::string_view kGpqaRuleSet = "pipette-gpqa/1";
-inline constexpr std::string_view kMathRuleSet = "pipette-math/1";
+inline constexpr std::string_view kMathRuleSet = "pipette-math/2";
 // The reference scorer's GPQA rules (Liquid4All/pipette-scores d93e2e1), for parity checks.
 inline constexpr std::string_view kGpqaUpstreamRuleSet = "upstream-gpqa/d93e2e1";
 
@@ -68,13 +68,24 @@ Verdict ScoreGpqaUpstream(std::string_view completion, char gold_letter);
 // normalized: wrappers (\text, \mathbf, \textcolor, \underline, \displaystyle, enclosing braces),
 // spacing commands, \left/\right, \dfrac, degree signs, percent, dollar signs, unit words, "x ="
 // and "x \in" prefixes, Unicode π √ − ∞ ∪, mixed numbers, matrices as tuples; a base subscript
-// must match when both sides have one. Equal when the strings are equal, else when both evaluate
-// to the same complex values (relative tolerance 1e-9) at three fixed points for their one-letter
-// variables: fractions, radicals, pi, powers (exponent at most 64), implicit products; tuples,
-// intervals and vectors element-wise in order, unordered lists ("3, 5, 7", "\pm", unions) in any
-// order, equations up to a non-zero factor. No computer algebra (GiNaC) yet: a numeric check,
-// under which rounded decimals of irrational values stay wrong; notation it cannot evaluate
-// (`-\mathbf{I}` for a matrix, words) is equal only as a string.
+// must match when both sides have one. Equal when the strings are equal; else tuples, intervals
+// and vectors are compared element-wise in order, unordered lists ("3, 5, 7", "\pm", unions) in
+// any order, equations up to a non-zero factor (numerically), and each pair of scalars
+// (fractions, radicals, pi, powers, i, one-letter variables, implicit products) is decided so:
+//   1. numerically: the complex values at three fixed points for the variables (relative
+//      tolerance 1e-9; exponents at most 64). "Different" here is final.
+//   2. symbolically, with GiNaC: decimals as exact rationals, radicals of rationals written over
+//      primes (sqrt(12) = 2 sqrt(3)), then normal(expand(a - b)). 0 is equal (x^2-1 and
+//      (x-1)(x+1), 2^{100} and its 31 digits); an exact non-zero number is different, overriding
+//      a numeric "equal" (2^{64}+1 against 2^{64}, 0.3333333333 against 1/3, 20-digit integers);
+//      anything else (nested radicals, \infty, words) leaves the numeric verdict.
+//   Time limit: GiNaC cannot be interrupted, so each side is bounded before any algebra starts
+//   (math_symbolic.h: at most 1000 characters, 400 nodes, 64 levels of nesting, constant exponents
+//   up to 10^4, an estimated 2000 terms after expansion and 20000 bits per exact number); over a
+//   bound it is "not comparable" and the numeric verdict stands. Comparisons within the bounds
+//   take under 10 ms; GiNaC calls are serialized by one mutex (its reference counts are not
+//   thread-safe). Notation neither can evaluate (`-\mathbf{I}` for a matrix, words) is equal
+//   only as a string.
 Verdict ScoreMath(std::string_view completion, std::string_view gold);
 
 // MATH-500 as the reference scorer grades it (--upstream-compat; Liquid4All/pipette-scores

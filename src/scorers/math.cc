@@ -1,10 +1,11 @@
 // MATH-500: brace-balanced box extraction, an explicit final-answer statement when unboxed,
-// normalization and string / exact-number equivalence (rule set kMathRuleSet).
+// normalization and string / numeric / symbolic (GiNaC) equivalence (rule set kMathRuleSet).
 #include <cmath>
 #include <optional>
 
 #include "pipette/scorers.h"
 #include "scorers/math_expr.h"
+#include "scorers/math_symbolic.h"
 #include "scorers/text_scan.h"
 
 namespace pipette::scorers {
@@ -329,6 +330,13 @@ std::pair<std::string, std::string> SplitBase(const std::string& s) {
   return {s.substr(0, u), base};
 }
 
+// A mixed number "2\frac{1}{2}" or a number with a thousands separator.
+bool MixedOrGrouped(std::string_view s) {
+  const size_t f = s.find("\\frac");
+  return s.find(',') != kNpos ||
+         (f != kNpos && f > 0 && std::isdigit(static_cast<unsigned char>(s[f - 1])));
+}
+
 bool Equivalent(std::string_view extracted, std::string_view gold) {
   auto [a, base_a] = SplitBase(Normalize(extracted));
   auto [b, base_b] = SplitBase(Normalize(gold));
@@ -340,7 +348,13 @@ bool Equivalent(std::string_view extracted, std::string_view gold) {
   if (a == b) return true;
   const auto x = NumberValue(a);
   const auto y = NumberValue(b);
-  if (x && y) return std::fabs(*x - *y) <= 1e-12L * std::max(1.0L, std::fabs(*y));
+  if (x && y) {
+    if (std::fabs(*x - *y) > 1e-12L * std::max(1.0L, std::fabs(*y))) return false;
+    // Close in long double: exact when both are plain decimals (20-digit integers, 0.3333333333333
+    // for 1/3); mixed numbers and thousands separators are not the symbolic grammar's.
+    if (!MixedOrGrouped(a) && !MixedOrGrouped(b)) return SymbolicallyEqual(a, b).value_or(true);
+    return true;
+  }
   return NumericallyEqual(a, b).value_or(false);
 }
 

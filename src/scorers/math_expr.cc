@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "scorers/math_symbolic.h"
+
 namespace pipette::scorers {
 namespace {
 
@@ -181,7 +183,7 @@ class Parser {
 
 bool Close(Value a, Value b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
 
-std::optional<bool> ScalarEqual(std::string_view a, std::string_view b) {
+std::optional<bool> NumericScalarEqual(std::string_view a, std::string_view b) {
   for (int point = 0; point < kPoints; ++point) {
     const auto x = Parser(a, point).Parse();
     const auto y = Parser(b, point).Parse();
@@ -189,6 +191,16 @@ std::optional<bool> ScalarEqual(std::string_view a, std::string_view b) {
     if (!Close(*x, *y)) return false;
   }
   return true;
+}
+
+// Numeric "different" is final (symbolic equality never overrides it); otherwise GiNaC's exact
+// verdict when it has one (it tells 2^{64} from 2^{64}+1 and 0.3333333333 from 1/3, and compares
+// exponents above 64), else the numeric one.
+std::optional<bool> ScalarEqual(std::string_view a, std::string_view b) {
+  const auto numeric = NumericScalarEqual(a, b);
+  if (numeric == false) return false;
+  if (const auto exact = SymbolicallyEqual(a, b)) return exact;
+  return numeric;
 }
 
 // Splits at top-level commas; "a\pm b" gives "a+b" and "a-b".

@@ -263,3 +263,76 @@ TEST(MathUpstream, HostileInputIsLinear) {
 
 }  // namespace
 }  // namespace pipette::scorers
+
+// Symbolic equivalence (GiNaC, math_symbolic.h): exact where the numeric check is approximate or
+// cannot evaluate, never making an answer right that the numeric check calls different.
+#include "scorers/math_symbolic.h"
+
+namespace pipette::scorers {
+namespace {
+
+TEST(MathSymbolic, ExactVerdicts) {
+  EXPECT_EQ(SymbolicallyEqual("\\frac{\\sqrt{6}}{3}", "\\sqrt{\\frac{2}{3}}"), true);
+  EXPECT_EQ(SymbolicallyEqual("\\sqrt{12}", "2\\sqrt{3}"), true);
+  EXPECT_EQ(SymbolicallyEqual("\\frac{1}{\\sqrt{2}}", "\\frac{\\sqrt2}{2}"), true);
+  EXPECT_EQ(SymbolicallyEqual("\\sqrt{-4}", "2i"), true);
+  EXPECT_EQ(SymbolicallyEqual("\\sqrt[3]{\\frac{-27}{8}}", "-\\frac{3}{2}"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("x^2-1", "(x-1)(x+1)"), true);
+  EXPECT_EQ(SymbolicallyEqual("\\frac{x^2-1}{x-1}", "x+1"), true);
+  EXPECT_EQ(SymbolicallyEqual("\\frac{\\pi}{2}", "0.5\\pi"), true);
+  EXPECT_EQ(SymbolicallyEqual("i^2", "-1"), true);
+  EXPECT_EQ(SymbolicallyEqual("2^{100}", "1267650600228229401496703205376"), true);
+  EXPECT_EQ(SymbolicallyEqual("0.33", "\\frac13"), false);
+  EXPECT_EQ(SymbolicallyEqual("2^{64}+1", "18446744073709551616"), false);
+  EXPECT_EQ(SymbolicallyEqual("6+5i", "6-5i"), false);
+  EXPECT_EQ(SymbolicallyEqual("x^2+1", "x^2-1"), false);
+  EXPECT_EQ(SymbolicallyEqual("x+1", "x"), false);
+  // Undecided: GiNaC does not denest radicals; infinity and words are not its grammar.
+  EXPECT_EQ(SymbolicallyEqual("\\sqrt{3+2\\sqrt{2}}", "1+\\sqrt{2}"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("\\infty", "\\infty"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("\\frac{1}{0}", "1"), std::nullopt);
+}
+
+TEST(MathSymbolic, ScoreMathVerdicts) {
+  EXPECT_TRUE(ScoreMath("\\boxed{\\frac{\\sqrt{6}}{3}}", "\\sqrt{\\frac{2}{3}}").correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{(x-1)(x+1)}", "x^2-1").correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{2^{100}}", "1267650600228229401496703205376").correct);
+  EXPECT_TRUE(
+      ScoreMath("\\boxed{(2^{100}, \\sqrt{12})}", "(1267650600228229401496703205376, 2\\sqrt{3})")
+          .correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{-\\sqrt{8}, 2\\sqrt2}", "\\pm 2\\sqrt{2}").correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{2\\frac{1}{2}}", "\\frac{5}{2}").correct);  // a mixed number
+  // Rounding and near misses stay wrong (the numeric check's tolerance accepted the last three).
+  EXPECT_FALSE(ScoreMath("\\boxed{0.33}", "\\frac13").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{0.3333333333}", "\\frac{1}{3}").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{2^{64}+1}", "18446744073709551616").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{12345678901234567891}", "12345678901234567890").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{2^{100}+1}", "1267650600228229401496703205376").correct);
+  EXPECT_EQ(ScoreMath("\\boxed{1}", "1").rule_set, "pipette-math/2");
+}
+
+TEST(MathSymbolic, PathologicalInputIsBounded) {
+  std::string long_sum = "\\boxed{1";
+  while (long_sum.size() < (1 << 20)) long_sum += "+1";
+  long_sum += "}";
+  std::string nested = "\\boxed{";
+  nested.append(10000, '{').append("2").append(10000, '}').append("}");
+  std::string binomials;
+  for (char c = 'a'; c <= 'z'; ++c) binomials += std::string("(") + c + "+1)";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(ScoreMath(long_sum, "524288").correct);
+  EXPECT_FALSE(ScoreMath(nested, "3").correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{2^{2^{2^{99}}}}", "4").correct);
+  EXPECT_EQ(SymbolicallyEqual("2^{2^{2^{99}}}", "4"), std::nullopt);  // exponent over the cap
+  EXPECT_EQ(SymbolicallyEqual("99^{9999}", "1"), std::nullopt);       // over kSymbolicMaxBits
+  EXPECT_EQ(SymbolicallyEqual("(x+y+z+w)^{60}", "1"), std::nullopt);  // over kSymbolicMaxTerms
+  EXPECT_EQ(SymbolicallyEqual(binomials, "1"), std::nullopt);         // 2^26 terms expanded
+  EXPECT_EQ(SymbolicallyEqual("(x+1)^{100000}", "x"), std::nullopt);
+  // Just under the caps the work is still decided, quickly.
+  EXPECT_EQ(SymbolicallyEqual("2^{10000}", "4^{5000}"), true);
+  EXPECT_EQ(SymbolicallyEqual("(x+1)^{40}-(x+1)^{40}", "0"), true);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+}  // namespace
+}  // namespace pipette::scorers

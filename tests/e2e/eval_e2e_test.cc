@@ -134,7 +134,7 @@ TEST_F(EvalE2e, MathOnStories260KStoresFortyScoredCompletionsAndReproducesThem) 
   EXPECT_EQ(e["sample_ids"].size(), 20u);
   EXPECT_EQ(e["doom_loop"]["min_bytes"], 256);  // the lowered detector is recorded
   EXPECT_EQ(e["prompt_format"], "raw");          // stories260K has no chat template
-  EXPECT_EQ(e["scorer"], "pipette-math/1");
+  EXPECT_EQ(e["scorer"], "pipette-math/2");
   ASSERT_EQ(rec["completions"].size(), 40u);
   int failed = 0, doom = 0;
   for (const json& c : rec["completions"]) {
