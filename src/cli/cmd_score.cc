@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "pipette/evals.h"
 #include "pipette/scorers.h"
@@ -86,12 +87,16 @@ Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& 
                        "sample's prompt (e.g. e7b7a0f871c3), as `pipette evals` builds them");
     }
     const std::string& completion = r["completion"].get_ref<const std::string&>();
-    const bool math = o.eval == "math_500";
-    scored.push_back(
-        {id, math && o.upstream_compat ? scorers::ScoreMathUpstream(completion, g->second)
-             : math                    ? scorers::ScoreMath(completion, g->second)
-             : o.upstream_compat       ? scorers::ScoreGpqaUpstream(completion, g->second[0])
-                                       : scorers::ScoreGpqa(completion, g->second[0])});
+    const std::string& answer = g->second;
+    scorers::Verdict verdict;
+    if (o.eval == "math_500") {
+      verdict = o.upstream_compat ? scorers::ScoreMathUpstream(completion, answer)
+                                  : scorers::ScoreMath(completion, answer);
+    } else {
+      verdict = o.upstream_compat ? scorers::ScoreGpqaUpstream(completion, answer[0])
+                                  : scorers::ScoreGpqa(completion, answer[0]);
+    }
+    scored.push_back({id, std::move(verdict)});
   }
   return scored;
 }
