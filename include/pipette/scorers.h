@@ -81,11 +81,13 @@ Verdict ScoreGpqaUpstream(std::string_view completion, char gold_letter);
 //      anything else (nested radicals, \infty, words) leaves the numeric verdict.
 //   Time limit: GiNaC cannot be interrupted, so each side is bounded before any algebra starts
 //   (math_symbolic.h: at most 1000 characters, 400 nodes, 64 levels of nesting, constant exponents
-//   up to 10^4, an estimated 2000 terms after expansion and 20000 bits per exact number); over a
-//   bound it is "not comparable" and the numeric verdict stands. Comparisons within the bounds
-//   take under 10 ms; GiNaC calls are serialized by one mutex (its reference counts are not
-//   thread-safe). Notation neither can evaluate (`-\mathbf{I}` for a matrix, words) is equal
-//   only as a string.
+//   up to 10^4, an estimated 1000 terms after expansion and 20000 bits per exact number); over a
+//   bound it is "not comparable" and the numeric verdict stands. Within the bounds a comparison
+//   measured at most about 25 ms ((x+y)^{990}), MATH answers microseconds; GiNaC calls are
+//   serialized by one mutex (its reference counts are not thread-safe).
+// A multiple of the identity written with \mathbf{I} ("-\mathbf{I}") against a square pmatrix gold
+// is compared entry by entry (the multiple on the diagonal, 0 elsewhere). Notation neither check
+// can evaluate (words, other matrix names) is equal only as a string.
 Verdict ScoreMath(std::string_view completion, std::string_view gold);
 
 // MATH-500 as the reference scorer grades it (--upstream-compat; Liquid4All/pipette-scores

@@ -2,6 +2,8 @@
 // normalization and string / numeric / symbolic (GiNaC) equivalence (rule set kMathRuleSet).
 #include <cmath>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "pipette/scorers.h"
 #include "scorers/math_expr.h"
@@ -337,7 +339,40 @@ bool MixedOrGrouped(std::string_view s) {
          (f != kNpos && f > 0 && std::isdigit(static_cast<unsigned char>(s[f - 1])));
 }
 
+// A multiple of the identity matrix written with \mathbf{I} ("-\mathbf{I}", "2\mathbf{I}")
+// against a square \begin{pmatrix} gold: equal when the diagonal entries equal the multiple and
+// the others are 0; nullopt when the answers are not of that shape.
+std::optional<bool> IdentityMultiple(std::string_view extracted, std::string_view gold) {
+  if (extracted.find("\\mathbf{I}") == kNpos || gold.find("\\begin{pmatrix}") == kNpos) {
+    return std::nullopt;
+  }
+  std::string multiple = Normalize(extracted);  // "-I"
+  if (multiple.find_first_of(",()") != kNpos) return std::nullopt;
+  ReplaceAll(multiple, "I", "(1)");
+  const std::string matrix = Normalize(gold);  // "(a,b,c,d)", rows concatenated
+  if (matrix.size() < 2 || matrix.front() != '(' || matrix.back() != ')') return std::nullopt;
+  std::vector<std::string> entries(1);
+  int depth = 0;
+  for (char c : std::string_view(matrix).substr(1, matrix.size() - 2)) {
+    depth += (c == '(' || c == '{' || c == '[') ? 1 : (c == ')' || c == '}' || c == ']') ? -1 : 0;
+    if (c == ',' && depth == 0) {
+      entries.emplace_back();
+    } else {
+      entries.back() += c;
+    }
+  }
+  size_t n = 2;
+  while (n * n < entries.size()) ++n;
+  if (n * n != entries.size()) return std::nullopt;
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const auto eq = NumericallyEqual(entries[k], k / n == k % n ? multiple : "0");
+    if (!eq || !*eq) return eq;
+  }
+  return true;
+}
+
 bool Equivalent(std::string_view extracted, std::string_view gold) {
+  if (const auto identity = IdentityMultiple(extracted, gold)) return *identity;
   auto [a, base_a] = SplitBase(Normalize(extracted));
   auto [b, base_b] = SplitBase(Normalize(gold));
   if (!base_a.empty() && !base_b.empty() && base_a != base_b) return false;

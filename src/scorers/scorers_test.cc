@@ -336,3 +336,25 @@ TEST(MathSymbolic, PathologicalInputIsBounded) {
 
 }  // namespace
 }  // namespace pipette::scorers
+
+namespace pipette::scorers {
+namespace {
+
+TEST(MathSymbolic, IdentityMatrixMultiple) {
+  const std::string minus_identity = "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}";
+  EXPECT_TRUE(ScoreMath("\\boxed{-\\mathbf{I}}", minus_identity).correct);
+  EXPECT_FALSE(ScoreMath("\\boxed{\\mathbf{I}}", minus_identity).correct);
+  EXPECT_FALSE(
+      ScoreMath("\\boxed{-\\mathbf{I}}", "\\begin{pmatrix} -1 & 1 \\\\ 0 & -1 \\end{pmatrix}")
+          .correct);
+  EXPECT_TRUE(ScoreMath("\\boxed{\\frac{1}{2}\\mathbf{I}}",
+                        "\\begin{pmatrix} 1/2 & 0 & 0 \\\\ 0 & 0.5 & 0 \\\\ 0 & 0 & \\frac12 "
+                        "\\end{pmatrix}")
+                  .correct);
+  EXPECT_FALSE(
+      ScoreMath("\\boxed{-\\mathbf{I}}", "\\begin{pmatrix} -1 \\\\ 0 \\\\ 0 \\end{pmatrix}")
+          .correct);  // not square
+}
+
+}  // namespace
+}  // namespace pipette::scorers
