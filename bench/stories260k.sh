@@ -31,11 +31,13 @@ for q in Q8_0 Q4_0 Q4_K_M; do
   models+=("$m")
 done
 ctx=$("$pipette" --json models inspect "$f32" | python3 -c 'import json,sys; print(json.load(sys.stdin)["n_ctx_train"])')
-# Standard benchmarks whose shape fits the context (P + D, or P + 1 for memory).
+# Standard speed benchmarks whose shape fits the context (P + D, or P + 1 for memory).
 mapfile -t benchmarks < <("$pipette" --json benchmarks list | python3 -c '
 import json, sys
 ctx = int(sys.argv[1])
 for b in json.load(sys.stdin):
+    if b["type"] == "eval":
+        continue  # quality, not a shape: examples/suites/stories260k-evals.toml
     need = b["prefill_tokens"] + (1 if b["type"] == "memory" else b.get("decode_tokens", 0))
     if need <= ctx:
         print(b["id"])

@@ -119,14 +119,14 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
     return MakeError(fmt::format("runtime {} cannot run {} ({} benchmarks); it runs: {}", id.name,
                                  b.id, TypeName(b.type), fmt::join(types, ", ")));
   }
-  auto info = ReadGgufInfo(spec.model_path);
-  if (!info) return info.error();
   // An eval's prompts and completions vary in length: it runs in the model's training context
   // (or the n_ctx given), and an attempt whose prompt and max_tokens do not fit fails alone.
   int need = ContextNeed(b);
   if (b.type == BenchmarkType::kEval) {
     if (auto s = CheckEvalCell(spec); !s) return s.error();
-    need = info->n_ctx_train > 0 ? static_cast<int>(info->n_ctx_train) : 4096;
+    auto header = ReadGgufInfo(spec.model_path);
+    if (!header) return header.error();
+    need = header->n_ctx_train > 0 ? static_cast<int>(header->n_ctx_train) : 4096;
     if (spec.settings.contains("n_ctx") && spec.settings["n_ctx"].is_number_integer() &&
         spec.settings["n_ctx"].get<int64_t>() > 0) {
       need = static_cast<int>(spec.settings["n_ctx"].get<int64_t>());
@@ -138,6 +138,8 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   auto settings =
       runtime.ResolveSettings(spec.settings, {b, need, ReadCpuTopology().physical});
   if (!settings) return settings.error();
+  auto info = ReadGgufInfo(spec.model_path);
+  if (!info) return info.error();
   if (auto s = runtime.CheckModel(spec.model_path); !s) return s.error();
   if (info->n_ctx_train > 0 && static_cast<uint64_t>(need) > info->n_ctx_train &&
       !spec.allow_context_overflow) {
