@@ -78,9 +78,10 @@ void PrintCompletions(const json& r, std::ostream& out) {
   for (const json& c : completions) {
     std::string stop = c.value("stop", "");
     if (c.contains("doom_loop_detector")) stop += " (" + c["doom_loop_detector"].get<std::string>() + ")";
-    const std::string verdict = c.value("correct", false) ? "correct"
-                                : c.value("parsed", false) ? "wrong"
-                                                           : "unparsed";
+    const std::string verdict = stop == "failure"              ? "failed"
+                                : c.value("correct", false) ? "correct"
+                                : c.value("parsed", false)  ? "wrong"
+                                                            : "unparsed";
     const std::string text = stop == "failure" ? "error: " + c.value("error", "")
                                                : c.value("completion", "");
     rows.push_back({c.value("key", ""), stop,

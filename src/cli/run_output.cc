@@ -134,7 +134,7 @@ void PrintResultTable(const json& r, std::ostream& out) {
   const std::string reached = h.value("ci_reached", false) ? "yes" : "no";
   if (analysis::BenchmarkTypeOf(r) == "eval") {
     PrintEvalSummary(r, out);
-    out << "`pipette results show " << r.value("result_id", "").substr(0, 8)
+    out << "`pipette results show " << r.value("result_id", "")
         << "` lists every completion with its verdict\n";
   } else if (analysis::BenchmarkTypeOf(r) == "kl_divergence") {
     const double positions = Number(metrics.value("kl_divergence", json::object()), "n");

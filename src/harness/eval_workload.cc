@@ -362,8 +362,8 @@ Status CheckEvalCell(const CellSpec& spec) {
   }
   const EvalOptions& o = spec.eval;
   if (o.data_dir.empty()) {
-    return MakeError(spec.benchmark.id + " reads its data set from the eval data directory "
-                     "(e.g. ../shared/data/evals); give it");
+    return MakeError(spec.benchmark.id + " reads its data set from the eval data directory: "
+                     "give it, or set PIPETTE_EVALS_DIR (e.g. ../shared/data/evals)");
   }
   if (o.repeats < 1) return MakeError("eval repeats must be at least 1");
   if (o.max_tokens < 1) return MakeError("eval max_tokens must be at least 1");
