@@ -82,6 +82,9 @@ struct EvalDataSet {
 // are skipped. A fingerprint or count differing from the published one is a warning (warnings),
 // not an error.
 Result<EvalDataSet> LoadEvalDataSetFile(EvalDataset dataset, const std::string& path);
+// The data directory to read: `given`, else $PIPETTE_EVALS_DIR, else "" (none given).
+std::string EvalDataDir(const std::string& given);
+
 // The same with `path` = data_dir + "/" + InfoOf(dataset).file.
 Result<EvalDataSet> LoadEvalDataSet(EvalDataset dataset, const std::string& data_dir);
 

@@ -16,8 +16,6 @@
 namespace pipette::cli {
 namespace {
 
-constexpr const char* kDataDirVariable = "PIPETTE_EVALS_DIR";
-
 struct EvalsOptions {
   std::string data_dir;            // --data-dir; empty means $PIPETTE_EVALS_DIR
   std::vector<std::string> evals;  // --eval; empty means all three
@@ -45,14 +43,9 @@ nlohmann::json SetJson(const EvalDataSet& set) {
 }
 
 void RunFingerprint(CliContext& ctx, const EvalsOptions& options) {
-  std::string dir = options.data_dir;
+  const std::string dir = EvalDataDir(options.data_dir);
   if (dir.empty()) {
-    const char* env = std::getenv(kDataDirVariable);
-    dir = env == nullptr ? "" : env;
-  }
-  if (dir.empty()) {
-    ReportError(ctx, MakeError(std::string("no data directory: give --data-dir DIR or set $") +
-                               kDataDirVariable));
+    ReportError(ctx, MakeError("no data directory: give --data-dir DIR or set $PIPETTE_EVALS_DIR"));
     return;
   }
   std::vector<EvalDataset> wanted;

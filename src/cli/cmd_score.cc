@@ -31,13 +31,9 @@ using GoldAnswers = std::map<std::string, std::string>;
 // Sample id -> gold answer (MATH: the `answer` field; GPQA: the letter the correct option lands
 // on after the shuffle), from the data set as `pipette evals` loads it.
 Result<GoldAnswers> LoadGold(const ScoreOptions& o) {
-  std::string dir = o.data_dir;
+  const std::string dir = EvalDataDir(o.data_dir);
   if (dir.empty()) {
-    const char* env = std::getenv("PIPETTE_EVALS_DIR");
-    if (env == nullptr || *env == '\0') {
-      return MakeError("no data directory: give --data-dir DIR or set $PIPETTE_EVALS_DIR");
-    }
-    dir = env;
+    return MakeError("no data directory: give --data-dir DIR or set $PIPETTE_EVALS_DIR");
   }
   const auto data = LoadEvalDataSet(
       o.eval == "math_500" ? EvalDataset::kMath500 : EvalDataset::kGpqaDiamond, dir);

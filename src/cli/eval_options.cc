@@ -33,12 +33,6 @@ void AddEvalOptions(CLI::App* cmd, EvalArgs& a) {
                   "eval-checkpoints beside the store)");
 }
 
-std::string EvalDataDir(const std::string& given) {
-  if (!given.empty()) return given;
-  const char* env = std::getenv("PIPETTE_EVALS_DIR");
-  return env ? env : "";
-}
-
 Result<EvalOptions> ResolveEvalArgs(const EvalArgs& a, const BenchmarkSpec& benchmark,
                                     const std::string& store_path) {
   EvalOptions o = a.options;

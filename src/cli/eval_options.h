@@ -29,7 +29,4 @@ void AddEvalOptions(CLI::App* cmd, EvalArgs& args);
 Result<EvalOptions> ResolveEvalArgs(const EvalArgs& args, const BenchmarkSpec& benchmark,
                                     const std::string& store_path);
 
-// $PIPETTE_EVALS_DIR when `given` is empty, else `given`.
-std::string EvalDataDir(const std::string& given);
-
 }  // namespace pipette::cli

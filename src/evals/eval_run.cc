@@ -1,6 +1,7 @@
 // What an eval cell needs from the data set: the seeded subset, the attempts' seeds and the
 // scorer of each data set.
 #include <algorithm>
+#include <cstdlib>
 
 #include "base/sha256.h"
 #include "pipette/evals.h"
@@ -24,6 +25,12 @@ std::vector<const EvalSample*> SelectEvalSamples(const EvalDataSet& data, int li
   std::vector<const EvalSample*> out;
   for (size_t i : chosen) out.push_back(all[i]);
   return out;
+}
+
+std::string EvalDataDir(const std::string& given) {
+  if (!given.empty()) return given;
+  const char* env = std::getenv("PIPETTE_EVALS_DIR");
+  return env ? env : "";
 }
 
 uint32_t AttemptSeed(uint64_t seed, std::string_view id, int attempt) {

@@ -71,10 +71,7 @@ Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const Benchmark
   if (bench->type == BenchmarkType::kEval) {
     spec.eval = suite.eval;
     if (spec.eval.max_tokens == 0) spec.eval.max_tokens = bench->max_tokens > 0 ? bench->max_tokens : 8192;
-    if (spec.eval.data_dir.empty()) {
-      const char* env = std::getenv("PIPETTE_EVALS_DIR");
-      spec.eval.data_dir = env ? env : "";
-    }
+    spec.eval.data_dir = EvalDataDir(spec.eval.data_dir);
     if (spec.eval.checkpoint_dir.empty()) {
       spec.eval.checkpoint_dir =
           (fs::absolute(store_path).parent_path() / "eval-checkpoints").string();
