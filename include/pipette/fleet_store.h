@@ -1,0 +1,204 @@
+// The fleet database of `pipette serve` (DESIGN.md 8; the protocol: docs/fleet-protocol.md):
+// registered clients, pre-authorization keys, used nonces, submitted result records, plans and
+// their jobs. Two backends behind this one interface, with the same schema and behaviour:
+// SQLite (a file: the embedded default; every write one BEGIN IMMEDIATE transaction, WAL) and
+// PostgreSQL (`postgresql://` URL, libpqxx; the job claim uses SELECT ... FOR UPDATE SKIP LOCKED).
+//
+// Times are Unix seconds (int64, UTC) given by the caller (`now`), so tests can move the clock.
+// Every function returns an Error with one line naming the store and what failed ("fleet store
+// <where>: database is not answering: <reason>"); none throws. A FleetStore is NOT thread-safe:
+// the server keeps one per worker thread (or a pool); separate instances may share a database.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipette/status.h"
+#include "pipette/store.h"
+
+namespace pipette {
+
+enum class ClientStatus { kPending, kApproved, kRevoked };
+const char* ClientStatusName(ClientStatus status);  // "pending", "approved", "revoked"
+
+struct FleetClient {
+  std::string client_id;       // "pc_" + 32 hex (docs/fleet-protocol.md)
+  std::string public_key_hex;  // 64 hex digits (Ed25519)
+  ClientStatus status = ClientStatus::kPending;
+  std::string label;                // a name for people ("pixel-8", "ci-x86")
+  std::vector<std::string> labels;  // capability labels jobs may require
+  nlohmann::json profile = nlohmann::json::object();  // the record's `device` block at
+                                                      // registration (device.id, cpu, memory...)
+  // The capabilities sent with its last claim (docs/fleet-protocol.md "Worker capabilities");
+  // null before the first claim. Used to find the devices a job could run on.
+  nlohmann::json capabilities;
+  int64_t created_at = 0;
+};
+
+struct PreauthKey {
+  std::string key_id;         // 16 hex digits; the token is "preauth_<key_id>.<secret hex 64>"
+  std::string secret_sha256;  // hex SHA-256 of the secret's 32 bytes; the secret is never stored
+  std::vector<std::string> labels;  // given to the client that spends it
+  int64_t expires_at = 0;           // 0: never
+};
+
+enum class RegisterOutcome {
+  kRegistered,         // a new client (approved when a key was spent, else pending)
+  kAlreadyRegistered,  // this public key was registered before; nothing changed, no key spent
+  kBadPreauthKey,      // the key is unknown, expired or spent; nothing stored
+};
+
+// A result row plus what the server adds.
+struct FleetResultRow {
+  ResultRow row;          // as `pipette results list` shows it
+  std::string client_id;  // who submitted it
+  int64_t received_at = 0;
+  // The record's device.id differs from the submitting client's registered profile device.id.
+  bool profile_mismatch = false;
+};
+
+enum class PutOutcome {
+  kStored,    // new
+  kSame,      // this result_id was stored before with identical content: nothing changed
+  kConflict,  // this result_id was stored before with other content: nothing changed
+};
+
+// One page of ListResults.
+struct ResultPage {
+  std::vector<FleetResultRow> rows;  // newest first (started_at, result_id descending)
+  std::string next;   // opaque cursor of the next page; empty at the end
+  int64_t total = 0;  // rows matching the filter, all pages
+};
+
+enum class JobState { kQueued, kLeased, kDone, kFailed, kExpired };
+const char* JobStateName(JobState state);  // "queued", "leased", "done", "failed", "expired"
+
+struct JobFailure {
+  std::string client_id;
+  std::string reason;
+  int64_t at = 0;
+};
+
+struct Job {
+  std::string job_id;  // "job_" + 32 hex
+  std::string plan_id;
+  int index = 0;                                   // 0-based position in the plan
+  nlohmann::json spec = nlohmann::json::object();  // the JobSpec (docs/fleet-protocol.md)
+  JobState state = JobState::kQueued;
+  std::string client_id;  // the lease holder (leased) or who completed it (done)
+  int64_t lease_expires_at = 0;
+  int attempts = 0;        // claims so far
+  std::string result_id;   // done
+  std::vector<JobFailure> failures;
+  int64_t expires_at = 0;  // 0: never
+};
+
+struct PlanStatus {
+  std::string plan_id, name;
+  int64_t created_at = 0;
+  std::vector<Job> jobs;  // by index
+};
+
+// Whether `capabilities` (a claim body) satisfy `requires` (a JobSpec's "requires"); when not,
+// `why` (if given) gets one line ("needs label gpu", "needs model 3f2a...").
+bool JobMatches(const nlohmann::json& requires, const nlohmann::json& capabilities,
+                std::string* why = nullptr);
+
+class FleetStore {
+ public:
+  virtual ~FleetStore() = default;
+
+  virtual std::string backend() const = 0;  // "sqlite" or "postgresql"
+  virtual std::string where() const = 0;    // the file, or the URL without its password
+
+  // A cheap round trip (SELECT 1): for /health.
+  virtual Status Ping() = 0;
+
+  // --- clients -----------------------------------------------------------------------------
+  // Registers `client` (its status is set here: approved when `preauth` names a key that is
+  // valid at `now`, which is then spent in the same transaction; pending without one).
+  // `preauth` is the token text "preauth_<id>.<secret>" or empty.
+  virtual Result<RegisterOutcome> Register(FleetClient client, const std::string& preauth,
+                                           int64_t now) = 0;
+  virtual Result<std::optional<FleetClient>> GetClient(const std::string& client_id) = 0;
+  virtual Result<std::vector<FleetClient>> ListClients() = 0;
+  // Errors: no such client.
+  virtual Status SetClientStatus(const std::string& client_id, ClientStatus status) = 0;
+  virtual Status SetCapabilities(const std::string& client_id,
+                                 const nlohmann::json& capabilities) = 0;
+
+  virtual Status AddPreauthKey(const PreauthKey& key) = 0;
+
+  // Records that `client_id` used `nonce`; false (and nothing changes) when it was used before.
+  // Nonces are kept until `keep_until` and then may be pruned (PruneNonces).
+  virtual Result<bool> UseNonce(const std::string& client_id, const std::string& nonce,
+                                int64_t keep_until) = 0;
+  virtual Status PruneNonces(int64_t now) = 0;
+
+  // --- results -----------------------------------------------------------------------------
+  // Stores a record already validated against the record's JSON Schema (the server does that),
+  // with the indexed columns of a ResultRow, atomically. Idempotent by result_id (PutOutcome).
+  virtual Result<PutOutcome> PutResult(const nlohmann::json& record, const std::string& client_id,
+                                       int64_t now) = 0;
+  // Errors: a bad filter (ParseSince / ParseSettingFilter's messages), a cursor not made by this
+  // store ("bad cursor; start from the first page").
+  virtual Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
+                                         const std::string& cursor) = 0;
+  virtual Result<std::optional<nlohmann::json>> GetResult(const std::string& result_id) = 0;
+  // Full records matching `filter` (limit applies), newest first: for compare/select/report.
+  virtual Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter) = 0;
+  virtual Result<int64_t> CountResults() = 0;
+
+  // --- plans and jobs ----------------------------------------------------------------------
+  // Creates a plan with one queued job per spec (index = position). Returns the plan_id.
+  virtual Result<std::string> CreatePlan(const std::string& name,
+                                         const std::vector<nlohmann::json>& specs,
+                                         int64_t expires_at, int64_t now) = 0;
+  // In one transaction: returns jobs whose lease expired before `now` to the queue, marks queued
+  // jobs past their expiry expired, then leases to `client_id` the oldest queued job whose
+  // requires JobMatches `capabilities` and that this client has not failed, until
+  // now + lease_s. nullopt: no job for this client.
+  virtual Result<std::optional<Job>> Claim(const std::string& client_id,
+                                           const nlohmann::json& capabilities, int64_t now,
+                                           int lease_s) = 0;
+  // Extends the lease; false when the job is not leased to this client any more.
+  virtual Result<bool> Heartbeat(const std::string& job_id, const std::string& client_id,
+                                 int64_t now, int lease_s) = 0;
+  // Stores the record (as PutResult) and marks the job done, in one transaction, if the job is
+  // leased to `client_id` (or already done with this result_id: idempotent). When the lease was
+  // lost the record is still stored and `lease_held` is false.
+  struct CompleteOutcome {
+    PutOutcome put = PutOutcome::kStored;
+    bool lease_held = true;
+  };
+  virtual Result<CompleteOutcome> Complete(const std::string& job_id, const std::string& client_id,
+                                           const nlohmann::json& record, int64_t now) = 0;
+  // Records the failure; a retriable one returns the job to the queue unless every registered
+  // approved client whose capabilities match it has now failed it, then the job is failed (as
+  // is a non-retriable one). Returns the job's new state; false lease_held when not leased to
+  // this client (nothing changes).
+  virtual Result<std::pair<JobState, bool>> Fail(const std::string& job_id,
+                                                 const std::string& client_id,
+                                                 const std::string& reason, bool retriable,
+                                                 int64_t now) = 0;
+  // Returns expired leases to the queue (also done by Claim); the number returned.
+  virtual Result<int> RequeueExpired(int64_t now) = 0;
+  virtual Result<std::optional<PlanStatus>> GetPlan(const std::string& plan_id) = 0;
+  virtual Result<std::vector<PlanStatus>> ListPlans() = 0;  // jobs left empty
+};
+
+// Opens (creating the schema when missing) the store named by `db`: a "postgresql://" or
+// "postgres://" URL, or an SQLite file path (parent folders are created). Errors name the
+// database: unreachable server, authentication refused, not an SQLite file, read-only, a schema
+// newer than this build.
+Result<std::unique_ptr<FleetStore>> OpenFleetStore(const std::string& db);
+
+// The default SQLite fleet database: $XDG_DATA_HOME (or ~/.local/share)/pipette/fleet.db.
+std::string DefaultFleetDbPath();
+
+}  // namespace pipette
