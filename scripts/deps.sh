@@ -14,9 +14,12 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   libsqlite3-dev libssl-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-  libginac-dev
+  libginac-dev libsodium-dev libpqxx-dev libvalijson-dev
 )
 test_packages=(chromium)
+# The fleet tests start their own PostgreSQL server (initdb in a temporary folder) and measure the
+# server with wrk: required for `scripts/test.sh`.
+required_test_packages=(postgresql wrk)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -56,5 +59,9 @@ install_test_packages() {
 }
 
 if [ "${1:-}" = "--test" ]; then
+  mapfile -t missing < <(missing_of "${required_test_packages[@]}")
+  if ((${#missing[@]})); then
+    install_packages "${missing[@]}"
+  fi
   install_test_packages
 fi
