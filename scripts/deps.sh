@@ -18,8 +18,8 @@ packages=(
 )
 test_packages=(chromium)
 # The fleet tests start their own PostgreSQL server (initdb in a temporary folder) and measure the
-# server with wrk: required for `scripts/test.sh`.
-required_test_packages=(postgresql wrk)
+# server with wrk; faketime sets a worker's clock 10 minutes off: required for `scripts/test.sh`.
+required_test_packages=(postgresql wrk faketime)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
