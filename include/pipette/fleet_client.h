@@ -188,7 +188,9 @@ class Outbox {
   // first: job results through CompleteJob (falling back to SubmitResult when the job endpoint
   // refuses it), the others through SubmitResult. Removes each one acknowledged; moves each one
   // rejected; backs off the rest (next try 1 s after the first failure, doubling to 60 s). Stops
-  // at the first unreachable answer (the rest stay pending, counted). Errors: the disk only.
+  // at the first unreachable answer, and at the first refusal of the client itself (401, 403:
+  // unknown, pending, revoked, clock off), which would refuse every record alike: the rest stay
+  // pending, counted. Errors: the disk only.
   Result<FlushReport> Flush(const FleetHttpClient& client, int64_t now,
                             bool ignore_backoff = false);
 

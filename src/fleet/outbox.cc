@@ -165,7 +165,7 @@ Result<FlushReport> Outbox::Flush(const FleetHttpClient& client, int64_t now, bo
   auto entries = ListEntries(dir_);
   if (!entries.ok()) return entries.error();
   FlushReport report;
-  bool unreachable = false;
+  bool unreachable = false;  // or refusing this client: the rest wait
   const std::string rejected_dir = dir_ + "/rejected";
   const auto reject = [&](const Entry& e, const std::string& id, const std::string& reason,
                           int status) -> Status {
@@ -219,7 +219,10 @@ Result<FlushReport> Outbox::Flush(const FleetHttpClient& client, int64_t now, bo
       continue;
     }
     const FleetError& err = r.error();
-    if (err.kind == FleetFailure::kRejected) {
+    // 401 and 403 judge the client (unknown, pending approval, revoked, its clock off), not the
+    // record: every other record would be refused alike, and all are good once that is fixed.
+    const bool client_refused = err.status == 401 || err.status == 403;
+    if (err.kind == FleetFailure::kRejected && !client_refused) {
       if (Status s = reject(e, id, err.message, err.status); !s.ok()) return s.error();
       continue;
     }
@@ -232,7 +235,7 @@ Result<FlushReport> Outbox::Flush(const FleetHttpClient& client, int64_t now, bo
     if (Status s = WriteAtomically(dir_, e.file, e.data.dump()); !s.ok()) return s.error();
     ++report.pending;
     if (report.retry_reason.empty()) report.retry_reason = err.message;
-    if (err.kind == FleetFailure::kUnreachable) unreachable = true;
+    if (err.kind == FleetFailure::kUnreachable || client_refused) unreachable = true;
   }
   return report;
 }
