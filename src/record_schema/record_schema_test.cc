@@ -1,0 +1,288 @@
+#include "pipette/record_schema.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pipette/store.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+
+// A complete ok record of the shape src/harness/record.cc writes (values from a real
+// stories260K decode cell, trimmed).
+json GoodRecord() {
+  return json::parse(R"({
+    "schema": "pipette.result/1",
+    "result_id": "019ad9f2-7c1e-7a3b-9f00-0123456789ab",
+    "config_id": "5f1c9e0d2b7a4c3e8d6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f",
+    "status": "ok",
+    "benchmark": {"id": "decode_throughput_8_16", "type": "decode", "prefill_tokens": 8,
+                  "decode_tokens": 16, "methodology": "pipette-method/1"},
+    "model": {"path": "/models/stories260K-Q8_0.gguf", "file_name": "stories260K-Q8_0.gguf",
+              "sha256": "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
+              "size_bytes": 300000, "gguf_version": 3, "architecture": "llama",
+              "name": "stories260K", "params": 260000, "quant": "Q8_0",
+              "quant_inferred": false, "file_type": 7, "tensor_types": {"q8_0": 12, "f32": 5},
+              "tensor_bytes": 290000, "n_ctx_train": 512, "vocab_size": 512, "n_embd": 64,
+              "n_layer": 5, "n_head": 8, "n_head_kv": 4, "n_ff": 172, "synthetic": false,
+              "synth": null},
+    "runtime": {"name": "llamacpp", "version": "b1-18a2580", "commit": "18a2580",
+                "backends": [{"name": "CPU", "type": "cpu", "description": "x86"}],
+                "build": {"GGML_NATIVE": "ON"},
+                "settings": {"threads": 1, "n_gpu_layers": 0, "mmap": true, "flash_attn": "auto",
+                             "n_batch": 2048, "n_ubatch": 512, "type_k": "f16",
+                             "type_v": "f16", "n_ctx": 24, "poll": 50},
+                "effective": {"n_ctx": 256, "n_batch": 256, "n_ubatch": 256,
+                              "flash_attn": "on", "cpus": "0-1"}},
+    "device": {"id": "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+               "label": "", "os": {"name": "Debian GNU/Linux", "version_id": "12",
+               "pretty_name": null, "kernel": "6.1.0", "arch": "x86_64"},
+               "cpu": {"model": "AMD EPYC", "vendor": "AuthenticAMD", "physical_cores": 2,
+                       "logical_cores": 2, "smt": false, "flags_hash": null, "caches": []},
+               "board": null, "frequency": null, "memory_bytes": 8589934592,
+               "swap_bytes": 0, "governor": null, "gpus": [],
+               "power": {"source": "unknown", "profile": null, "profile_source": null},
+               "thermal_zones": [], "virtualized": true,
+               "memory_bandwidth_bytes_per_s": null},
+    "harness": {"version": "0.1.0", "commit": "9d32ca9", "compiler": "GNU 12.2.0",
+                "build_type": "Release", "cxx_flags": "-O3", "warmup_runs": 1, "min_reps": 3,
+                "max_reps": 3, "ci_target": 0.05, "request_timeout_s": 600, "spin_up_ms": 0,
+                "environment": {},
+                "readiness": {"policy": null, "waits": [{"waited_s": 0.5, "polls": 2,
+                  "observation": {"hottest_cpu_celsius": null, "hottest_zone": "",
+                                  "hottest_type": "", "busy_fraction": 0.1,
+                                  "throttling": null, "ready": true}}]},
+                "reps": 3, "ci_reached": true,
+                "timing": {"cell_wall_ms": 812.5, "warmup_and_measured_ms": 40.1,
+                           "readiness_wait_ms": 1500.0, "load_ms": 20.0}},
+    "input": {"prompt_tokens": 8,
+              "prompt_sha256": "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+              "text_sha256": "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"},
+    "metrics": {"decode_throughput": {"unit": "tokens/s", "n": 3, "median": 2100.5,
+                                      "mean": 2101.0, "stddev": 3.2, "cv": 0.0015,
+                                      "min": 2097.0, "max": 2105.0, "ci95_low": 2097.0,
+                                      "ci95_high": 2105.0}},
+    "samples": [{"rep": 1, "started_at": "2026-12-01T10:00:00.100Z", "tokens_in": 8,
+                 "tokens_out": 16, "thermal_before": [], "thermal_after": [],
+                 "decode_throughput": 2100.5, "inter_token_latency": [0.47, 0.48]}],
+    "started_at": "2026-12-01T10:00:00.000Z",
+    "finished_at": "2026-12-01T10:00:01.000Z",
+    "logs": {"warnings": [], "runtime_stderr_tail": ""}
+  })");
+}
+
+std::string Check(const json& record) {
+  const Status s = ValidateRecord(record);
+  return s.ok() ? "ok" : s.error().message;
+}
+
+TEST(RecordSchema, AGoodRecordPasses) { EXPECT_EQ(Check(GoodRecord()), "ok"); }
+
+TEST(RecordSchema, TheEmbeddedTextIsThePublishedFile) {
+  std::ifstream in(std::string(PIPETTE_SOURCE_DIR) + "/docs/schema/pipette.result-1.schema.json");
+  ASSERT_TRUE(in) << "docs/schema/pipette.result-1.schema.json is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(RecordSchemaText(), text.str());
+  const json schema = json::parse(RecordSchemaText());
+  EXPECT_EQ(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+}
+
+TEST(RecordSchema, AMissingBenchmarkIdIsNamed) {
+  json r = GoodRecord();
+  r["benchmark"].erase("id");
+  EXPECT_EQ(Check(r), "/benchmark/id: required but missing");
+}
+
+TEST(RecordSchema, AStringMedianIsNamed) {
+  json r = GoodRecord();
+  r["metrics"]["decode_throughput"]["median"] = "2100.5";
+  EXPECT_EQ(Check(r), "/metrics/decode_throughput/median: expected a number, got a string");
+}
+
+TEST(RecordSchema, ABadStatusIsNamed) {
+  json r = GoodRecord();
+  r["status"] = "running";
+  EXPECT_EQ(Check(r), "/status: expected one of \"ok\", \"failed\", got \"running\"");
+}
+
+TEST(RecordSchema, ANonUuidResultIdIsNamed) {
+  json r = GoodRecord();
+  r["result_id"] = "019AD9F2-7C1E-7A3B-9F00-0123456789AB";  // upper case
+  EXPECT_EQ(Check(r),
+            "/result_id: expected a lowercase UUID, got \"019AD9F2-7C1E-7A3B-9F00-0123456789AB\"");
+  r["result_id"] = "r1";
+  EXPECT_EQ(Check(r), "/result_id: expected a lowercase UUID, got \"r1\"");
+}
+
+TEST(RecordSchema, AFailedRecordNeedsItsFailure) {
+  json r = GoodRecord();
+  r["status"] = "failed";
+  r["metrics"] = json::object();
+  EXPECT_EQ(Check(r), "/failure: required but missing");
+  r["failure"] = {{"stage", "load"}};
+  EXPECT_EQ(Check(r), "/failure/message: required but missing");
+  r["failure"]["message"] = "";
+  EXPECT_EQ(Check(r), "/failure/message: expected a non-empty string");
+  r["failure"]["message"] = "the driver exited with status 1 while loading the model";
+  EXPECT_EQ(Check(r), "ok");
+}
+
+TEST(RecordSchema, AnOkRecordNeedsAMetric) {
+  json r = GoodRecord();
+  r["metrics"] = json::object();
+  EXPECT_EQ(Check(r), "/metrics: expected at least one metric in an ok result");
+}
+
+TEST(RecordSchema, OtherFieldsAreNamedWithTheirPointer) {
+  json r = GoodRecord();
+  r["samples"][0]["rep"] = 1.5;
+  EXPECT_EQ(Check(r), "/samples/0/rep: expected an integer, got a number");
+
+  r = GoodRecord();
+  r["schema"] = "pipette.result/2";
+  EXPECT_EQ(Check(r), "/schema: expected \"pipette.result/1\", got \"pipette.result/2\"");
+
+  r = GoodRecord();
+  r["started_at"] = "yesterday";
+  EXPECT_EQ(Check(r),
+            "/started_at: expected an RFC 3339 time such as "
+            "2026-12-01T10:00:00.000Z, got \"yesterday\"");
+
+  r = GoodRecord();
+  r["device"]["memory_bytes"] = -1;
+  EXPECT_EQ(Check(r), "/device/memory_bytes: expected at least 0, got -1");
+
+  r = GoodRecord();
+  r["device"]["cpu"]["model"] = 7;
+  EXPECT_EQ(Check(r), "/device/cpu/model: expected a string or null, got an integer");
+
+  r = GoodRecord();
+  r["model"]["tensor_types"]["q8_0"] = "12";
+  EXPECT_EQ(Check(r), "/model/tensor_types/q8_0: expected an integer, got a string");
+
+  r = GoodRecord();
+  r["runtime"].erase("settings");
+  EXPECT_EQ(Check(r), "/runtime/settings: required but missing");
+
+  EXPECT_EQ(Check(json::array()), "/: expected an object, got an array");
+}
+
+TEST(RecordSchema, BlocksMayGrowButKeepTheirTypes) {
+  json r = GoodRecord();
+  r["device"]["new_sensor"] = {{"kind", "npu"}};
+  r["harness"]["new_policy"] = 3;
+  r["new_block"] = json::array();
+  r["metrics"]["new_metric"] = {{"unit", "ms"}, {"n", 1}, {"median", 1.0}, {"p42", 1.0}};
+  EXPECT_EQ(Check(r), "ok");
+  r["metrics"]["new_metric"]["mean"] = "1.0";
+  EXPECT_EQ(Check(r), "/metrics/new_metric/mean: expected a number or null, got a string");
+}
+
+TEST(RecordSchema, EvalBlocksAreChecked) {
+  json r = GoodRecord();
+  r["benchmark"] = {{"id", "eval_math_500_2026.06.1"},
+                    {"type", "eval"},
+                    {"prefill_tokens", 0},
+                    {"decode_tokens", 0},
+                    {"methodology", "pipette-method/1"},
+                    {"eval_name", "math_500"},
+                    {"eval_version", "2026.06.1"}};
+  r["metrics"] = {{"accuracy",
+                   {{"unit", "ratio"},
+                    {"n", 2},
+                    {"count", 1},
+                    {"median", 0.5},
+                    {"mean", 0.5},
+                    {"ci95_low", 0.0},
+                    {"ci95_high", 1.0},
+                    {"questions", 2},
+                    {"interval", "cluster bootstrap over questions"}}}};
+  r["eval"] = {{"dataset", "math_500"},
+               {"title", "MATH-500"},
+               {"file", "/data/m.jsonl"},
+               {"fingerprint", "abc"},
+               {"samples_in_dataset", 500},
+               {"limit", 2},
+               {"selection", "first"},
+               {"sample_ids", {"a", "b"}},
+               {"repeats", 1},
+               {"temperature", 0.0},
+               {"seed", 0},
+               {"max_tokens", 16},
+               {"scorer", "pipette-math/2"}};
+  r["completions"] = {{{"key", "a#0"},
+                       {"id", "a"},
+                       {"attempt", 0},
+                       {"stop", "truncated"},
+                       {"parsed", false},
+                       {"correct", false},
+                       {"completion", "Once upon"}}};
+  EXPECT_EQ(Check(r), "ok");
+  r["completions"][0]["stop"] = "length";
+  EXPECT_EQ(Check(r),
+            "/completions/0/stop: expected one of \"eos\", \"truncated\", "
+            "\"doom_loop\", \"failure\", got \"length\"");
+  r["completions"][0]["stop"] = "eos";
+  r["completions"][0]["correct"] = 1;
+  EXPECT_EQ(Check(r), "/completions/0/correct: expected a boolean, got an integer");
+  r["completions"][0]["correct"] = true;
+  r["eval"].erase("dataset");
+  EXPECT_EQ(Check(r), "/eval/dataset: required but missing");
+}
+
+// Every record of the stores the project's own scripts fill, where they have been made here
+// (bench/stories260k.sh, scripts/quickstart.sh).
+TEST(RecordSchema, EveryRecordOfTheProjectsStoresValidates) {
+  std::vector<std::string> stores;
+  for (const char* rel : {"out/stories260k/results.db", "out/quickstart/results.db"}) {
+    const std::string path = std::string(PIPETTE_SOURCE_DIR) + "/" + rel;
+    if (std::filesystem::exists(path)) stores.push_back(path);
+  }
+  if (stores.empty()) {
+    GTEST_SKIP() << "neither out/stories260k/results.db nor out/quickstart/results.db exists "
+                    "(made by bench/stories260k.sh and scripts/quickstart.sh)";
+  }
+  for (const std::string& path : stores) {
+    StoreOptions options;
+    options.create_if_missing = false;
+    auto store = ResultStore::Open(path, options);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    auto records = (*store)->Records({});
+    ASSERT_TRUE(records.ok()) << records.error().message;
+    EXPECT_FALSE(records->empty()) << path;
+    for (const json& r : *records) {
+      EXPECT_EQ(Check(r), "ok") << path << " " << r.value("result_id", "?") << " ("
+                                << r["benchmark"].value("id", "?") << ")";
+    }
+  }
+}
+
+TEST(RecordSchema, ValidationIsThreadSafe) {
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        json r = GoodRecord();
+        if (i % 2) r["benchmark"].erase("id");
+        const std::string got = Check(r);
+        if (got != (i % 2 ? "/benchmark/id: required but missing" : "ok")) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace pipette
