@@ -47,6 +47,16 @@ struct PreauthKey {
   int64_t expires_at = 0;           // 0: never
 };
 
+// A new pre-authorization key from the system's random source (`pipette serve keys create`):
+// `key` is what the store keeps (AddPreauthKey), `token` ("preauth_<key_id>.<secret hex 64>") is
+// shown to the operator once and never stored. One place knows the token's format and digest, so
+// the server and both stores agree on them.
+struct IssuedPreauthKey {
+  PreauthKey key;
+  std::string token;
+};
+IssuedPreauthKey IssuePreauthKey(std::vector<std::string> labels, int64_t expires_at);
+
 enum class RegisterOutcome {
   kRegistered,         // a new client (approved when a key was spent, else pending)
   kAlreadyRegistered,  // this public key was registered before; nothing changed, no key spent
@@ -104,9 +114,9 @@ struct PlanStatus {
   std::vector<Job> jobs;  // by index
 };
 
-// Whether `capabilities` (a claim body) satisfy `requires` (a JobSpec's "requires"); when not,
+// Whether `capabilities` (a claim body) satisfy `requirements` (a JobSpec's "requires"); when not,
 // `why` (if given) gets one line ("needs label gpu", "needs model 3f2a...").
-bool JobMatches(const nlohmann::json& requires, const nlohmann::json& capabilities,
+bool JobMatches(const nlohmann::json& requirements, const nlohmann::json& capabilities,
                 std::string* why = nullptr);
 
 class FleetStore {
