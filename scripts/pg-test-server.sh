@@ -45,7 +45,7 @@ case "$cmd" in
       >"$dir/initdb.log" 2>&1 || { tail -n 3 "$dir/initdb.log" >&2; exit 1; }
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     as_user "$bin/pg_ctl" start -w -t 30 -D "$dir/data" -l "$dir/server.log" \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=300" \
       >"$dir/pg_ctl.log" 2>&1 || { tail -n 3 "$dir/server.log" >&2; exit 1; }
     as_user "$bin/createdb" -h 127.0.0.1 -p "$port" -U pipette pipette
     echo "$port" >"$dir/port"

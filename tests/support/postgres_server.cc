@@ -110,7 +110,7 @@ std::string FindBinDir() {
 
 Status StartLocked(Server& s) {
   const std::string opts = "-p " + std::to_string(s.port) + " -k " + s.dir +
-                           " -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
+                           " -c listen_addresses=127.0.0.1 -c fsync=off"
                            " -c full_page_writes=off -c max_connections=200";
   Status st = Run(s, {s.bin + "/pg_ctl", "start", "-w", "-t", "30", "-D", s.dir + "/data", "-l",
                       s.dir + "/server.log", "-o", opts});

@@ -1,11 +1,872 @@
+// FleetStore on PostgreSQL (libpqxx 6.4). Every public function runs in Do(), the boundary where
+// libpqxx's exceptions become one-line Errors and a lost connection is dropped, to be made again
+// by the next call. Behaviour and tables are the SQLite backend's (sqlite_fleet_store.cc).
 #include "fleet_store/pg/pg_fleet_store.h"
 
-namespace pipette {
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <pqxx/pqxx>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <utility>
 
-// Filled in below; this first version only reports that the backend is not ready.
+#include "fleet_store/common.h"
+#include "fleet_store/pg/pg_result_query.h"
+#include "fleet_store/pg/pg_schema.h"
+#include "pipette/record.h"
+#include "store/record.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+
+// --- small helpers -----------------------------------------------------------------------------
+
+json ParseOr(const std::string& text, json fallback) {
+  json v = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return v.is_discarded() ? fallback : v;
+}
+
+std::string FirstLine(std::string text) {
+  const size_t nl = text.find('\n');
+  if (nl != std::string::npos) text.resize(nl);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\r')) text.pop_back();
+  if (text.rfind("ERROR:  ", 0) == 0) text.erase(0, 8);
+  return text;
+}
+
+// Shortest round-trip text of a double, for a float8 parameter.
+std::optional<std::string> DoubleText(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return std::nullopt;
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), *v);
+  return std::string(buf, ec == std::errc() ? end : buf);
+}
+
+std::optional<double> OptDouble(const pqxx::field& f) {
+  if (f.is_null()) return std::nullopt;
+  return f.as<double>();
+}
+
+ClientStatus ClientStatusOf(const std::string& name) {
+  return fleet_store::ParseClientStatus(name).value_or(ClientStatus::kPending);
+}
+
+JobState JobStateOf(const std::string& name) {
+  return fleet_store::ParseJobState(name).value_or(JobState::kQueued);
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::vector<std::string> StringList(const json& v) {
+  std::vector<std::string> out;
+  if (!v.is_array()) return out;
+  for (const json& e : v)
+    if (e.is_string()) out.push_back(e.get<std::string>());
+  return out;
+}
+
+// The URL as shown in messages: without the password (user:PASSWORD@, ?password=...).
+struct SafeUrl {
+  std::string shown, password;
+};
+SafeUrl StripPassword(const std::string& url) {
+  SafeUrl out{url, ""};
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return out;
+  const size_t start = scheme + 3;
+  const size_t end = std::min(url.find_first_of("/?", start), url.size());
+  const size_t at = url.rfind('@', end);
+  if (at != std::string::npos && at >= start) {
+    const size_t colon = url.find(':', start);
+    if (colon != std::string::npos && colon < at) {
+      out.password = url.substr(colon + 1, at - colon - 1);
+      out.shown = url.substr(0, colon) + url.substr(at);
+    }
+  }
+  // A password given as a query parameter.
+  const size_t q = out.shown.find('?');
+  if (q != std::string::npos) {
+    std::string query = out.shown.substr(q + 1), kept;
+    size_t pos = 0;
+    while (pos <= query.size()) {
+      size_t amp = query.find('&', pos);
+      if (amp == std::string::npos) amp = query.size();
+      const std::string param = query.substr(pos, amp - pos);
+      if (param.rfind("password=", 0) == 0) {
+        if (out.password.empty()) out.password = param.substr(9);
+      } else if (!param.empty()) {
+        kept += (kept.empty() ? "" : "&") + param;
+      }
+      pos = amp + 1;
+    }
+    out.shown = out.shown.substr(0, q) + (kept.empty() ? "" : "?" + kept);
+  }
+  return out;
+}
+
+// libpq waits for an unreachable host as long as the kernel does; a server that does not answer
+// in seconds is reported as such.
+std::string WithConnectTimeout(const std::string& url) {
+  if (url.find("connect_timeout=") != std::string::npos) return url;
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "connect_timeout=5";
+}
+
+// The columns read into a Job, in this order (see ReadJob).
+constexpr const char* kJobColumns =
+    "job_id, plan_id, idx, spec, state, client_id, lease_expires_at, attempts, result_id, "
+    "expires_at";
+
+Job ReadJob(const pqxx::row& r) {
+  Job j;
+  j.job_id = r[0].as<std::string>();
+  j.plan_id = r[1].as<std::string>();
+  j.index = r[2].as<int>();
+  j.spec = ParseOr(r[3].as<std::string>(), json::object());
+  j.state = JobStateOf(r[4].as<std::string>());
+  j.client_id = r[5].as<std::string>();
+  j.lease_expires_at = r[6].as<int64_t>();
+  j.attempts = r[7].as<int>();
+  j.result_id = r[8].as<std::string>();
+  j.expires_at = r[9].as<int64_t>();
+  return j;
+}
+
+std::vector<JobFailure> ReadFailures(pqxx::work& tx, const std::string& job_id) {
+  std::vector<JobFailure> out;
+  for (const auto& r : tx.exec_params(
+           "SELECT client_id, reason, at FROM job_failures WHERE job_id = $1 ORDER BY at, ctid",
+           job_id)) {
+    out.push_back({r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<int64_t>()});
+  }
+  return out;
+}
+
+// A JobSpec's "requires" (null when absent), as the SQLite store hands it to JobMatches.
+json RequiresOf(const json& spec) {
+  if (spec.is_object() && spec.contains("requires")) return spec["requires"];
+  return json();
+}
+
+// --- the store -----------------------------------------------------------------------------------
+
+class PgFleetStore final : public FleetStore {
+ public:
+  explicit PgFleetStore(const std::string& url)
+      : connect_url_(WithConnectTimeout(url)), safe_(StripPassword(url)) {}
+
+  std::string backend() const override { return "postgresql"; }
+  std::string where() const override { return safe_.shown; }
+
+  Status Open() {
+    return Do("creating the schema", [&](pqxx::connection& c) -> Status {
+      const int version = pg::EnsureSchema(c);
+      if (version > pg::kSchemaVersion) {
+        return MakeError(Prefix() + "the database has schema version " + std::to_string(version) +
+                         ", newer than this build (" + std::to_string(pg::kSchemaVersion) +
+                         "); upgrade pipette");
+      }
+      if (version != pg::kSchemaVersion) {
+        return MakeError(Prefix() + "unknown schema version " + std::to_string(version) +
+                         "; give a database made by pipette");
+      }
+      return Status::Ok();
+    });
+  }
+
+  Status Ping() override {
+    return Do("ping", [&](pqxx::connection& c) -> Status {
+      pqxx::nontransaction tx(c);
+      tx.exec("SELECT 1");
+      return Status::Ok();
+    });
+  }
+
+  // --- clients ---------------------------------------------------------------------------------
+
+  Result<RegisterOutcome> Register(FleetClient client, const std::string& preauth,
+                                   int64_t now) override {
+    return Do(
+        "registering client " + client.client_id,
+        [&](pqxx::connection& c) -> Result<RegisterOutcome> {
+          pqxx::work tx(c);
+          if (!tx.exec_params("SELECT 1 FROM clients WHERE public_key = $1 OR client_id = $2",
+                              client.public_key_hex, client.client_id)
+                   .empty()) {
+            return RegisterOutcome::kAlreadyRegistered;
+          }
+          client.status = ClientStatus::kPending;
+          if (!preauth.empty()) {
+            auto labels = SpendPreauthKey(tx, preauth, client.client_id, now);
+            if (!labels) return RegisterOutcome::kBadPreauthKey;  // rolls back
+            for (const std::string& l : *labels) {
+              if (std::find(client.labels.begin(), client.labels.end(), l) == client.labels.end()) {
+                client.labels.push_back(l);
+              }
+            }
+            client.status = ClientStatus::kApproved;
+          }
+          // Another registration of the same key may have won since the check above.
+          const pqxx::result inserted = tx.exec_params(
+              "INSERT INTO clients (client_id, public_key, status, label, labels, profile, "
+              "capabilities, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+              "ON CONFLICT DO NOTHING RETURNING client_id",
+              client.client_id, client.public_key_hex, std::string(ClientStatusName(client.status)),
+              client.label, Dump(json(client.labels)),
+              Dump(client.profile.is_object() ? client.profile : json::object()),
+              client.capabilities.is_null() ? std::optional<std::string>()
+                                            : Dump(client.capabilities),
+              now);
+          if (inserted.empty()) return RegisterOutcome::kAlreadyRegistered;
+          tx.commit();
+          return RegisterOutcome::kRegistered;
+        });
+  }
+
+  Result<std::optional<FleetClient>> GetClient(const std::string& client_id) override {
+    return Do("reading client " + client_id,
+              [&](pqxx::connection& c) -> Result<std::optional<FleetClient>> {
+                pqxx::nontransaction tx(c);
+                const pqxx::result r = tx.exec_params(
+                    std::string("SELECT ") + kClientColumns + " FROM clients WHERE client_id = $1",
+                    client_id);
+                if (r.empty()) return std::optional<FleetClient>();
+                return std::optional<FleetClient>(ReadClient(r[0]));
+              });
+  }
+
+  Result<std::vector<FleetClient>> ListClients() override {
+    return Do("listing clients", [&](pqxx::connection& c) -> Result<std::vector<FleetClient>> {
+      pqxx::nontransaction tx(c);
+      std::vector<FleetClient> out;
+      for (const auto& r : tx.exec(std::string("SELECT ") + kClientColumns +
+                                   " FROM clients ORDER BY created_at, client_id")) {
+        out.push_back(ReadClient(r));
+      }
+      return out;
+    });
+  }
+
+  Status SetClientStatus(const std::string& client_id, ClientStatus status) override {
+    return Do("setting the status of client " + client_id, [&](pqxx::connection& c) -> Status {
+      pqxx::work tx(c);
+      if (tx.exec_params("UPDATE clients SET status = $2 WHERE client_id = $1 RETURNING 1",
+                         client_id, std::string(ClientStatusName(status)))
+              .empty()) {
+        return NoClient(client_id);
+      }
+      tx.commit();
+      return Status::Ok();
+    });
+  }
+
+  Status SetCapabilities(const std::string& client_id, const json& capabilities) override {
+    return Do("storing the capabilities of client " + client_id,
+              [&](pqxx::connection& c) -> Status {
+                pqxx::work tx(c);
+                if (tx.exec_params(
+                          "UPDATE clients SET capabilities = $2 WHERE client_id = $1 RETURNING 1",
+                          client_id, Dump(capabilities))
+                        .empty()) {
+                  return NoClient(client_id);
+                }
+                tx.commit();
+                return Status::Ok();
+              });
+  }
+
+  Status AddPreauthKey(const PreauthKey& key) override {
+    return Do("adding pre-authorization key " + key.key_id, [&](pqxx::connection& c) -> Status {
+      pqxx::work tx(c);
+      if (tx.exec_params("INSERT INTO preauth_keys (key_id, secret_sha256, labels, expires_at) "
+                         "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
+                         key.key_id, key.secret_sha256, Dump(json(key.labels)), key.expires_at)
+              .empty()) {
+        return MakeError(Prefix() + "pre-authorization key " + key.key_id +
+                         " exists; create a new one");
+      }
+      tx.commit();
+      return Status::Ok();
+    });
+  }
+
+  Result<bool> UseNonce(const std::string& client_id, const std::string& nonce,
+                        int64_t keep_until) override {
+    return Do("recording a nonce", [&](pqxx::connection& c) -> Result<bool> {
+      pqxx::nontransaction tx(c);  // one statement: atomic by itself
+      return !tx.exec_params(
+                    "INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($1, $2, $3) "
+                    "ON CONFLICT DO NOTHING RETURNING 1",
+                    client_id, nonce, keep_until)
+                  .empty();
+    });
+  }
+
+  Status PruneNonces(int64_t now) override {
+    return Do("pruning nonces", [&](pqxx::connection& c) -> Status {
+      pqxx::nontransaction tx(c);
+      tx.exec_params("DELETE FROM nonces WHERE keep_until < $1", now);
+      return Status::Ok();
+    });
+  }
+
+  // --- results ---------------------------------------------------------------------------------
+
+  Result<PutOutcome> PutResult(const json& record, const std::string& client_id,
+                               int64_t now) override {
+    return Do("storing a result", [&](pqxx::connection& c) -> Result<PutOutcome> {
+      pqxx::work tx(c);
+      auto put = PutIn(tx, record, client_id, now);
+      if (put.ok() && *put == PutOutcome::kStored) tx.commit();
+      return put;
+    });
+  }
+
+  Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
+                                 const std::string& cursor) override {
+    std::optional<pg::Cursor> after;
+    if (!cursor.empty()) {
+      auto decoded = pg::DecodeCursor(cursor);
+      if (!decoded.ok()) return MakeError(Prefix() + decoded.error().message);
+      after = *decoded;
+    }
+    page_size = std::max(1, page_size);
+    return Do("listing results", [&](pqxx::connection& c) -> Result<ResultPage> {
+      auto where = pg::WhereClause(c, filter);
+      if (!where.ok()) return where.error();
+      const auto and_ = [](const std::string& w) {
+        return std::string(w.empty() ? " WHERE " : " AND ");
+      };
+      // One snapshot: the total and the page agree.
+      pqxx::read_transaction tx(c);
+      ResultPage page;
+      // The total before the cursor narrows the rows; unfiltered, the kept count costs nothing.
+      page.total =
+          where->empty()
+              ? std::atoll(
+                    tx.exec("SELECT value FROM meta WHERE key = 'result_count'")[0][0].c_str())
+              : tx.exec("SELECT count(*) FROM results" + *where)[0][0].as<int64_t>();
+      if (filter.limit > 0) page.total = std::min<int64_t>(page.total, filter.limit);
+      std::string page_where = *where;
+      if (after) {
+        page_where += and_(page_where) + "(started_at, result_id) < (" +
+                      c.quote(after->started_at) + ", " + c.quote(after->result_id) + ")";
+      }
+      for (const auto& r : tx.exec(std::string("SELECT ") + kRowColumns + " FROM results" +
+                                   page_where + " ORDER BY started_at DESC, result_id DESC LIMIT " +
+                                   std::to_string(page_size + 1))) {
+        page.rows.push_back(ReadResultRow(r));
+      }
+      if (static_cast<int>(page.rows.size()) > page_size) {
+        page.rows.pop_back();
+        const ResultRow& last = page.rows.back().row;
+        page.next = pg::EncodeCursor({last.started_at, last.result_id});
+      }
+      // filter.limit caps the listing as a whole: cut what lies beyond it.
+      if (filter.limit > 0 && !page.rows.empty()) {
+        const ResultRow& last = page.rows.back().row;
+        const int64_t position = tx.exec("SELECT count(*) FROM results" + *where + and_(*where) +
+                                         "(started_at, result_id) >= (" + c.quote(last.started_at) +
+                                         ", " + c.quote(last.result_id) + ")")[0][0]
+                                     .as<int64_t>();
+        if (position >= filter.limit) {
+          const size_t over = static_cast<size_t>(position - filter.limit);
+          page.rows.resize(page.rows.size() - std::min(over, page.rows.size()));
+          page.next.clear();
+        }
+      }
+      return page;
+    });
+  }
+
+  Result<std::optional<json>> GetResult(const std::string& result_id) override {
+    return Do("reading result " + result_id,
+              [&](pqxx::connection& c) -> Result<std::optional<json>> {
+                pqxx::nontransaction tx(c);
+                const pqxx::result r =
+                    tx.exec_params("SELECT record FROM results WHERE result_id = $1", result_id);
+                if (r.empty()) return std::optional<json>();
+                return std::optional<json>(ParseRecord(result_id, r[0][0].as<std::string>()));
+              });
+  }
+
+  Result<std::vector<json>> Records(const ResultFilter& filter) override {
+    return Do("reading results", [&](pqxx::connection& c) -> Result<std::vector<json>> {
+      auto where = pg::WhereClause(c, filter);
+      if (!where.ok()) return where.error();
+      pqxx::nontransaction tx(c);
+      std::string sql = "SELECT result_id, record FROM results" + *where +
+                        " ORDER BY started_at DESC, result_id DESC";
+      if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
+      std::vector<json> out;
+      for (const auto& r : tx.exec(sql)) {
+        out.push_back(ParseRecord(r[0].as<std::string>(), r[1].as<std::string>()));
+      }
+      return out;
+    });
+  }
+
+  Result<int64_t> CountResults() override {
+    return Do("counting results", [&](pqxx::connection& c) -> Result<int64_t> {
+      pqxx::nontransaction tx(c);
+      const pqxx::result r = tx.exec("SELECT value FROM meta WHERE key = 'result_count'");
+      return r.empty() ? int64_t{0} : std::atoll(r[0][0].c_str());
+    });
+  }
+
+  // --- plans and jobs ----------------------------------------------------------------------------
+
+  Result<std::string> CreatePlan(const std::string& name, const std::vector<json>& specs,
+                                 int64_t expires_at, int64_t now) override {
+    return Do("creating plan " + name, [&](pqxx::connection& c) -> Result<std::string> {
+      pqxx::work tx(c);
+      const std::string plan_id = fleet_store::NewPlanId();
+      tx.exec_params(
+          "INSERT INTO plans (plan_id, name, created_at, expires_at) "
+          "VALUES ($1, $2, $3, $4)",
+          plan_id, name, now, expires_at);
+      // One statement for all jobs: a round trip per job would dominate big plans.
+      std::string values;
+      for (size_t i = 0; i < specs.size(); ++i) {
+        values += std::string(values.empty() ? "" : ", ") + "(" + c.quote(fleet_store::NewJobId()) +
+                  ", " + c.quote(plan_id) + ", " + std::to_string(i) + ", " +
+                  c.quote(Dump(specs[i])) + ", 'queued', " + std::to_string(expires_at) + ", " +
+                  std::to_string(now) + ")";
+      }
+      if (!values.empty()) {
+        tx.exec(
+            "INSERT INTO jobs (job_id, plan_id, idx, spec, state, expires_at, created_at) "
+            "VALUES " +
+            values);
+      }
+      tx.commit();
+      return plan_id;
+    });
+  }
+
+  Result<std::optional<Job>> Claim(const std::string& client_id, const json& capabilities,
+                                   int64_t now, int lease_s) override {
+    return Do("claiming a job", [&](pqxx::connection& c) -> Result<std::optional<Job>> {
+      pqxx::work tx(c);
+      RequeueIn(tx, now);
+      tx.exec_params(
+          "UPDATE jobs SET state = 'expired' WHERE state = 'queued' AND expires_at > 0 "
+          "AND expires_at < $1",
+          now);
+      tx.exec_params("UPDATE clients SET capabilities = $2 WHERE client_id = $1", client_id,
+                     Dump(capabilities));
+      // Candidates are read without locks, oldest first, in batches; the first that matches is
+      // then locked with SKIP LOCKED, so concurrent claimers each take a different job instead of
+      // waiting for one another (a row another claimer holds, or leased since, is skipped).
+      constexpr int kBatch = 200;
+      int64_t after_created = std::numeric_limits<int64_t>::min();
+      int after_idx = -1;
+      std::string after_job;
+      for (;;) {
+        const pqxx::result batch = tx.exec_params(
+            "SELECT job_id, spec, created_at, idx FROM jobs j WHERE state = 'queued' "
+            "AND (created_at, idx, job_id) > ($2, $3, $4) "
+            "AND NOT EXISTS (SELECT 1 FROM job_failures f WHERE f.job_id = j.job_id "
+            "AND f.client_id = $1) ORDER BY created_at, idx, job_id LIMIT " +
+                std::to_string(kBatch),
+            client_id, after_created, after_idx, after_job);
+        for (const auto& r : batch) {
+          after_job = r[0].as<std::string>();
+          after_created = r[2].as<int64_t>();
+          after_idx = r[3].as<int>();
+          const json spec = ParseOr(r[1].as<std::string>(), json::object());
+          if (!JobMatches(RequiresOf(spec), capabilities)) continue;
+          if (tx.exec_params("SELECT 1 FROM jobs WHERE job_id = $1 AND state = 'queued' "
+                             "FOR UPDATE SKIP LOCKED",
+                             after_job)
+                  .empty()) {
+            continue;
+          }
+          const pqxx::result leased = tx.exec_params(
+              std::string("UPDATE jobs SET state = 'leased', client_id = $2, "
+                          "lease_expires_at = $3, attempts = attempts + 1 WHERE job_id = $1 "
+                          "RETURNING ") +
+                  kJobColumns,
+              after_job, client_id, now + lease_s);
+          Job job = ReadJob(leased[0]);
+          job.failures = ReadFailures(tx, job.job_id);
+          tx.commit();
+          return std::optional<Job>(std::move(job));
+        }
+        if (batch.size() < static_cast<size_t>(kBatch)) break;
+      }
+      tx.commit();  // the requeued and expired jobs
+      return std::optional<Job>();
+    });
+  }
+
+  Result<bool> Heartbeat(const std::string& job_id, const std::string& client_id, int64_t now,
+                         int lease_s) override {
+    return Do("extending the lease of " + job_id, [&](pqxx::connection& c) -> Result<bool> {
+      pqxx::work tx(c);
+      const bool held =
+          !tx.exec_params(
+                 "UPDATE jobs SET lease_expires_at = $3 WHERE job_id = $1 AND client_id = $2 "
+                 "AND state = 'leased' RETURNING 1",
+                 job_id, client_id, now + lease_s)
+               .empty();
+      tx.commit();
+      return held;
+    });
+  }
+
+  Result<CompleteOutcome> Complete(const std::string& job_id, const std::string& client_id,
+                                   const json& record, int64_t now) override {
+    return Do("completing " + job_id, [&](pqxx::connection& c) -> Result<CompleteOutcome> {
+      pqxx::work tx(c);
+      auto put = PutIn(tx, record, client_id, now);
+      if (!put.ok()) return put.error();
+      CompleteOutcome out;
+      out.put = *put;
+      const std::string result_id = record.value("result_id", "");
+      const pqxx::result job = tx.exec_params(
+          "SELECT state, client_id, result_id FROM jobs WHERE job_id = $1 FOR UPDATE", job_id);
+      if (job.empty()) {
+        out.lease_held = false;
+      } else {
+        const std::string state = job[0][0].as<std::string>();
+        const std::string holder = job[0][1].as<std::string>();
+        if (state == "done" && job[0][2].as<std::string>() == result_id) {
+          out.lease_held = true;
+        } else if (state == "leased" && holder == client_id) {
+          if (*put != PutOutcome::kConflict) {
+            tx.exec_params(
+                "UPDATE jobs SET state = 'done', result_id = $2, lease_expires_at = 0 "
+                "WHERE job_id = $1",
+                job_id, result_id);
+          }
+          out.lease_held = true;
+        } else {
+          out.lease_held = false;
+        }
+      }
+      tx.commit();
+      return out;
+    });
+  }
+
+  Result<std::pair<JobState, bool>> Fail(const std::string& job_id, const std::string& client_id,
+                                         const std::string& reason, bool retriable,
+                                         int64_t now) override {
+    return Do(
+        "recording the failure of " + job_id,
+        [&](pqxx::connection& c) -> Result<std::pair<JobState, bool>> {
+          pqxx::work tx(c);
+          const pqxx::result job = tx.exec_params(
+              "SELECT state, client_id, spec FROM jobs WHERE job_id = $1 FOR UPDATE", job_id);
+          // No such job: not leased to this client.
+          if (job.empty()) return std::make_pair(JobState::kQueued, false);
+          const std::string state = job[0][0].as<std::string>();
+          if (state != "leased" || job[0][1].as<std::string>() != client_id) {
+            return std::make_pair(JobStateOf(state), false);
+          }
+          tx.exec_params(
+              "INSERT INTO job_failures (job_id, client_id, reason, at, retriable) "
+              "VALUES ($1, $2, $3, $4, $5)",
+              job_id, client_id, reason, now, retriable ? 1 : 0);
+          bool give_up = !retriable;
+          if (!give_up) {
+            const json needs = RequiresOf(ParseOr(job[0][2].as<std::string>(), json::object()));
+            std::set<std::string> failed_by;
+            for (const auto& r : tx.exec_params(
+                     "SELECT DISTINCT client_id FROM job_failures WHERE job_id = $1", job_id)) {
+              failed_by.insert(r[0].as<std::string>());
+            }
+            give_up = true;
+            for (const auto& r :
+                 tx.exec("SELECT client_id, capabilities FROM clients WHERE status = 'approved' "
+                         "AND capabilities IS NOT NULL")) {
+              const json caps = ParseOr(r[1].as<std::string>(), json());
+              if (!failed_by.count(r[0].as<std::string>()) && JobMatches(needs, caps)) {
+                give_up = false;
+                break;
+              }
+            }
+          }
+          const JobState next = give_up ? JobState::kFailed : JobState::kQueued;
+          tx.exec_params(
+              "UPDATE jobs SET state = $2, client_id = '', lease_expires_at = 0 "
+              "WHERE job_id = $1",
+              job_id, std::string(JobStateName(next)));
+          tx.commit();
+          return std::make_pair(next, true);
+        });
+  }
+
+  Result<int> RequeueExpired(int64_t now) override {
+    return Do("returning expired leases", [&](pqxx::connection& c) -> Result<int> {
+      pqxx::work tx(c);
+      const int n = RequeueIn(tx, now);
+      tx.commit();
+      return n;
+    });
+  }
+
+  Result<std::optional<PlanStatus>> GetPlan(const std::string& plan_id) override {
+    return Do(
+        "reading plan " + plan_id, [&](pqxx::connection& c) -> Result<std::optional<PlanStatus>> {
+          pqxx::read_transaction tx(c);
+          const pqxx::result p = tx.exec_params(
+              "SELECT plan_id, name, created_at FROM plans WHERE plan_id = $1", plan_id);
+          if (p.empty()) return std::optional<PlanStatus>();
+          PlanStatus plan{
+              p[0][0].as<std::string>(), p[0][1].as<std::string>(), p[0][2].as<int64_t>(), {}};
+          std::map<std::string, size_t> by_id;
+          for (const auto& r : tx.exec_params(std::string("SELECT ") + kJobColumns +
+                                                  " FROM jobs WHERE plan_id = $1 ORDER BY idx",
+                                              plan_id)) {
+            plan.jobs.push_back(ReadJob(r));
+            by_id[plan.jobs.back().job_id] = plan.jobs.size() - 1;
+          }
+          for (const auto& r :
+               tx.exec_params("SELECT f.job_id, f.client_id, f.reason, f.at FROM job_failures f "
+                              "JOIN jobs j ON j.job_id = f.job_id WHERE j.plan_id = $1 "
+                              "ORDER BY f.at, f.ctid",
+                              plan_id)) {
+            auto it = by_id.find(r[0].as<std::string>());
+            if (it == by_id.end()) continue;
+            plan.jobs[it->second].failures.push_back(
+                {r[1].as<std::string>(), r[2].as<std::string>(), r[3].as<int64_t>()});
+          }
+          return std::optional<PlanStatus>(std::move(plan));
+        });
+  }
+
+  Result<std::vector<PlanStatus>> ListPlans() override {
+    return Do("listing plans", [&](pqxx::connection& c) -> Result<std::vector<PlanStatus>> {
+      pqxx::nontransaction tx(c);
+      std::vector<PlanStatus> out;
+      for (const auto& r : tx.exec(
+               "SELECT plan_id, name, created_at FROM plans ORDER BY created_at DESC, plan_id")) {
+        out.push_back({r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<int64_t>(), {}});
+      }
+      return out;
+    });
+  }
+
+ private:
+  // The columns a listing reads, in ReadResultRow's order.
+  static constexpr const char* kRowColumns =
+      "result_id, config_id, status, benchmark_id, benchmark_type, model_file, model_sha256, "
+      "quant, runtime, device_id, label, started_at, threads, headline, headline_metric, "
+      "headline_unit, ci_low, ci_high, headline_n, ci_reached, quant_label, client_id, "
+      "received_at, profile_mismatch";
+
+  static constexpr const char* kClientColumns =
+      "client_id, public_key, status, label, labels, profile, capabilities, created_at";
+
+  std::string Prefix() const { return "fleet store " + safe_.shown + ": "; }
+
+  Error NoClient(const std::string& client_id) const {
+    return MakeError(Prefix() + "no client " + client_id +
+                     " (pipette serve clients list shows them)");
+  }
+
+  // The message of an exception, one line, without the password.
+  std::string Reason(const std::exception& e) const {
+    std::string text = FirstLine(e.what());
+    if (!safe_.password.empty()) {
+      for (size_t pos; (pos = text.find(safe_.password)) != std::string::npos;) {
+        text.replace(pos, safe_.password.size(), "***");
+      }
+    }
+    return text.empty() ? "no reason given" : text;
+  }
+
+  // Runs `f` on the connection (made first if there is none), turning every exception into an
+  // Error. A lost connection is dropped: the next call connects again. A transaction that lost a
+  // deadlock or serialization race is run again, a few times.
+  template <typename F>
+  auto Do(const std::string& doing, F f) -> decltype(f(std::declval<pqxx::connection&>())) {
+    using R = decltype(f(std::declval<pqxx::connection&>()));
+    for (int attempt = 0;; ++attempt) {
+      try {
+        if (!conn_) conn_ = std::make_unique<pqxx::connection>(connect_url_);
+        return f(*conn_);
+      } catch (const pqxx::broken_connection& e) {
+        conn_.reset();
+        return R(MakeError(Prefix() + "database is not answering: " + Reason(e)));
+      } catch (const pqxx::in_doubt_error& e) {
+        conn_.reset();
+        return R(MakeError(Prefix() + doing + ": the connection was lost while committing; " +
+                           "the change may or may not be stored"));
+      } catch (const pqxx::transaction_rollback& e) {
+        if (attempt < 3) continue;
+        return R(MakeError(Prefix() + doing + ": " + Reason(e)));
+      } catch (const std::exception& e) {
+        if (conn_ && !conn_->is_open()) {
+          conn_.reset();
+          return R(MakeError(Prefix() + "database is not answering: " + Reason(e)));
+        }
+        return R(MakeError(Prefix() + doing + ": " + Reason(e)));
+      }
+    }
+  }
+
+  FleetClient ReadClient(const pqxx::row& r) const {
+    FleetClient cl;
+    cl.client_id = r[0].as<std::string>();
+    cl.public_key_hex = r[1].as<std::string>();
+    cl.status = ClientStatusOf(r[2].as<std::string>());
+    cl.label = r[3].as<std::string>();
+    cl.labels = StringList(ParseOr(r[4].as<std::string>(), json::array()));
+    cl.profile = ParseOr(r[5].as<std::string>(), json::object());
+    cl.capabilities = r[6].is_null() ? json() : ParseOr(r[6].as<std::string>(), json());
+    cl.created_at = r[7].as<int64_t>();
+    return cl;
+  }
+
+  // Spends the key named by `token` ("preauth_<key_id>.<secret hex>") when it is valid at `now`:
+  // its labels, or nullopt (malformed, unknown, wrong secret, expired, spent: nothing changed).
+  // The key's row is locked first, and the UPDATE spends it only while unspent: two
+  // registrations with one key cannot both succeed.
+  std::optional<std::vector<std::string>> SpendPreauthKey(pqxx::work& tx, const std::string& token,
+                                                          const std::string& client_id,
+                                                          int64_t now) {
+    const auto parsed = fleet_store::ParsePreauthToken(token);
+    if (!parsed) return std::nullopt;
+    const pqxx::result key = tx.exec_params(
+        "SELECT secret_sha256, expires_at, spent_at IS NOT NULL FROM preauth_keys "
+        "WHERE key_id = $1 FOR UPDATE",
+        parsed->key_id);
+    if (key.empty()) return std::nullopt;
+    const int64_t expires_at = key[0][1].as<int64_t>();
+    if (key[0][2].as<bool>() || (expires_at != 0 && expires_at <= now) ||
+        !fleet_store::PreauthSecretMatches(parsed->secret_hex, key[0][0].as<std::string>())) {
+      return std::nullopt;
+    }
+    const pqxx::result spent = tx.exec_params(
+        "UPDATE preauth_keys SET spent_at = $2, spent_by = $3 WHERE key_id = $1 "
+        "AND spent_at IS NULL RETURNING labels",
+        parsed->key_id, now, client_id);
+    if (spent.empty()) return std::nullopt;
+    return StringList(ParseOr(spent[0][0].as<std::string>(), json::array()));
+  }
+
+  json ParseRecord(const std::string& id, const std::string& text) const {
+    json v = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (v.is_discarded()) {
+      throw std::runtime_error("stored record " + id + " is not valid JSON");
+    }
+    return v;
+  }
+
+  // PutResult inside `tx` (not committed here). Only kStored changed anything.
+  Result<PutOutcome> PutIn(pqxx::work& tx, const json& input, const std::string& client_id,
+                           int64_t now) {
+    if (Status s = store::ValidateRecord(input); !s.ok()) {
+      return MakeError(Prefix() + "invalid result record: " + s.error().message);
+    }
+    // What is stored and compared: invalid UTF-8 becomes U+FFFD, as in any JSON text.
+    const std::string text = Dump(input);
+    const json record = json::parse(text);
+    const store::IndexedColumns col = store::ExtractColumns(record);
+    const pqxx::result existing =
+        tx.exec_params("SELECT record FROM results WHERE result_id = $1", col.result_id);
+    if (!existing.empty()) return SameOrConflict(existing[0][0].as<std::string>(), text, record);
+
+    json profile = json::object();
+    const pqxx::result client =
+        tx.exec_params("SELECT profile FROM clients WHERE client_id = $1", client_id);
+    if (!client.empty()) profile = ParseOr(client[0][0].as<std::string>(), json::object());
+    const std::string metric = "/metrics/" + col.headline_metric;
+    const auto number = [&](const std::string& pointer) -> std::optional<double> {
+      const json* v = record::Find(record, pointer);
+      if (col.headline_metric.empty() || v == nullptr || !v->is_number()) return std::nullopt;
+      return v->get<double>();
+    };
+    const json* ci_reached = record::Find(record, "/harness/ci_reached");
+    const json* settings = record::Find(record, "/runtime/settings");
+    // ON CONFLICT: a concurrent PutResult of the same result_id may have inserted it since.
+    const pqxx::result inserted = tx.exec_params(
+        "INSERT INTO results (result_id, client_id, received_at, config_id, status, "
+        "benchmark_id, benchmark_type, model_file, model_sha256, quant, quant_label, runtime, "
+        "device_id, label, started_at, threads, headline_metric, headline_unit, headline, ci_low, "
+        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record) VALUES ($1, $2, $3, "
+        "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::float8, "
+        "$20::float8, $21::float8, $22, $23, $24, $25::jsonb, $26) ON CONFLICT (result_id) DO "
+        "NOTHING RETURNING 1",
+        col.result_id, client_id, now, col.config_id, col.status, col.benchmark_id,
+        col.benchmark_type, col.model_file, col.model_sha256, col.quant,
+        fleet_store::RecordQuantLabel(record), col.runtime, col.device_id, col.label,
+        col.started_at, col.threads, col.headline_metric, col.headline_unit,
+        DoubleText(col.headline), DoubleText(number(metric + "/ci95_low")),
+        DoubleText(number(metric + "/ci95_high")),
+        static_cast<int64_t>(number(metric + "/n").value_or(0)),
+        // Nothing says the result is noisy unless the harness recorded so.
+        ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached ? 0 : 1,
+        fleet_store::ProfileMismatch(record, profile) ? 1 : 0,
+        Dump(settings != nullptr && settings->is_object() ? *settings : json::object()), text);
+    if (inserted.empty()) {
+      const pqxx::result stored =
+          tx.exec_params("SELECT record FROM results WHERE result_id = $1", col.result_id);
+      return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(), text, record);
+    }
+    tx.exec("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'result_count'");
+    return PutOutcome::kStored;
+  }
+
+  static PutOutcome SameOrConflict(const std::string& stored, const std::string& text,
+                                   const json& record) {
+    if (stored == text || ParseOr(stored, json()) == record) return PutOutcome::kSame;
+    return PutOutcome::kConflict;
+  }
+
+  static int RequeueIn(pqxx::work& tx, int64_t now) {
+    return static_cast<int>(
+        tx.exec_params("UPDATE jobs SET state = 'queued', client_id = '', lease_expires_at = 0 "
+                       "WHERE state = 'leased' AND lease_expires_at < $1",
+                       now)
+            .affected_rows());
+  }
+
+  // A row of kRowColumns.
+  static FleetResultRow ReadResultRow(const pqxx::row& r) {
+    FleetResultRow out;
+    ResultRow& row = out.row;
+    std::string* texts[] = {&row.result_id,    &row.config_id,      &row.status,
+                            &row.benchmark_id, &row.benchmark_type, &row.model_file,
+                            &row.model_sha256, &row.quant,          &row.runtime,
+                            &row.device_id,    &row.label,          &row.started_at};
+    for (int i = 0; i < 12; ++i) *texts[i] = r[i].as<std::string>();
+    row.short_id = fleet_store::FleetShortId(row.result_id);
+    row.threads = static_cast<int>(r[12].as<int64_t>());
+    row.headline = OptDouble(r[13]);
+    row.headline_metric = r[14].as<std::string>();
+    row.headline_unit = r[15].as<std::string>();
+    row.headline_ci95_low = OptDouble(r[16]);
+    row.headline_ci95_high = OptDouble(r[17]);
+    row.headline_n = static_cast<int>(r[18].as<int64_t>());
+    row.ci_reached = r[19].as<int>() != 0;
+    row.quant_label = r[20].as<std::string>();
+    out.client_id = r[21].as<std::string>();
+    out.received_at = r[22].as<int64_t>();
+    out.profile_mismatch = r[23].as<int>() != 0;
+    return out;
+  }
+
+  const std::string connect_url_;
+  const SafeUrl safe_;
+  std::unique_ptr<pqxx::connection> conn_;
+};
+
+}  // namespace
+
 Result<std::unique_ptr<FleetStore>> OpenPgFleetStore(const std::string& url) {
-  (void)url;
-  return MakeError("fleet store: the PostgreSQL backend is not built yet");
+  auto store = std::make_unique<PgFleetStore>(url);
+  if (Status s = store->Open(); !s.ok()) return s.error();
+  return std::unique_ptr<FleetStore>(std::move(store));
 }
 
 }  // namespace pipette

@@ -1,0 +1,246 @@
+// What is PostgreSQL's own in the fleet store: concurrent claimers on one database, a server that
+// goes away mid-use and comes back, and URLs with passwords. The behaviour shared with SQLite is
+// tested for both backends in ../fleet_store_test.cc. Each test gets a fresh database on a real
+// server started by tests/support/postgres_server.h; without PostgreSQL installed they skip.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/ids.h"
+#include "pipette/fleet_store.h"
+#include "tests/support/postgres_server.h"
+
+namespace pipette {
+namespace {
+
+using nlohmann::json;
+
+#define FRESH_DATABASE_OR_SKIP(url)                                 \
+  auto url##_made = testing::FreshPostgresDatabase();               \
+  if (!url##_made.ok()) GTEST_SKIP() << url##_made.error().message; \
+  const std::string url = *url##_made
+
+std::unique_ptr<FleetStore> MustOpen(const std::string& url) {
+  auto store = OpenFleetStore(url);
+  EXPECT_TRUE(store.ok()) << store.error().message;
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+json Spec(int i) {
+  return {{"benchmark", "prefill_throughput_8"},
+          {"model", {{"sha256", std::string(64, 'a')}, {"file_name", "m" + std::to_string(i)}}},
+          {"runtime", "llamacpp"},
+          {"settings", {{"threads", 1}}},
+          {"requires", {{"runtimes", {"llamacpp"}}}}};
+}
+
+const json kCapabilities = {{"labels", json::array()},
+                            {"arch", "x86_64"},
+                            {"memory_bytes", 1 << 30},
+                            {"runtimes", {"llamacpp"}},
+                            {"models", json::array()}};
+
+json Record(int i) {
+  return {{"schema", "pipette.result/1"},
+          {"result_id", NewUuidV7()},
+          {"config_id", "cfg" + std::to_string(i % 7)},
+          {"status", "ok"},
+          {"started_at", "2026-11-29T10:00:00.000Z"},
+          {"benchmark", {{"id", "prefill_throughput_8"}, {"type", "prefill"}}},
+          {"model", {{"sha256", std::string(64, 'b')}, {"file_name", "m.gguf"}, {"quant", "Q8_0"}}},
+          {"runtime", {{"name", "llamacpp"}, {"settings", {{"threads", 1 + i % 4}}}}},
+          {"device", {{"id", "dev" + std::to_string(i % 3)}, {"label", "ci"}}},
+          {"metrics",
+           {{"prefill_throughput",
+             {{"median", 100.0 + i},
+              {"unit", "tokens/s"},
+              {"ci95_low", 99.0},
+              {"ci95_high", 101.5},
+              {"n", 5}}}}}};
+}
+
+TEST(PgFleetStore, OpensAsPostgresqlAndNamesTheUrl) {
+  FRESH_DATABASE_OR_SKIP(url);
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->backend(), "postgresql");
+  EXPECT_EQ(store->where(), url);
+  EXPECT_TRUE(store->Ping().ok());
+  // A second store on the same database finds the schema made by the first.
+  auto again = MustOpen(url);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(*again->CountResults(), 0);
+}
+
+// Four workers, each with its own store (connection), claim from one plan of 40 jobs at once:
+// every job goes to exactly one of them, and none is left behind.
+TEST(PgFleetStore, FourConcurrentClaimersNeverShareAJob) {
+  FRESH_DATABASE_OR_SKIP(url);
+  const int64_t now = 1'800'000'000;
+  {
+    auto store = MustOpen(url);
+    ASSERT_NE(store, nullptr);
+    std::vector<json> specs;
+    for (int i = 0; i < 40; ++i) specs.push_back(Spec(i));
+    auto plan = store->CreatePlan("concurrent", specs, 0, now);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+  }
+  constexpr int kWorkers = 4;
+  std::vector<std::vector<std::string>> claimed(kWorkers);
+  std::vector<std::string> errors(kWorkers);
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWorkers; ++w) {
+    threads.emplace_back([&, w] {
+      // Opened at once too: the schema check must not race.
+      auto store = OpenFleetStore(url);
+      if (!store.ok()) {
+        errors[w] = store.error().message;
+        return;
+      }
+      while (!go) std::this_thread::yield();
+      const std::string client = "pc_worker" + std::to_string(w);
+      for (;;) {
+        auto job = (*store)->Claim(client, kCapabilities, now, 60);
+        if (!job.ok()) {
+          errors[w] = job.error().message;
+          return;
+        }
+        if (!job->has_value()) return;
+        EXPECT_EQ((*job)->client_id, client);
+        EXPECT_EQ((*job)->state, JobState::kLeased);
+        EXPECT_EQ((*job)->attempts, 1);
+        claimed[w].push_back((*job)->job_id);
+      }
+    });
+  }
+  go = true;
+  for (auto& t : threads) t.join();
+  std::set<std::string> all;
+  size_t total = 0;
+  for (int w = 0; w < kWorkers; ++w) {
+    EXPECT_EQ(errors[w], "") << "worker " << w;
+    total += claimed[w].size();
+    all.insert(claimed[w].begin(), claimed[w].end());
+  }
+  EXPECT_EQ(total, 40u);
+  EXPECT_EQ(all.size(), 40u) << "a job was claimed twice";
+}
+
+// A pre-authorization key spent by one of several registrations running at once.
+TEST(PgFleetStore, APreauthKeyIsSpentOnceUnderConcurrentRegistrations) {
+  FRESH_DATABASE_OR_SKIP(url);
+  const IssuedPreauthKey issued = IssuePreauthKey({"gpu"}, 0);
+  {
+    auto store = MustOpen(url);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->AddPreauthKey(issued.key).ok());
+  }
+  constexpr int kClients = 6;
+  std::vector<std::string> outcomes(kClients);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kClients; ++i) {
+    threads.emplace_back([&, i] {
+      auto store = OpenFleetStore(url);
+      if (!store.ok()) {
+        outcomes[i] = store.error().message;
+        return;
+      }
+      FleetClient c;
+      c.client_id = "pc_" + std::string(31, 'a') + std::to_string(i);
+      c.public_key_hex = std::string(63, 'b') + std::to_string(i);
+      c.label = "c" + std::to_string(i);
+      auto r = (*store)->Register(c, issued.token, 1'800'000'000);
+      outcomes[i] = !r.ok()                                 ? r.error().message
+                    : *r == RegisterOutcome::kRegistered    ? "registered"
+                    : *r == RegisterOutcome::kBadPreauthKey ? "bad key"
+                                                            : "already";
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), "registered"), 1);
+  EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), "bad key"), kClients - 1);
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  auto clients = store->ListClients();
+  ASSERT_TRUE(clients.ok());
+  ASSERT_EQ(clients->size(), 1u);
+  EXPECT_EQ(clients->front().status, ClientStatus::kApproved);
+  EXPECT_EQ(clients->front().labels, std::vector<std::string>{"gpu"});
+}
+
+// The server stopped under an open store: each call fails with one line naming the database;
+// once it is back, the same store works again without being reopened.
+TEST(PgFleetStore, ServerGoneMidUseIsOneLineAndTheStoreRecoversAfterARestart) {
+  FRESH_DATABASE_OR_SKIP(url);
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->PutResult(Record(1), "pc_x", 1).ok());
+
+  ASSERT_TRUE(testing::StopTestPostgres().ok());
+  for (int i = 0; i < 2; ++i) {  // the lost connection, then a refused one
+    Status ping = store->Ping();
+    ASSERT_FALSE(ping.ok());
+    const std::string& m = ping.error().message;
+    EXPECT_EQ(m.rfind("fleet store " + url + ": database is not answering: ", 0), 0u) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  auto put = store->PutResult(Record(2), "pc_x", 2);
+  ASSERT_FALSE(put.ok());
+  EXPECT_NE(put.error().message.find("database is not answering"), std::string::npos);
+  auto opened = OpenFleetStore(url);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.error().message.rfind("fleet store " + url + ": database is not answering", 0),
+            0u)
+      << opened.error().message;
+
+  ASSERT_TRUE(testing::StartTestPostgres().ok());
+  EXPECT_TRUE(store->Ping().ok());
+  auto stored = store->PutResult(Record(3), "pc_x", 3);
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  EXPECT_EQ(*stored, PutOutcome::kStored);
+  EXPECT_EQ(*store->CountResults(), 2);
+}
+
+TEST(PgFleetStore, ThePasswordIsInNoMessage) {
+  FRESH_DATABASE_OR_SKIP(url);
+  // The test server trusts local connections: the password is accepted and ignored.
+  const std::string secret = "s3cret-Pa55";
+  std::string with_password = url;
+  with_password.insert(with_password.find('@'), ":" + secret);
+  auto store = MustOpen(with_password);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->where(), url);
+  auto bad = store->ListResults({}, 10, "not-a-cursor");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "fleet store " + url + ": bad cursor; start from the first page");
+
+  ASSERT_TRUE(testing::StopTestPostgres().ok());
+  Status ping = store->Ping();
+  ASSERT_TRUE(testing::StartTestPostgres().ok());
+  ASSERT_FALSE(ping.ok());
+  EXPECT_EQ(ping.error().message.find(secret), std::string::npos) << ping.error().message;
+
+  // Nothing listens on port 1; a password given as a parameter is hidden too.
+  for (const std::string& unreachable :
+       {"postgresql://pipette:" + secret + "@127.0.0.1:1/db",
+        "postgresql://pipette@127.0.0.1:1/db?password=" + secret + "&sslmode=disable"}) {
+    auto refused = OpenFleetStore(unreachable);
+    ASSERT_FALSE(refused.ok());
+    const std::string& m = refused.error().message;
+    EXPECT_EQ(m.find(secret), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_NE(m.find("postgresql://pipette@127.0.0.1:1/db"), std::string::npos) << m;
+    EXPECT_NE(m.find("database is not answering"), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace pipette
