@@ -1,0 +1,100 @@
+// The backend-independent parts of the fleet store (common.h) and IssuePreauthKey.
+#include "fleet_store/common.h"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <cstdlib>
+
+#include "base/sha256.h"
+#include "pipette/gguf.h"
+#include "pipette/record.h"
+
+namespace pipette {
+namespace fleet_store {
+namespace {
+
+bool IsLowerHex(const std::string& s, size_t size) {
+  if (s.size() != size) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+int HexValue(char c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
+
+}  // namespace
+
+std::string RandomHex(int bytes) {
+  std::string raw(static_cast<size_t>(bytes), '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), bytes) != 1) {
+    // The system's random source failing is not something to carry on from: ids and secrets
+    // would be guessable.
+    std::abort();
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : raw) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+std::string NewPlanId() { return "plan_" + RandomHex(16); }
+std::string NewJobId() { return "job_" + RandomHex(16); }
+
+std::optional<PreauthToken> ParsePreauthToken(const std::string& token) {
+  static constexpr char kPrefix[] = "preauth_";
+  constexpr size_t kPrefixSize = sizeof(kPrefix) - 1;
+  if (token.size() != kPrefixSize + 16 + 1 + 64 || token.compare(0, kPrefixSize, kPrefix) != 0 ||
+      token[kPrefixSize + 16] != '.') {
+    return std::nullopt;
+  }
+  PreauthToken parsed{token.substr(kPrefixSize, 16), token.substr(kPrefixSize + 17)};
+  if (!IsLowerHex(parsed.key_id, 16) || !IsLowerHex(parsed.secret_hex, 64)) return std::nullopt;
+  return parsed;
+}
+
+std::string PreauthSecretDigest(const std::string& secret_hex) {
+  std::string bytes;
+  for (size_t i = 0; i + 1 < secret_hex.size(); i += 2) {
+    bytes += static_cast<char>(HexValue(secret_hex[i]) * 16 + HexValue(secret_hex[i + 1]));
+  }
+  return Sha256Hex(bytes);
+}
+
+bool PreauthSecretMatches(const std::string& secret_hex, const std::string& stored_digest) {
+  const std::string digest = PreauthSecretDigest(secret_hex);
+  return stored_digest.size() == digest.size() &&
+         CRYPTO_memcmp(digest.data(), stored_digest.data(), digest.size()) == 0;
+}
+
+std::string FleetShortId(const std::string& result_id) { return result_id.substr(0, 12); }
+
+bool ProfileMismatch(const nlohmann::json& record, const nlohmann::json& profile) {
+  const std::string record_id = record::StringAt(record, "/device/id");
+  const std::string profile_id = record::StringAt(profile, "/id");
+  return !record_id.empty() && !profile_id.empty() && record_id != profile_id;
+}
+
+std::string RecordQuantLabel(const nlohmann::json& record) {
+  const nlohmann::json* model = record::Find(record, "/model");
+  return model != nullptr ? QuantLabel(*model) : "";
+}
+
+}  // namespace fleet_store
+
+IssuedPreauthKey IssuePreauthKey(std::vector<std::string> labels, int64_t expires_at) {
+  IssuedPreauthKey issued;
+  issued.key.key_id = fleet_store::RandomHex(8);
+  const std::string secret = fleet_store::RandomHex(32);
+  issued.key.secret_sha256 = fleet_store::PreauthSecretDigest(secret);
+  issued.key.labels = std::move(labels);
+  issued.key.expires_at = expires_at;
+  issued.token = "preauth_" + issued.key.key_id + "." + secret;
+  return issued;
+}
+
+}  // namespace pipette

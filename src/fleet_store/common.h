@@ -1,0 +1,45 @@
+// What both fleet store backends (SQLite here, PostgreSQL in pg/) share apart from SQL: names of
+// states, the pre-authorization token's format and digest, random ids, the short id and the
+// profile-mismatch rule. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "pipette/fleet_store.h"
+
+namespace pipette::fleet_store {
+
+std::optional<JobState> ParseJobState(const std::string& name);
+std::optional<ClientStatus> ParseClientStatus(const std::string& name);
+
+// `bytes` random bytes from the system's source, as lowercase hex.
+std::string RandomHex(int bytes);
+std::string NewPlanId();  // "plan_" + 32 hex
+std::string NewJobId();   // "job_" + 32 hex
+
+// The parts of a token "preauth_<key_id 16 hex>.<secret 64 hex>"; nullopt when malformed.
+struct PreauthToken {
+  std::string key_id, secret_hex;
+};
+std::optional<PreauthToken> ParsePreauthToken(const std::string& token);
+// PreauthKey::secret_sha256 of a secret: SHA-256 of the secret's 32 bytes (the hex decoded), in
+// lowercase hex. REQUIRES: 64 hex digits.
+std::string PreauthSecretDigest(const std::string& secret_hex);
+// Whether `secret_hex` hashes to `stored_digest`, compared in constant time.
+bool PreauthSecretMatches(const std::string& secret_hex, const std::string& stored_digest);
+
+// ResultRow::short_id in the fleet: the first 12 characters of result_id (for display; not
+// guaranteed unique, and GetResult takes the whole id).
+std::string FleetShortId(const std::string& result_id);
+
+// The record's device.id differs from the registered profile's "id" (both present, non-empty).
+bool ProfileMismatch(const nlohmann::json& record, const nlohmann::json& profile);
+
+// ResultRow::quant_label of a record (QuantLabel over its model block), computed once at PutResult
+// so listing never parses records.
+std::string RecordQuantLabel(const nlohmann::json& record);
+
+}  // namespace pipette::fleet_store
