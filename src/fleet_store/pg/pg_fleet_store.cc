@@ -684,6 +684,20 @@ class PgFleetStore final : public FleetStore {
     return text.empty() ? "no reason given" : text;
   }
 
+  // A connection that failed or broke. The server refusing it (no such database, authentication)
+  // is told apart from a server that does not answer (down, starting, shutting down, gone).
+  Error Unreachable(const std::exception& e) const {
+    std::string reason = Reason(e);
+    const size_t fatal = reason.find("FATAL:");
+    if (fatal != std::string::npos && reason.find("the database system is") == std::string::npos &&
+        reason.find("terminating connection") == std::string::npos) {
+      reason.erase(0, fatal + 6);
+      reason.erase(0, reason.find_first_not_of(' '));
+      return MakeError(Prefix() + "the server refused the connection: " + reason);
+    }
+    return MakeError(Prefix() + "database is not answering: " + reason);
+  }
+
   // Runs `f` on the connection (made first if there is none), turning every exception into an
   // Error. A lost connection is dropped: the next call connects again. A transaction that lost a
   // deadlock or serialization race is run again, a few times.
@@ -696,7 +710,7 @@ class PgFleetStore final : public FleetStore {
         return f(*conn_);
       } catch (const pqxx::broken_connection& e) {
         conn_.reset();
-        return R(MakeError(Prefix() + "database is not answering: " + Reason(e)));
+        return R(Unreachable(e));
       } catch (const pqxx::in_doubt_error& e) {
         conn_.reset();
         return R(MakeError(Prefix() + doing + ": the connection was lost while committing; " +
@@ -707,7 +721,7 @@ class PgFleetStore final : public FleetStore {
       } catch (const std::exception& e) {
         if (conn_ && !conn_->is_open()) {
           conn_.reset();
-          return R(MakeError(Prefix() + "database is not answering: " + Reason(e)));
+          return R(Unreachable(e));
         }
         return R(MakeError(Prefix() + doing + ": " + Reason(e)));
       }

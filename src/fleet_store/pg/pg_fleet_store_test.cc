@@ -242,5 +242,15 @@ TEST(PgFleetStore, ThePasswordIsInNoMessage) {
   }
 }
 
+TEST(PgFleetStore, NamesAMissingDatabase) {
+  FRESH_DATABASE_OR_SKIP(url);
+  const std::string missing = url.substr(0, url.rfind('/')) + "/no_such_db";
+  auto store = OpenFleetStore(missing);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().message, "fleet store " + missing +
+                                       ": the server refused the connection: database "
+                                       "\"no_such_db\" does not exist");
+}
+
 }  // namespace
 }  // namespace pipette

@@ -27,20 +27,21 @@ std::string Any(const std::vector<std::string>& values, F condition) {
 
 // One runtime.settings entry against its filter value, as the SQLite store compares it (see
 // ParseSettingFilter): the same text, or for a number the same value, or for true/false the same
-// boolean; strings case-insensitively.
+// boolean; strings case-insensitively. Numbers and booleans are containment (@>), which the GIN
+// index on settings serves; a string needs the key (?, also served) and then a look at the value.
 std::string SettingCondition(pqxx::connection_base& conn, const SettingFilter& f) {
-  const std::string entry = "settings->" + conn.quote(f.key);
-  const std::string text = "settings->>" + conn.quote(f.key);
-  const std::string type = "jsonb_typeof(" + entry + ")";
+  const std::string key = conn.quote(f.key);
   const std::string v = conn.quote(f.value);
   if (f.value == "true" || f.value == "false") {
-    return "(" + type + " = 'boolean' AND " + text + " = " + v + ")";
+    return "settings @> jsonb_build_object(" + key + ", " + f.value + ")";
   }
   if (IsNumber(f.value)) {
-    return "((" + type + " = 'string' AND " + text + " = " + v + ") OR (" + type +
-           " = 'number' AND (" + text + ")::float8 = " + v + "::float8))";
+    // 2 matches 2, 2.0 and "2" (a number recorded as text, spelled the same).
+    return "(settings @> jsonb_build_object(" + key + ", " + v +
+           "::float8) OR settings @> jsonb_build_object(" + key + ", " + v + "::text))";
   }
-  return "(" + type + " = 'string' AND lower(" + text + ") = lower(" + v + "))";
+  return "(settings ? " + key + " AND jsonb_typeof(settings->" + key +
+         ") = 'string' AND lower(settings->>" + key + ") = lower(" + v + "))";
 }
 
 const char kHex[] = "0123456789abcdef";

@@ -79,6 +79,7 @@ CREATE INDEX IF NOT EXISTS results_by_quant
 CREATE INDEX IF NOT EXISTS results_by_runtime ON results (runtime, started_at DESC, result_id DESC);
 CREATE INDEX IF NOT EXISTS results_by_label ON results (label, started_at DESC, result_id DESC);
 CREATE INDEX IF NOT EXISTS results_by_status ON results (status, started_at DESC, result_id DESC);
+CREATE INDEX IF NOT EXISTS results_by_settings ON results USING GIN (settings);
 CREATE TABLE IF NOT EXISTS plans (
   plan_id TEXT COLLATE "C" PRIMARY KEY,
   name TEXT NOT NULL,
