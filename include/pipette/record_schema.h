@@ -16,10 +16,14 @@ namespace pipette {
 const std::string& RecordSchemaText();
 
 // Checks `record` field by field against the schema. The Error names the first bad field as a
-// JSON pointer and says what is wrong, in one line, e.g.
+// JSON pointer (RFC 6901; "/" for the record itself) and says what is wrong, in one line, e.g.
 //   "/benchmark/id: required but missing"
 //   "/metrics/decode_throughput/median: expected a number, got a string"
-// (a record that is not an object: "/: expected an object").
+//   "/status: expected one of "ok", "failed", got "running""
+//   "/result_id: expected a lowercase UUID, got "r1""
+//   "/: expected an object, got an array"
+// Offending values are echoed shortened to 48 characters. Which error is "first" when there are
+// several is valijson's order (deterministic). About 0.1 ms for a typical record.
 Status ValidateRecord(const nlohmann::json& record);
 
 }  // namespace pipette
