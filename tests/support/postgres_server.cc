@@ -6,12 +6,14 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +135,55 @@ void StopAtExit() {
   server = nullptr;
 }
 
+// A process that outlives this one only to clean up after it: when this process dies without
+// running its atexit handlers (killed by a test timeout, a crash), the pipe closes, and the reaper
+// stops the server and deletes its folder. Everything it needs is prepared before fork(): after
+// it, only async-signal-safe calls.
+void StartReaper(const Server& s) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return;
+  const std::string pg_ctl = s.bin + "/pg_ctl", data = s.dir + "/data";
+  const char* stop_argv[] = {pg_ctl.c_str(), "stop",       "-m",   "immediate",
+                             "-D",           data.c_str(), nullptr};
+  const char* rm_argv[] = {"/bin/rm", "-rf", s.dir.c_str(), nullptr};
+  const bool drop = s.uid.has_value();
+  const uid_t uid = s.uid.value_or(0);
+  const gid_t gid = s.gid.value_or(0);
+  const pid_t pid = fork();
+  if (pid != 0) {  // this process (or fork failed): keep the write end open until exit
+    close(fds[0]);
+    return;
+  }
+  close(fds[1]);
+  setsid();  // out of the test's process group: a Ctrl-C or group kill leaves it to clean up
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  const int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+  }
+  char c;
+  while (read(fds[0], &c, 1) != 0) {
+    if (errno != EINTR) break;
+  }
+  auto run = [](const char* const* argv, bool as_user, uid_t u, gid_t g) {
+    const pid_t child = fork();
+    if (child == 0) {
+      if (as_user && (setgroups(0, nullptr) != 0 || setgid(g) != 0 || setuid(u) != 0)) _exit(126);
+      execv(argv[0], const_cast<char* const*>(argv));
+      _exit(127);
+    }
+    int status;
+    if (child > 0) waitpid(child, &status, 0);
+  };
+  run(stop_argv, drop, uid, gid);  // fails quietly when the server is already stopped
+  run(rm_argv, false, 0, 0);
+  _exit(0);
+}
+
 Status StartFirst() {
   auto s = std::make_unique<Server>();
   s->bin = FindBinDir();
@@ -162,6 +213,7 @@ Status StartFirst() {
   chmod(s->dir.c_str(), 0755);
   server = s.release();
   std::atexit(StopAtExit);
+  StartReaper(*server);
 
   Status st = Run(*server, {server->bin + "/initdb", "-D", server->dir + "/data", "-U", "pipette",
                             "-A", "trust", "--no-sync", "-E", "UTF8", "--no-locale"});
