@@ -1,7 +1,8 @@
 // A real PostgreSQL server for tests (no mocks): started by this test process on first use,
 // from the Debian `postgresql` package's binaries, in a temporary folder, on a free TCP port on
 // 127.0.0.1 (trust authentication, fsync off), and stopped (`pg_ctl stop -m immediate`) and
-// deleted at process exit. As root, the server runs as the unprivileged `postgres` user.
+// deleted at process exit, or by a small reaper process when this one dies without exiting
+// (killed by a test timeout). As root, the server runs as the unprivileged `postgres` user.
 //
 // Thread-safety: all functions may be called from any thread (one mutex).
 #pragma once
