@@ -1,0 +1,84 @@
+#include "dashboard/config.h"
+
+#include <cctype>
+
+#include "pipette/record.h"
+
+namespace pipette::dashboard {
+
+std::string Config::Key() const {
+  return model_sha256 + "|" + quant + "|" + runtime + "|" + std::to_string(threads) + "|" +
+         device_id;
+}
+
+std::string Config::Name() const {
+  std::string out = model_file.empty() ? model_sha256.substr(0, 12) : model_file;
+  if (!quant.empty()) out += " " + quant;
+  if (!runtime.empty()) out += " " + runtime;
+  if (threads > 0) out += " t=" + std::to_string(threads);
+  out += " @" + (label.empty() ? device_id.substr(0, 8) : label);
+  return out;
+}
+
+Config ConfigOf(const ResultRow& row) {
+  Config c;
+  c.model_file = row.model_file;
+  c.model_sha256 = row.model_sha256;
+  c.quant = row.quant;
+  c.runtime = row.runtime;
+  c.device_id = row.device_id;
+  c.label = row.label;
+  c.threads = row.threads;
+  return c;
+}
+
+Config ConfigOf(const nlohmann::json& record) {
+  Config c;
+  c.model_file = record::StringAt(record, "/model/file_name");
+  c.model_sha256 = record::StringAt(record, "/model/sha256");
+  c.quant = record::StringAt(record, "/model/quant");
+  c.runtime = record::StringAt(record, "/runtime/name");
+  c.device_id = record::StringAt(record, "/device/id");
+  c.label = record::StringAt(record, "/device/label");
+  if (const auto t = record::NumberAt(record, "/runtime/settings/threads")) {
+    c.threads = static_cast<int>(*t);
+  }
+  return c;
+}
+
+namespace {
+
+// The numbers after `prefix`, separated by '_'; empty when the rest is not all numbers.
+std::vector<int> Numbers(const std::string& id, const std::string& prefix) {
+  if (id.rfind(prefix, 0) != 0) return {};
+  std::vector<int> out;
+  std::string cur;
+  for (size_t i = prefix.size(); i <= id.size(); ++i) {
+    if (i == id.size() || id[i] == '_') {
+      if (cur.empty() || cur.size() > 9) return {};
+      out.push_back(std::stoi(cur));
+      cur.clear();
+    } else if (std::isdigit(static_cast<unsigned char>(id[i]))) {
+      cur += id[i];
+    } else {
+      return {};
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Shape PrefillShape(const std::string& benchmark_id) {
+  const std::vector<int> n = Numbers(benchmark_id, "prefill_throughput_");
+  if (n.size() != 1) return {};
+  return {n[0], 0};
+}
+
+Shape DecodeShape(const std::string& benchmark_id) {
+  const std::vector<int> n = Numbers(benchmark_id, "decode_throughput_");
+  if (n.size() != 2) return {};
+  return {n[0], n[1]};
+}
+
+}  // namespace pipette::dashboard

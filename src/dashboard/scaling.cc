@@ -1,0 +1,137 @@
+// `/scaling`: context-scaling curves from result rows (their headline median and CI): prefill
+// throughput against P, decode throughput against P for each D; one line per configuration.
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "dashboard/config.h"
+#include "dashboard/family.h"
+#include "dashboard/html.h"
+#include "dashboard/layout.h"
+#include "dashboard/pages.h"
+#include "report/chart.h"
+
+namespace pipette::dashboard {
+namespace {
+
+struct Point {
+  int p = 0;
+  const ResultRow* row = nullptr;
+};
+
+struct Curve {
+  std::string name;
+  std::string key;
+  std::map<int, Point> points;  // by P: the newest row at that P
+};
+
+// Curves of one family: configuration (and D for decode) -> points.
+std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode) {
+  std::map<std::string, Curve> curves;
+  std::set<int> ds;
+  for (const FleetResultRow& fr : rows) {
+    const ResultRow& r = fr.row;
+    if (r.status != "ok" || !r.headline) continue;
+    const Shape s = decode ? DecodeShape(r.benchmark_id) : PrefillShape(r.benchmark_id);
+    if (s.prefill <= 0) continue;
+    ds.insert(s.decode);
+    const Config c = ConfigOf(r);
+    const std::string key = c.Key() + (decode ? "|D" + std::to_string(s.decode) : "");
+    Curve& curve = curves[key];
+    if (curve.key.empty()) {
+      curve.key = key;
+      curve.name = c.Name() + (decode ? " D=" + std::to_string(s.decode) : "");
+    }
+    curve.points.emplace(s.prefill, Point{s.prefill, &r});  // rows are newest first: keep it
+  }
+  std::vector<Curve> out;
+  for (auto& [key, c] : curves) out.push_back(std::move(c));
+  return out;
+}
+
+std::string Section(const std::string& id, const std::string& title, const std::string& metric,
+                    const std::vector<Curve>& curves, bool decode) {
+  std::string out = "<section id=\"" + id + "\"><h2>" + Esc(title) + "</h2>\n";
+  if (curves.empty()) {
+    return out + "<p class=\"empty\">No " + Esc(metric) + " results match these filters (" +
+           Esc(metric) + (decode ? "_&lt;P&gt;_&lt;D&gt;" : "_&lt;P&gt;") +
+           " benchmarks).</p></section>\n";
+  }
+  std::vector<report::LineSeries> series;
+  std::set<double> ps;
+  std::string t = "<thead><tr><th>Configuration</th><th class=\"num\">P</th>";
+  if (decode) t += "<th class=\"num\">D</th>";
+  t += "<th class=\"num\">" + Esc(metric) +
+       " (tokens/s)</th><th class=\"num\">95% CI</th><th>Result</th></tr></thead><tbody>\n";
+  for (const Curve& c : curves) {
+    report::LineSeries ls{c.name, {}};
+    for (const auto& [p, point] : c.points) {
+      const ResultRow& r = *point.row;
+      ps.insert(p);
+      ls.points.push_back({static_cast<double>(p), *r.headline, r.headline_ci95_low,
+                           r.headline_ci95_high, r.benchmark_id});
+      t += "<tr><td>" + Esc(c.name) + "</td><td class=\"num\">" + std::to_string(p) + "</td>";
+      if (decode)
+        t += "<td class=\"num\">" + std::to_string(DecodeShape(r.benchmark_id).decode) + "</td>";
+      t += "<td class=\"num\">" + Esc(FormatBare(*r.headline, "tokens/s")) +
+           (r.ci_reached ? "" : " <span class=\"noisy\" title=\"CI target not reached\">!</span>") +
+           "</td><td class=\"num\">" +
+           Esc(CiText(r.headline_ci95_low, r.headline_ci95_high, "tokens/s")) +
+           "</td><td><a href=\"/results/" + Esc(UrlEncode(r.result_id)) + "\">" +
+           Esc(Prefix(r.result_id, 8)) + "</a></td></tr>\n";
+    }
+    series.push_back(std::move(ls));
+  }
+  t += "</tbody>";
+  report::ChartSpec spec;
+  spec.id = id + "-chart";
+  spec.title = title;
+  spec.x.title = "context length P (tokens, log scale)";
+  spec.y.title = metric + " (tokens/s)";
+  spec.x.log = true;
+  spec.x.ticks.assign(ps.begin(), ps.end());
+  spec.y.units = report::Units::kSi;
+  spec.y.include_zero = true;
+  out += "<p class=\"meta\">Median " + Esc(metric) +
+         " against the context length P, one line per configuration" +
+         (decode ? " and decode length D" : "") +
+         "; bars are the 95% CI of the median. Each point is the newest result of its "
+         "configuration at that P.</p>\n";
+  out += report::LineChart(spec, series);
+  out += "<details><summary>points</summary>" + ScrollTable(t) + "</details></section>\n";
+  return out;
+}
+
+}  // namespace
+
+DashboardResponse ScalingPage(FleetStore& store, const Query& query) {
+  auto filters = ParseFilters(query);
+  if (!filters.ok()) return BadRequest(filters.error().message);
+  auto max_rows = IntParam(query, "limit", kMaxChartRows, 1, kMaxChartRows);
+  if (!max_rows.ok()) return BadRequest(max_rows.error().message);
+
+  const auto is_scaling = [](const std::string& id) {
+    return PrefillShape(id).prefill > 0 || DecodeShape(id).prefill > 0;
+  };
+  std::vector<std::string> seeds = CatalogIds("prefill");
+  for (std::string& id : CatalogIds("decode")) seeds.push_back(std::move(id));
+  auto ids = FamilyIds(store, *filters, is_scaling, seeds);
+  if (!ids.ok()) return StoreError(ids.error());
+  int64_t total = 0;
+  auto rows = FamilyRows(store, *filters, *ids, *max_rows, &total);
+  if (!rows.ok()) return StoreError(rows.error());
+
+  std::string body = FilterForm("/scaling", *filters, {},
+                                {"model", "quant", "runtime", "device", "label", "since"});
+  body += fmt::format(
+      "<p class=\"meta\">From the newest {} of {} matching prefill and decode results.</p>\n",
+      rows->size(), total);
+  body += Section("prefill", "Prefill throughput vs context length", "prefill_throughput",
+                  Curves(*rows, false), false);
+  body += Section("decode", "Decode throughput vs context length", "decode_throughput",
+                  Curves(*rows, true), true);
+  return PageResponse(Layout("Context scaling", "scaling", body));
+}
+
+}  // namespace pipette::dashboard
