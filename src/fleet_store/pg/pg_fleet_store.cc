@@ -299,19 +299,24 @@ class PgFleetStore final : public FleetStore {
   Result<bool> UseNonce(const std::string& client_id, const std::string& nonce,
                         int64_t keep_until) override {
     return Do("recording a nonce", [&](pqxx::connection& c) -> Result<bool> {
-      pqxx::nontransaction tx(c);  // one statement: atomic by itself
-      return !tx.exec_params(
-                    "INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($1, $2, $3) "
-                    "ON CONFLICT DO NOTHING RETURNING 1",
-                    client_id, nonce, keep_until)
-                  .empty();
+      // A transaction, not autocommit: a connection lost before COMMIT leaves nothing behind, so
+      // Do() may run it again without calling a fresh nonce used.
+      pqxx::work tx(c);
+      const bool fresh = !tx.exec_params(
+                                "INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($1, $2, "
+                                "$3) ON CONFLICT DO NOTHING RETURNING 1",
+                                client_id, nonce, keep_until)
+                              .empty();
+      tx.commit();
+      return fresh;
     });
   }
 
   Status PruneNonces(int64_t now) override {
     return Do("pruning nonces", [&](pqxx::connection& c) -> Status {
-      pqxx::nontransaction tx(c);
+      pqxx::work tx(c);
       tx.exec_params("DELETE FROM nonces WHERE keep_until < $1", now);
+      tx.commit();
       return Status::Ok();
     });
   }
@@ -704,12 +709,21 @@ class PgFleetStore final : public FleetStore {
   template <typename F>
   auto Do(const std::string& doing, F f) -> decltype(f(std::declval<pqxx::connection&>())) {
     using R = decltype(f(std::declval<pqxx::connection&>()));
+    bool retried_connection = false;
     for (int attempt = 0;; ++attempt) {
+      bool reused = conn_ != nullptr;
       try {
         if (!conn_) conn_ = std::make_unique<pqxx::connection>(connect_url_);
         return f(*conn_);
       } catch (const pqxx::broken_connection& e) {
         conn_.reset();
+        // A kept connection found dead (the server restarted since the last call): nothing was
+        // committed (a break during COMMIT is in_doubt_error, below; every write here is in a
+        // transaction), so the call runs again once on a new connection.
+        if (reused && !retried_connection) {
+          retried_connection = true;
+          continue;
+        }
         return R(Unreachable(e));
       } catch (const pqxx::in_doubt_error& e) {
         conn_.reset();
@@ -721,6 +735,10 @@ class PgFleetStore final : public FleetStore {
       } catch (const std::exception& e) {
         if (conn_ && !conn_->is_open()) {
           conn_.reset();
+          if (reused && !retried_connection) {
+            retried_connection = true;
+            continue;
+          }
           return R(Unreachable(e));
         }
         return R(MakeError(Prefix() + doing + ": " + Reason(e)));

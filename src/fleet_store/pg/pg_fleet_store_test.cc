@@ -209,6 +209,23 @@ TEST(PgFleetStore, ServerGoneMidUseIsOneLineAndTheStoreRecoversAfterARestart) {
   EXPECT_EQ(*store->CountResults(), 2);
 }
 
+// A restart between two calls: the kept connection is dead, nothing was in flight, and the next
+// call (a write, too) goes through on a new connection without an error.
+TEST(PgFleetStore, ARestartBetweenCallsIsInvisible) {
+  FRESH_DATABASE_OR_SKIP(url);
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->UseNonce("pc_x", "n1", 100).ok());
+  ASSERT_TRUE(testing::StopTestPostgres().ok());
+  ASSERT_TRUE(testing::StartTestPostgres().ok());
+  auto fresh = store->UseNonce("pc_x", "n2", 100);
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+  EXPECT_TRUE(*fresh);
+  auto again = store->UseNonce("pc_x", "n1", 100);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(*again);
+}
+
 TEST(PgFleetStore, ThePasswordIsInNoMessage) {
   FRESH_DATABASE_OR_SKIP(url);
   // The test server trusts local connections: the password is accepted and ignored.
