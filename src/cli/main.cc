@@ -14,6 +14,8 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_score.h"
 #include "cli/cmd_select.h"
+#include "cli/cmd_plan.h"
+#include "cli/cmd_worker.h"
 #include "cli/cmd_suite.h"
 #include "cli/flag_names.h"
 #include "pipette/build_info.h"
@@ -59,6 +61,8 @@ int main(int argc, char** argv) {
   AddReportCommand(app, ctx);
   AddEvalsCommand(app, ctx);
   AddScoreCommand(app, ctx);
+  AddPlanCommand(app, ctx);
+  AddWorkerCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -151,8 +151,7 @@ class Worker {
         const FleetError& e = claim.error();
         const double wait = e.retry_after_s > 0 ? e.retry_after_s : backoff;
         if (e.kind == FleetFailure::kUnreachable) {
-          say_(fmt::format("cannot reach {}: {}; retrying in {:g} s", client_->server_url(),
-                           e.message, wait));
+          say_(fmt::format("{}; retrying in {:g} s", e.message, wait));
         } else {
           say_(fmt::format("claim refused: {}; retrying in {:g} s", e.message, wait));
         }
