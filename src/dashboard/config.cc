@@ -13,7 +13,11 @@ std::string Config::Key() const {
 
 std::string Config::Name() const {
   std::string out = model_file.empty() ? model_sha256.substr(0, 12) : model_file;
-  if (!quant.empty()) out += " " + quant;
+  // "stories260K-Q8_0.gguf" already says Q8_0.
+  std::string lower_file = out, lower_quant = quant;
+  for (char& ch : lower_file) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (char& ch : lower_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (!quant.empty() && lower_file.find(lower_quant) == std::string::npos) out += " " + quant;
   if (!runtime.empty()) out += " " + runtime;
   if (threads > 0) out += " t=" + std::to_string(threads);
   out += " @" + (label.empty() ? device_id.substr(0, 8) : label);

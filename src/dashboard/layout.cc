@@ -10,7 +10,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 a
 padding:12px 20px;color:#1b1b1b;background:#fff;line-height:1.45}
 header{display:flex;flex-wrap:wrap;align-items:baseline;gap:.2em 1.2em;border-bottom:1px solid #ddd;
 padding-bottom:.4em}header .brand{font-weight:700;color:#1b1b1b;text-decoration:none}
-nav a{margin-right:.9em;color:#0a5ca8;text-decoration:none}nav a.active{font-weight:700;color:#1b1b1b}
+nav{display:flex;flex-wrap:wrap;gap:0 .9em}nav a{color:#0a5ca8;text-decoration:none}nav a.active{font-weight:700;color:#1b1b1b}
 h1{font-size:1.45em;margin:.5em 0 .3em}h2{font-size:1.15em;margin-top:1.4em;border-bottom:1px solid #eee}
 a{color:#0a5ca8}.meta{color:#555;margin:.2em 0}.empty{color:#555;font-style:italic}
 .notice{background:#fff6e0;border-left:4px solid #E69F00;padding:.5em .8em;margin:.8em 0}

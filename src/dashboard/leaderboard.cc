@@ -158,10 +158,10 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
 
     std::string t = "<thead><tr><th>#</th>";
     const std::vector<std::pair<std::string, std::string>> columns = {
-        {"model", "Model"},     {"quant", "Quant"},
-        {"runtime", "Runtime"}, {"threads", "Threads"},
-        {"device", "Device"},   {"median", "Median" + (unit.empty() ? "" : " (" + unit + ")")},
+        {"model", "Model"},     {"median", "Median" + (unit.empty() ? "" : " (" + unit + ")")},
         {"", "95% CI"},         {"n", "n"},
+        {"quant", "Quant"},     {"runtime", "Runtime"},
+        {"threads", "Threads"}, {"device", "Device"},
         {"", "Runs"},           {"started", "Started (UTC)"}};
     for (const auto& [col, title] : columns) {
       const bool num = col == "median" || col == "n" || col == "threads" || title == "Runs";
@@ -200,6 +200,11 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
            (r.headline ? " data-median=\"" + fmt::format("{}", *r.headline) + "\"" : "") + ">";
       t += "<td class=\"num\">" + std::to_string(++rank) + "</td>";
       t += "<td>" + Esc(r.model_file.empty() ? Prefix(r.model_sha256, 12) : r.model_file) + "</td>";
+      t += "<td class=\"num\"><a href=\"/results/" + Esc(UrlEncode(r.result_id)) + "\">" + median +
+           "</a></td>";
+      t += "<td class=\"num\">" +
+           Esc(CiText(r.headline_ci95_low, r.headline_ci95_high, r.headline_unit)) + "</td>";
+      t += "<td class=\"num\">" + (r.headline_n > 0 ? std::to_string(r.headline_n) : "-") + "</td>";
       t += "<td>" + Esc(r.quant_label.empty() ? r.quant : r.quant_label) + "</td>";
       t += "<td>" + Esc(r.runtime) + "</td>";
       t += "<td class=\"num\">" + (r.threads > 0 ? std::to_string(r.threads) : "-") + "</td>";
@@ -211,11 +216,6 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
                   "client's registered device\">(profile mismatch)</span>"
                 : "") +
            "</td>";
-      t += "<td class=\"num\"><a href=\"/results/" + Esc(UrlEncode(r.result_id)) + "\">" + median +
-           "</a></td>";
-      t += "<td class=\"num\">" +
-           Esc(CiText(r.headline_ci95_low, r.headline_ci95_high, r.headline_unit)) + "</td>";
-      t += "<td class=\"num\">" + (r.headline_n > 0 ? std::to_string(r.headline_n) : "-") + "</td>";
       t += "<td class=\"num\">" + std::to_string(e.runs) + "</td>";
       t += "<td>" + Esc(RecordTime(r.started_at)) + "</td>";
       t += "<td>" +

@@ -1,0 +1,9 @@
+# The dashboard in headless Chromium against a real `pipette serve` (tests/e2e/
+# dashboard_browser_test.cc; skips without chromium; about half a minute: some 30 browser runs).
+# Included from tests/e2e/CMakeLists.txt.
+pipette_test(dashboard_browser_test
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/e2e/dashboard_browser_test.cc
+  LIBS pipette_fleet_store pipette_platform
+  LABELS slow e2e)
+target_compile_definitions(dashboard_browser_test PRIVATE PIPETTE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+add_dependencies(dashboard_browser_test pipette)
