@@ -184,6 +184,59 @@ void StartReaper(const Server& s) {
   _exit(0);
 }
 
+// A new folder "<parent>/<prefix>XXXXXX" owned by the server's user.
+Result<std::string> MakeDir(const Server& s, const std::string& parent, const std::string& prefix) {
+  std::string templ = parent + "/" + prefix + "XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (mkdtemp(buf.data()) == nullptr) {
+    return MakeError("test PostgreSQL: cannot create a folder under " + parent);
+  }
+  const std::string dir = buf.data();
+  if (s.uid && chown(dir.c_str(), *s.uid, *s.gid) != 0) {
+    return MakeError("test PostgreSQL: cannot give " + dir + " to the postgres user");
+  }
+  chmod(dir.c_str(), 0755);
+  return dir;
+}
+
+Status InitDb(const Server& s, const std::string& data) {
+  return Run(s, {s.bin + "/initdb", "-D", data, "-U", "pipette", "-A", "trust", "--no-sync", "-E",
+                 "UTF8", "--no-locale"});
+}
+
+bool OwnedBy(const std::string& path, uid_t owner) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 && st.st_uid == owner;
+}
+
+// The server's data folder: a copy of a cluster made once per PostgreSQL version and user (initdb
+// takes a second or more, a copy of its 40 MB a tenth of that; every test process starts its own
+// server). The cluster is made aside and renamed into place, so a half-made one is never copied;
+// when the cache cannot be used, initdb runs here.
+Status MakeDataDir(const Server& s, const std::string& tmp) {
+  const uid_t owner = s.uid.value_or(geteuid());
+  const std::string version = std::filesystem::path(s.bin).parent_path().filename();
+  const std::string cache = tmp + "/pipette-pg-template-" + version + "-" + std::to_string(owner);
+  const std::string data = s.dir + "/data";
+  auto usable = [&] { return OwnedBy(cache, owner) && OwnedBy(cache + "/data/PG_VERSION", owner); };
+  if (!usable()) {
+    auto aside = MakeDir(s, tmp, "pipette-pg-template-new-");
+    if (aside.ok()) {
+      std::error_code ec;
+      if (InitDb(s, *aside + "/data").ok() && rename(aside->c_str(), cache.c_str()) == 0) {
+        // made and in place
+      } else {
+        std::filesystem::remove_all(*aside, ec);  // failed, or another process was first
+      }
+    }
+  }
+  if (usable() && Run(s, {"/bin/cp", "-a", cache + "/data", data}).ok()) return Status::Ok();
+  std::error_code ec;
+  std::filesystem::remove_all(data, ec);
+  return InitDb(s, data);
+}
+
 Status StartFirst() {
   auto s = std::make_unique<Server>();
   s->bin = FindBinDir();
@@ -201,22 +254,16 @@ Status StartFirst() {
     s->uid = pw->pw_uid;
     s->gid = pw->pw_gid;
   }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/pipette-pg-XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data()) == nullptr)
-    return MakeError("test PostgreSQL: cannot create a folder under " + templ);
-  s->dir = buf.data();
-  if (s->uid && chown(s->dir.c_str(), *s->uid, *s->gid) != 0)
-    return MakeError("test PostgreSQL: cannot give " + s->dir + " to the postgres user");
-  chmod(s->dir.c_str(), 0755);
+  const char* tmp_env = std::getenv("TMPDIR");
+  const std::string tmp = tmp_env && *tmp_env ? tmp_env : "/tmp";
+  auto dir = MakeDir(*s, tmp, "pipette-pg-");
+  if (!dir.ok()) return dir.error();
+  s->dir = *dir;
   server = s.release();
   std::atexit(StopAtExit);
   StartReaper(*server);
 
-  Status st = Run(*server, {server->bin + "/initdb", "-D", server->dir + "/data", "-U", "pipette",
-                            "-A", "trust", "--no-sync", "-E", "UTF8", "--no-locale"});
+  Status st = MakeDataDir(*server, tmp);
   if (!st.ok()) return st;
   // A free port can be taken by someone else between our probe and the server's bind: retry.
   for (int attempt = 0; attempt < 5; ++attempt) {
