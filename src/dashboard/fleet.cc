@@ -85,7 +85,7 @@ DashboardResponse FleetPage(FleetStore& store) {
     body += "<p class=\"empty\">No clients yet (pipette register).</p>\n";
   } else {
     std::string t =
-        "<thead><tr><th>Client</th><th>Label</th><th>Status</th><th>Labels</th>"
+        "<thead><tr><th>Label</th><th>Status</th><th>Client</th><th>Labels</th>"
         "<th>Device</th><th>Last capabilities</th><th>Registered (UTC)</th></tr>"
         "</thead><tbody>\n";
     for (const FleetClient& c : *clients) {
@@ -93,10 +93,10 @@ DashboardResponse FleetPage(FleetStore& store) {
           c.profile.is_object() && c.profile.contains("id") && c.profile["id"].is_string()
               ? c.profile["id"].get<std::string>()
               : "";
-      t += "<tr class=\"client\" data-client=\"" + Esc(c.client_id) + "\"><td class=\"mono\">" +
-           Esc(c.client_id) + "</td><td>" + Esc(c.label) + "</td><td class=\"state-" +
-           ClientStatusName(c.status) + "\">" + ClientStatusName(c.status) + "</td><td>" +
-           Esc(Join(c.labels)) + "</td><td>" +
+      t += "<tr class=\"client\" data-client=\"" + Esc(c.client_id) + "\"><td>" + Esc(c.label) +
+           "</td><td class=\"state-" + ClientStatusName(c.status) + "\">" +
+           ClientStatusName(c.status) + "</td><td class=\"mono\" title=\"" + Esc(c.client_id) +
+           "\">" + Esc(Prefix(c.client_id, 11)) + "</td><td>" + Esc(Join(c.labels)) + "</td><td>" +
            (device.empty() ? "-"
                            : "<a href=\"/devices/" + Esc(UrlEncode(device)) + "\">" +
                                  Esc(Prefix(device, 12)) + "</a>") +
@@ -111,13 +111,13 @@ DashboardResponse FleetPage(FleetStore& store) {
     return x.created_at > y.created_at;
   });
   body +=
-      fmt::format("<h2>Plans</h2>\n<p class=\"meta\">{} plans{}.</p>\n", list.size(),
+      fmt::format("<h2>Plans</h2>\n<p class=\"meta\">Plans: {}{}.</p>\n", list.size(),
                   list.size() > kMaxPlans ? fmt::format(", the newest {} shown", kMaxPlans) : "");
   if (list.empty()) body += "<p class=\"empty\">No plans yet (pipette plan submit).</p>\n";
   if (list.size() > kMaxPlans) list.resize(kMaxPlans);
   if (!list.empty()) {
     std::string t =
-        "<thead><tr><th>Plan</th><th>Name</th><th>Created (UTC)</th><th>Progress</th>"
+        "<thead><tr><th>Plan</th><th>Name</th><th>Progress</th><th>Created (UTC)</th>"
         "</tr></thead><tbody>\n";
     for (const PlanStatus& p : list) {
       auto full = store.GetPlan(p.plan_id);
@@ -126,7 +126,7 @@ DashboardResponse FleetPage(FleetStore& store) {
       t += "<tr class=\"plan\" data-plan=\"" + Esc(p.plan_id) +
            "\"><td><a class=\"mono\" href=\"/plans/" + Esc(UrlEncode(p.plan_id)) + "\">" +
            Esc(Prefix(p.plan_id, 12)) + "</a></td><td>" + Esc(p.name) + "</td><td>" +
-           Esc(UnixTime(p.created_at)) + "</td><td>" + Progress(jobs) + "</td></tr>\n";
+           Progress(jobs) + "</td><td>" + Esc(UnixTime(p.created_at)) + "</td></tr>\n";
     }
     body += ScrollTable(t + "</tbody>", "plans");
   }
