@@ -14,6 +14,7 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_score.h"
 #include "cli/cmd_select.h"
+#include "cli/cmd_serve.h"
 #include "cli/cmd_plan.h"
 #include "cli/cmd_worker.h"
 #include "cli/cmd_suite.h"
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   AddReportCommand(app, ctx);
   AddEvalsCommand(app, ctx);
   AddScoreCommand(app, ctx);
+  AddServeCommand(app, ctx);
   AddPlanCommand(app, ctx);
   AddWorkerCommand(app, ctx);
   try {

@@ -1,0 +1,202 @@
+// Ingest load on `pipette serve` (issue 10: at least 2,000 signed submissions/s on SQLite): starts
+// the built server as a process on a free loopback port over a fresh database, registers one
+// device with a pre-authorization key, pre-signs N submissions of a real record (distinct
+// result_ids), sends them over K keep-alive connections, and reports submissions/s and the
+// p50/p99 latency; then stops the server with SIGTERM and checks that the database holds N
+// results.
+//
+//   ingest_load --pipette build/src/cli/pipette [-n 20000] [-c 4] [--db PATH|postgresql://URL]
+//               [--threads 8] [--record FILE]
+//
+// The server runs with --rate-limit 0: the limit is per client, and one client sends all of it.
+#include <httplib.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/ids.h"
+#include "pipette/fleet_store.h"
+#include "pipette/identity.h"
+#include "platform/process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  std::string pipette;
+  std::string db;
+  std::string record =
+      std::string(PIPETTE_SOURCE_DIR) + "/src/server/testdata/stories260k_prefill_record.json";
+  int n = 20000;
+  int connections = 4;
+  int threads = 8;
+};
+
+int Fail(const std::string& line) {
+  std::cerr << "ingest_load: " << line << std::endl;
+  return 1;
+}
+
+struct Prepared {
+  std::string body;
+  httplib::Headers headers;
+};
+
+httplib::Headers Headers(const pipette::SignedHeaders& h) {
+  return {{"X-Pipette-Client", h.client_id},
+          {"X-Pipette-Timestamp", h.timestamp},
+          {"X-Pipette-Nonce", h.nonce},
+          {"X-Pipette-Signature", h.signature}};
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
+  return v[i];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    const auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (k == "--pipette")
+      a.pipette = next();
+    else if (k == "--db")
+      a.db = next();
+    else if (k == "--record")
+      a.record = next();
+    else if (k == "-n")
+      a.n = std::stoi(next());
+    else if (k == "-c")
+      a.connections = std::stoi(next());
+    else if (k == "--threads")
+      a.threads = std::stoi(next());
+    else
+      return Fail("unknown argument " + k + " (see the comment at the top of ingest_load.cc)");
+  }
+  if (a.pipette.empty()) return Fail("give --pipette PATH (the built pipette binary)");
+  const fs::path dir =
+      fs::temp_directory_path() / ("pipette-ingest-" + pipette::NewNonce().substr(0, 8));
+  fs::create_directories(dir);
+  if (a.db.empty()) a.db = (dir / "fleet.db").string();
+
+  // A key for the device, then the server.
+  pipette::Result<pipette::ChildProcess> keys = pipette::ChildProcess::Start(
+      {a.pipette, "serve", "keys", "create", "--db", a.db}, (dir / "keys.err").string());
+  if (!keys.ok()) return Fail(keys.error().message);
+  std::optional<std::string> token = keys->ReadLine(std::chrono::milliseconds(10000));
+  keys->Wait();
+  if (!token || token->rfind("preauth_", 0) != 0) return Fail("keys create printed no token");
+
+  pipette::Result<pipette::ChildProcess> server =
+      pipette::ChildProcess::Start({a.pipette, "serve", "--listen", "127.0.0.1:0", "--db", a.db,
+                                    "--rate-limit", "0", "--threads", std::to_string(a.threads)},
+                                   (dir / "serve.err").string());
+  if (!server.ok()) return Fail(server.error().message);
+  std::optional<std::string> line = server->ReadLine(std::chrono::milliseconds(20000));
+  std::smatch m;
+  if (!line || !std::regex_search(*line, m, std::regex(R"(http://127\.0\.0\.1:(\d+))"))) {
+    return Fail("the server did not say where it listens; see " + (dir / "serve.err").string());
+  }
+  const int port = std::stoi(m[1].str());
+  std::cout << *line << "\n";
+
+  const pipette::Identity id = pipette::GenerateIdentity();
+  {
+    httplib::Client cli("127.0.0.1", port);
+    const std::string body = json{
+        {"public_key", id.public_key_hex},
+        {"label", "ingest-load"},
+        {"preauth_key", *token}}.dump();
+    httplib::Result res = cli.Post(
+        "/api/register",
+        Headers(pipette::SignRequest(id, "POST", "/api/register", body, std::time(nullptr))), body,
+        "application/json");
+    if (!res || res->status != 201) return Fail("registration failed");
+  }
+
+  std::ifstream in(a.record);
+  json record = json::parse(in, nullptr, false);
+  if (record.is_discarded()) return Fail("cannot read the record " + a.record);
+  std::vector<Prepared> prepared(static_cast<size_t>(a.n));
+  const auto sign_start = Clock::now();
+  const int64_t now = std::time(nullptr);
+  for (Prepared& p : prepared) {
+    record["result_id"] = pipette::NewUuidV7();
+    p.body = record.dump();
+    p.headers = Headers(pipette::SignRequest(id, "POST", "/api/results", p.body, now));
+  }
+  const double sign_s = std::chrono::duration<double>(Clock::now() - sign_start).count();
+
+  std::atomic<size_t> next{0};
+  std::atomic<int> created{0}, other{0};
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(a.connections));
+  const auto start = Clock::now();
+  std::vector<std::thread> senders;
+  for (int c = 0; c < a.connections; ++c) {
+    senders.emplace_back([&, c] {
+      httplib::Client cli("127.0.0.1", port);
+      cli.set_keep_alive(true);
+      cli.set_read_timeout(30, 0);
+      for (size_t i; (i = next.fetch_add(1)) < prepared.size();) {
+        const auto t0 = Clock::now();
+        httplib::Result res =
+            cli.Post("/api/results", prepared[i].headers, prepared[i].body, "application/json");
+        latencies[static_cast<size_t>(c)].push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        if (res && res->status == 201) {
+          ++created;
+        } else if (other++ < 5) {
+          std::cerr << "ingest_load: "
+                    << (res ? std::to_string(res->status) + " " + res->body
+                            : std::string("no answer"))
+                    << "\n";
+        }
+      }
+    });
+  }
+  for (std::thread& t : senders) t.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+
+  server->Kill(SIGTERM);
+  std::optional<pipette::ExitInfo> exit = server->Wait(std::chrono::milliseconds(20000));
+
+  int64_t stored = -1;
+  if (auto store = pipette::OpenFleetStore(a.db); store.ok()) {
+    if (auto count = (*store)->CountResults(); count.ok()) stored = *count;
+  }
+  std::printf(
+      "ingest_load: %d signed submissions (%zu-byte record) over %d keep-alive connections, "
+      "server threads %d, store %s\n"
+      "  %.0f submissions/s (%.2f s); latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n"
+      "  201: %d, other: %d; results in the database: %lld; signing took %.2f s (not "
+      "counted); server exit: %s\n",
+      a.n, prepared.empty() ? size_t{0} : prepared[0].body.size(), a.connections, a.threads,
+      a.db.c_str(), a.n / seconds, seconds, Percentile(all, 0.50), Percentile(all, 0.99),
+      Percentile(all, 1.0), created.load(), other.load(), static_cast<long long>(stored), sign_s,
+      exit ? exit->Describe().c_str() : "still running");
+  fs::remove_all(dir);
+  return created.load() == a.n && stored == a.n && exit && exit->exited && exit->code == 0 ? 0 : 1;
+}

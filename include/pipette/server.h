@@ -1,0 +1,54 @@
+// `pipette serve`: the fleet server of DESIGN.md 8 over one fleet database (pipette/fleet_store.h).
+// The contract it serves (signed requests, endpoints, refusals) is docs/fleet-protocol.md.
+//
+// Serve() opens the store, binds the socket, prints one line saying where it listens, serves
+// requests on `threads` threads (one FleetStore each, from a pool), logs each request in one line
+// to stderr, and returns when SIGTERM or SIGINT arrives (or `hooks.stop` is set): requests in
+// flight finish first. Errors (one line, naming the thing): the store cannot be opened, the
+// address is in use or cannot be bound.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "pipette/status.h"
+
+namespace pipette {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8750;  // 0: any free port (ServeHooks::on_listening says which)
+  std::string db;   // SQLite file path or "postgresql://" URL; empty: DefaultFleetDbPath()
+  // Largest request body of the small endpoints (register, plans, claims...), bytes.
+  int64_t max_body_bytes = 65536;
+  // Largest result record (POST /api/results, /api/jobs/<id>/result), bytes: raw samples and eval
+  // completions make records large.
+  int64_t max_record_bytes = 64ll * 1024 * 1024;
+  // Signed requests per second per client (token bucket, bursts of twice this); 0: no limit.
+  double rate_per_client = 100;
+  int lease_s = 60;                 // job lease length, seconds
+  int clock_window_s = 300;         // accepted |request timestamp - server clock|, seconds
+  int threads = 8;                  // request threads (each keeps one open FleetStore)
+  int nonce_prune_interval_s = 60;  // how often used nonces past their window are deleted
+};
+
+struct ServeHooks {
+  // Called once the socket is bound (with the real port when ServerOptions::port is 0), before
+  // the first request is served. Called on Serve()'s thread.
+  std::function<void(int port)> on_listening;
+  // When set, Serve() stops (as on SIGTERM) once it reads true; polled every 50 ms.
+  const std::atomic<bool>* stop = nullptr;
+  // Whether SIGTERM and SIGINT stop the server. Serve() then blocks both in the calling thread
+  // and the threads it starts, and restores the mask before returning. Tests that run servers
+  // inside the test process set false and use `stop`.
+  bool handle_signals = true;
+  // Whether to log each request to stderr (the listening line is printed to stdout always).
+  bool log_requests = true;
+};
+
+// Runs the server until stopped (see above). Returns Ok after a graceful stop.
+Status Serve(const ServerOptions& options, ServeHooks hooks = {});
+
+}  // namespace pipette

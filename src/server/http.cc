@@ -1,0 +1,305 @@
+#include "server/http.h"
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "pipette/dashboard.h"
+
+namespace pipette::server {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// What the request log line needs beyond the request and response. httplib handles a request on
+// one thread from the pre-routing handler to the logger, so a thread_local carries it.
+struct RequestLog {
+  Clock::time_point start;
+  bool started = false;
+  std::string client_id;
+};
+thread_local RequestLog t_log;
+
+int StatusOf(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kOk:
+      return 200;
+    case Outcome::kCreated:
+      return 201;
+    case Outcome::kNoContent:
+      return 204;
+    case Outcome::kInvalid:
+      return 400;
+    case Outcome::kUnauthenticated:
+      return 401;
+    case Outcome::kForbidden:
+      return 403;
+    case Outcome::kNotFound:
+      return 404;
+    case Outcome::kConflict:
+      return 409;
+    case Outcome::kRateLimited:
+      return 429;
+    case Outcome::kUnavailable:
+      return 503;
+    case Outcome::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+void WriteJson(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+}
+
+void WriteError(httplib::Response& res, int status, const std::string& line) {
+  WriteJson(res, status, {{"error", line}});
+}
+
+void LogLine(const std::string& line) {
+  // One write per line, so lines from different threads do not interleave.
+  const std::string out = "pipette serve: " + line + "\n";
+  std::fwrite(out.data(), 1, out.size(), stderr);
+}
+
+void LogInternal(const httplib::Request& req, const std::string& detail) {
+  LogLine("internal error on " + req.method + " " + req.path + ": " + detail);
+}
+
+void WriteReply(const httplib::Request& req, httplib::Response& res, const Reply& reply) {
+  t_log.client_id = reply.client_id;
+  const int status = StatusOf(reply.outcome);
+  switch (reply.outcome) {
+    case Outcome::kOk:
+    case Outcome::kCreated:
+      WriteJson(res, status, reply.body);
+      return;
+    case Outcome::kNoContent:
+      res.status = status;
+      return;
+    case Outcome::kInternal:
+      LogInternal(req, reply.error);
+      WriteError(res, status, "internal error");
+      return;
+    case Outcome::kUnavailable:
+      LogInternal(req,
+                  reply.body.is_object() ? reply.body.value("detail", reply.error) : reply.error);
+      WriteError(res, status, reply.error);
+      return;
+    case Outcome::kRateLimited:
+      res.set_header("Retry-After", std::to_string(reply.retry_after_s));
+      WriteError(res, status, reply.error);
+      return;
+    default:
+      WriteError(res, status, reply.error);
+      return;
+  }
+}
+
+SignedRequest ToSigned(const httplib::Request& req) {
+  SignedRequest s;
+  s.method = req.method;
+  s.target = req.target;
+  s.body = req.body;
+  s.client_id = req.get_header_value("X-Pipette-Client");
+  s.timestamp = req.get_header_value("X-Pipette-Timestamp");
+  s.nonce = req.get_header_value("X-Pipette-Nonce");
+  s.signature = req.get_header_value("X-Pipette-Signature");
+  return s;
+}
+
+std::string TooLarge(int64_t limit) {
+  return "request body is too large (limit " + std::to_string(limit) + " bytes)";
+}
+
+using UseCase = std::function<Reply(FleetStore&, const httplib::Request&)>;
+
+// A route: the body limit (checked before anything is parsed), a store for this request, the use
+// case, the reply.
+httplib::Server::Handler Route(StorePool& pool, int64_t limit, UseCase use) {
+  return [&pool, limit, use = std::move(use)](const httplib::Request& req, httplib::Response& res) {
+    if (static_cast<int64_t>(req.body.size()) > limit) {
+      WriteError(res, 413, TooLarge(limit));
+      return;
+    }
+    Result<StorePool::Lease> lease = pool.Acquire();
+    if (!lease.ok()) {
+      LogInternal(req, lease.error().message);
+      WriteError(res, 500, "internal error");
+      return;
+    }
+    const Reply reply = use(**lease, req);
+    // A failed store may hold a broken connection: the next request opens a fresh one.
+    if (reply.outcome == Outcome::kInternal || reply.outcome == Outcome::kUnavailable) {
+      lease->Discard();
+    }
+    WriteReply(req, res, reply);
+  };
+}
+
+bool UnderApi(const std::string& path) { return path == "/api" || path.rfind("/api/", 0) == 0; }
+
+}  // namespace
+
+void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
+                   const ServerOptions& options, bool log_requests) {
+  const int64_t small = options.max_body_bytes;
+  const int64_t record = options.max_record_bytes;
+  // httplib refuses (413) what exceeds the largest limit while reading; each route then applies
+  // its own limit before parsing.
+  svr.set_payload_max_length(static_cast<size_t>(std::max(small, record)));
+
+  svr.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    t_log.start = Clock::now();
+    t_log.started = true;
+    t_log.client_id.clear();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  svr.Get("/health", [&service, &pool](const httplib::Request& req, httplib::Response& res) {
+    Result<StorePool::Lease> lease = pool.Acquire();
+    Reply reply;
+    if (!lease.ok()) {
+      reply.outcome = Outcome::kUnavailable;
+      reply.error = "the database is not answering";
+      reply.body = {{"detail", lease.error().message}};
+    } else {
+      reply = service.Health(**lease);
+      if (reply.outcome != Outcome::kOk) lease->Discard();
+    }
+    WriteReply(req, res, reply);
+  });
+
+  svr.Post("/api/register", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+             return service.Register(s, ToSigned(req));
+           }));
+  svr.Get("/api/me", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+            return service.Me(s, ToSigned(req));
+          }));
+  svr.Post("/api/results", Route(pool, record, [&service](FleetStore& s, const auto& req) {
+             return service.SubmitResult(s, ToSigned(req));
+           }));
+  svr.Get("/api/results", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+            return service.ListResults(s, req.params);
+          }));
+  svr.Get(R"(/api/results/([^/]+))", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+            return service.GetResult(s, req.matches[1].str());
+          }));
+  svr.Post("/api/plans", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+             return service.CreatePlan(s, ToSigned(req));
+           }));
+  svr.Get(R"(/api/plans/([^/]+))", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+            return service.GetPlan(s, ToSigned(req), req.matches[1].str());
+          }));
+  svr.Post("/api/jobs/claim", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+             return service.Claim(s, ToSigned(req));
+           }));
+  svr.Put(R"(/api/jobs/([^/]+)/heartbeat)",
+          Route(pool, small, [&service](FleetStore& s, const auto& req) {
+            return service.Heartbeat(s, ToSigned(req), req.matches[1].str());
+          }));
+  svr.Post(R"(/api/jobs/([^/]+)/result)",
+           Route(pool, record, [&service](FleetStore& s, const auto& req) {
+             return service.CompleteJob(s, ToSigned(req), req.matches[1].str());
+           }));
+  svr.Post(R"(/api/jobs/([^/]+)/fail)",
+           Route(pool, small, [&service](FleetStore& s, const auto& req) {
+             return service.FailJob(s, ToSigned(req), req.matches[1].str());
+           }));
+
+  // Everything else that is read is the dashboard's.
+  svr.Get(R"(.*)", [&pool](const httplib::Request& req, httplib::Response& res) {
+    if (UnderApi(req.path)) {
+      WriteError(res, 404, "no such endpoint: GET " + req.path.substr(0, 200));
+      return;
+    }
+    Result<StorePool::Lease> lease = pool.Acquire();
+    if (!lease.ok()) {
+      LogInternal(req, lease.error().message);
+      WriteError(res, 500, "internal error");
+      return;
+    }
+    const DashboardResponse page = RenderDashboard(**lease, req.path, req.params);
+    switch (page.kind) {
+      case DashboardResponse::Kind::kPage:
+        res.status = 200;
+        res.set_content(page.body, page.content_type.c_str());
+        return;
+      case DashboardResponse::Kind::kNotFound:
+        res.status = 404;
+        res.set_content(page.body + "\n", "text/plain; charset=utf-8");
+        return;
+      case DashboardResponse::Kind::kBadRequest:
+        res.status = 400;
+        res.set_content(page.body + "\n", "text/plain; charset=utf-8");
+        return;
+      case DashboardResponse::Kind::kStoreError:
+        lease->Discard();
+        LogInternal(req, page.body);
+        res.status = 500;
+        res.set_content("internal error\n", "text/plain; charset=utf-8");
+        return;
+    }
+  });
+
+  // httplib's own refusals (no route, a body over the largest limit, a malformed request) get the
+  // protocol's JSON error body too.
+  svr.set_error_handler(httplib::Server::HandlerWithResponse(
+      [record, small](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        std::string line;
+        switch (res.status) {
+          case 413:
+            line = TooLarge(std::max(record, small));
+            break;
+          case 404:
+            line = "no such endpoint: " + req.method + " " + req.path.substr(0, 200);
+            break;
+          case 400:
+            line = "malformed HTTP request";
+            break;
+          case 500:
+            line = "internal error";
+            break;
+          default:
+            line = "request refused (HTTP " + std::to_string(res.status) + ")";
+            break;
+        }
+        WriteError(res, res.status, line);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+
+  svr.set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown exception";
+        try {
+          if (ep) std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        LogInternal(req, what);
+        WriteError(res, 500, "internal error");
+      });
+
+  if (log_requests) {
+    svr.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+      char ms[32] = "-";
+      if (t_log.started) {
+        std::snprintf(
+            ms, sizeof(ms), "%.1fms",
+            std::chrono::duration<double, std::milli>(Clock::now() - t_log.start).count());
+      }
+      std::string client = t_log.client_id;
+      if (client.empty()) client = req.remote_addr;
+      LogLine(req.method + " " + req.path.substr(0, 200) + " " + std::to_string(res.status) + " " +
+              ms + " " + client);
+      t_log.started = false;
+      t_log.client_id.clear();
+    });
+  }
+}
+
+}  // namespace pipette::server

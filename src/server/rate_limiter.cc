@@ -1,0 +1,27 @@
+#include "server/rate_limiter.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pipette::server {
+
+int RateLimiter::Take(const std::string& client_id, std::chrono::steady_clock::time_point now) {
+  if (rate_ <= 0) return 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, fresh] = buckets_.try_emplace(client_id);
+  Bucket& b = it->second;
+  if (fresh) {
+    b.tokens = burst_;
+  } else {
+    const double elapsed = std::chrono::duration<double>(now - b.at).count();
+    b.tokens = std::min(burst_, b.tokens + std::max(0.0, elapsed) * rate_);
+  }
+  b.at = now;
+  if (b.tokens >= 1) {
+    b.tokens -= 1;
+    return 0;
+  }
+  return std::max(1, static_cast<int>(std::ceil((1 - b.tokens) / rate_)));
+}
+
+}  // namespace pipette::server

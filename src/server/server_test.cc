@@ -1,0 +1,519 @@
+// The fleet server on a free port over a real store (a temporary SQLite file; a fresh PostgreSQL
+// database when the test server can run), driven by a real HTTP client that signs as devices do.
+#include "pipette/server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "base/ids.h"
+#include "pipette/fleet_store.h"
+#include "pipette/identity.h"
+#ifdef PIPETTE_HAVE_TEST_POSTGRES
+#include "tests/support/postgres_server.h"
+#endif
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A record a real run produced (stories260K, prefill_throughput_100), under a fresh result_id.
+json RealRecord() {
+  static const json record = [] {
+    std::ifstream in(fs::path(PIPETTE_SOURCE_DIR) / "src/server/testdata" /
+                     "stories260k_prefill_record.json");
+    return json::parse(in);
+  }();
+  json r = record;
+  r["result_id"] = NewUuidV7();
+  return r;
+}
+
+int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
+
+// A server running on a thread of this process until destroyed.
+class RunningServer {
+ public:
+  explicit RunningServer(ServerOptions options) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    std::promise<int> bound;
+    std::future<int> port = bound.get_future();
+    thread_ = std::thread([this, options, &bound] {
+      ServeHooks hooks;
+      hooks.stop = &stop_;
+      hooks.handle_signals = false;
+      hooks.log_requests = false;
+      hooks.on_listening = [&bound](int p) { bound.set_value(p); };
+      status_ = Serve(options, hooks);
+      if (!status_.ok()) bound.set_value(-1);
+    });
+    port_ = port.get();
+  }
+  ~RunningServer() {
+    stop_ = true;
+    thread_.join();
+  }
+  int port() const { return port_; }
+  const Status& status() const { return status_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  int port_ = -1;
+  Status status_;
+};
+
+struct Response {
+  int status = 0;
+  json body;
+  std::string raw;
+  std::string retry_after;
+};
+
+class ServerTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "sqlite") {
+      dir_ = fs::temp_directory_path() /
+             ("pipette-server-test-" + std::to_string(::getpid()) + "-" + NewNonce().substr(0, 8));
+      fs::create_directories(dir_);
+      db_ = (dir_ / "fleet.db").string();
+    } else {
+#ifdef PIPETTE_HAVE_TEST_POSTGRES
+      Result<std::string> url = testing::FreshPostgresDatabase();
+      if (!url.ok()) GTEST_SKIP() << url.error().message;
+      db_ = *url;
+#else
+      GTEST_SKIP() << "built without the PostgreSQL test server (tests/support)";
+#endif
+    }
+    options_.db = db_;
+    options_.threads = 4;
+    Start();
+    Result<std::unique_ptr<FleetStore>> store = OpenFleetStore(db_);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    store_ = std::move(store).value();
+  }
+  void TearDown() override {
+    server_.reset();
+    store_.reset();
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  void Start() {
+    server_ = std::make_unique<RunningServer>(options_);
+    ASSERT_GT(server_->port(), 0) << server_->status().error().message;
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_read_timeout(10, 0);
+  }
+  void Restart() {
+    server_.reset();
+    Start();
+  }
+
+  static Response Parse(const httplib::Result& res) {
+    Response r;
+    if (!res) return r;
+    r.status = res->status;
+    r.raw = res->body;
+    r.body = json::parse(res->body, nullptr, false);
+    r.retry_after = res->get_header_value("Retry-After");
+    return r;
+  }
+
+  Response Send(const std::string& method, const std::string& target, const std::string& body,
+                const httplib::Headers& headers) {
+    if (method == "GET") return Parse(client_->Get(target.c_str(), headers));
+    if (method == "PUT")
+      return Parse(client_->Put(target.c_str(), headers, body, "application/json"));
+    return Parse(client_->Post(target.c_str(), headers, body, "application/json"));
+  }
+
+  static httplib::Headers Signed(const Identity& id, const std::string& method,
+                                 const std::string& target, const std::string& body,
+                                 int64_t timestamp) {
+    const SignedHeaders h = SignRequest(id, method, target, body, timestamp);
+    return {{"X-Pipette-Client", h.client_id},
+            {"X-Pipette-Timestamp", h.timestamp},
+            {"X-Pipette-Nonce", h.nonce},
+            {"X-Pipette-Signature", h.signature}};
+  }
+
+  Response SignedSend(const Identity& id, const std::string& method, const std::string& target,
+                      const std::string& body, int64_t timestamp = 0) {
+    return Send(method, target, body,
+                Signed(id, method, target, body, timestamp ? timestamp : Now()));
+  }
+
+  Response Register(const Identity& id, const std::string& preauth, const std::string& label) {
+    json body = {{"public_key", id.public_key_hex},
+                 {"label", label},
+                 {"labels", {"x86"}},
+                 {"profile", {{"id", "dev-" + label}}}};
+    if (!preauth.empty()) body["preauth_key"] = preauth;
+    return SignedSend(id, "POST", "/api/register", body.dump());
+  }
+
+  std::string NewKey() {
+    IssuedPreauthKey key = IssuePreauthKey({"x86"}, Now() + 3600);
+    Status s = store_->AddPreauthKey(key.key);
+    EXPECT_TRUE(s.ok()) << s.error().message;
+    return key.token;
+  }
+
+  // A registered, approved client.
+  Identity Approved(const std::string& label = "dev") {
+    Identity id = GenerateIdentity();
+    Response r = Register(id, NewKey(), label);
+    EXPECT_EQ(r.status, 201) << r.raw;
+    return id;
+  }
+
+  std::string Error(const Response& r) {
+    return r.body.is_object() ? r.body.value("error", std::string("<no error field>")) : r.raw;
+  }
+
+  ServerOptions options_;
+  fs::path dir_;
+  std::string db_;
+  std::unique_ptr<RunningServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+  std::unique_ptr<FleetStore> store_;
+};
+
+TEST_P(ServerTest, HealthNamesTheStore) {
+  Response r = Send("GET", "/health", "", {});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["status"], "ok");
+  EXPECT_EQ(r.body["store"], GetParam());
+}
+
+TEST_P(ServerTest, RegistrationWithAKeyIsApprovedAndTheKeyIsSpent) {
+  const std::string key = NewKey();
+  Identity a = GenerateIdentity();
+  Response r = Register(a, key, "a");
+  ASSERT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(r.body["status"], "approved");
+  EXPECT_EQ(r.body["client_id"], a.client_id);
+  // The same key again: already registered, 200, nothing spent.
+  r = Register(a, key, "a");
+  EXPECT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["status"], "approved");
+  // Another device with the spent key.
+  Identity b = GenerateIdentity();
+  r = Register(b, key, "b");
+  EXPECT_EQ(r.status, 401) << r.raw;
+  EXPECT_EQ(Error(r), "pre-authorization key is unknown, expired or spent");
+  r = SignedSend(a, "GET", "/api/me", "");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["client_id"], a.client_id);
+  EXPECT_EQ(r.body["label"], "a");
+}
+
+TEST_P(ServerTest, SubmitIsIdempotentAndListed) {
+  Identity id = Approved();
+  const json record = RealRecord();
+  const std::string rid = record["result_id"];
+  Response r = SignedSend(id, "POST", "/api/results", record.dump());
+  ASSERT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(r.body["result_id"], rid);
+  EXPECT_EQ(r.body["stored"], true);
+  r = SignedSend(id, "POST", "/api/results", record.dump());
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["stored"], false);
+  json changed = record;
+  changed["finished_at"] = "2030-01-01T00:00:00Z";
+  r = SignedSend(id, "POST", "/api/results", changed.dump());
+  EXPECT_EQ(r.status, 409) << r.raw;
+  EXPECT_EQ(Error(r), "result " + rid + " exists with other content");
+
+  r = Send("GET", "/api/results", "", {});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["total"], 1);
+  ASSERT_EQ(r.body["results"].size(), 1u);
+  EXPECT_EQ(r.body["results"][0]["result_id"], rid);
+  EXPECT_EQ(r.body["results"][0]["client_id"], id.client_id);
+  EXPECT_EQ(r.body["results"][0]["benchmark_id"], record["benchmark"]["id"]);
+  r = Send("GET", "/api/results?benchmark=no_such_benchmark", "", {});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["total"], 0);
+  r = Send("GET", "/api/results?limit=5000", "", {});
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_EQ(Error(r), "limit must be a whole number from 1 to 1000");
+  r = Send("GET", "/api/results?colour=red", "", {});
+  EXPECT_EQ(r.status, 400) << r.raw;
+  r = Send("GET", "/api/results/" + rid, "", {});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["result_id"], rid);
+  EXPECT_EQ(r.body["samples"], record["samples"]);
+  r = Send("GET", "/api/results/nope", "", {});
+  EXPECT_EQ(r.status, 404) << r.raw;
+  EXPECT_EQ(Error(r), "no result nope");
+}
+
+TEST_P(ServerTest, UnsignedRequestIsRefused) {
+  Response r = Send("POST", "/api/results", RealRecord().dump(), {});
+  EXPECT_EQ(r.status, 401) << r.raw;
+  EXPECT_EQ(Error(r),
+            "missing signature headers (X-Pipette-Client, X-Pipette-Timestamp, X-Pipette-Nonce, "
+            "X-Pipette-Signature)");
+}
+
+TEST_P(ServerTest, BadSignatureIsRefused) {
+  Identity id = Approved();
+  Identity other = GenerateIdentity();
+  const std::string body = RealRecord().dump();
+  httplib::Headers h = Signed(other, "POST", "/api/results", body, Now());
+  h.erase("X-Pipette-Client");
+  h.emplace("X-Pipette-Client", id.client_id);
+  Response r = Send("POST", "/api/results", body, h);
+  EXPECT_EQ(r.status, 401) << r.raw;
+  EXPECT_EQ(Error(r),
+            "bad signature (the request was changed after signing, or signed with another key)");
+}
+
+TEST_P(ServerTest, BodyChangedAfterSigningIsRefused) {
+  Identity id = Approved();
+  json record = RealRecord();
+  httplib::Headers h = Signed(id, "POST", "/api/results", record.dump(), Now());
+  record["metrics"]["prefill_throughput"]["median"] = 1e9;  // a better number, after signing
+  Response r = Send("POST", "/api/results", record.dump(), h);
+  EXPECT_EQ(r.status, 401) << r.raw;
+  EXPECT_EQ(Error(r),
+            "bad signature (the request was changed after signing, or signed with another key)");
+  // A changed path too: the signature covers it.
+  h = Signed(id, "GET", "/api/me", "", Now());
+  r = Send("GET", "/api/me?x=1", "", h);
+  EXPECT_EQ(r.status, 401) << r.raw;
+}
+
+TEST_P(ServerTest, TimestampTenMinutesOldIsRefused) {
+  Identity id = Approved();
+  const int64_t old = Now() - 600;
+  Response r = SignedSend(id, "GET", "/api/me", "", old);
+  EXPECT_EQ(r.status, 401) << r.raw;
+  // The server's clock may tick between signing and checking.
+  const std::string e = Error(r);
+  EXPECT_TRUE(e == "timestamp " + std::to_string(old) +
+                       " is 600 s away from the server's clock (window +-300 s); fix the "
+                       "device's clock" ||
+              e == "timestamp " + std::to_string(old) +
+                       " is 601 s away from the server's clock (window +-300 s); fix the "
+                       "device's clock")
+      << e;
+}
+
+TEST_P(ServerTest, ReplayedNonceIsRefusedAlsoAfterARestart) {
+  Identity id = Approved();
+  const std::string body = RealRecord().dump();
+  const httplib::Headers h = Signed(id, "POST", "/api/results", body, Now());
+  Response r = Send("POST", "/api/results", body, h);
+  ASSERT_EQ(r.status, 201) << r.raw;
+  r = Send("POST", "/api/results", body, h);
+  EXPECT_EQ(r.status, 401) << r.raw;
+  EXPECT_EQ(Error(r), "nonce already used");
+  Restart();
+  r = Send("POST", "/api/results", body, h);
+  EXPECT_EQ(r.status, 401) << r.raw;
+  EXPECT_EQ(Error(r), "nonce already used");
+}
+
+TEST_P(ServerTest, UnknownPendingAndRevokedClientsAreRefused) {
+  Identity stranger = GenerateIdentity();
+  Response r = SignedSend(stranger, "GET", "/api/me", "");
+  EXPECT_EQ(r.status, 401) << r.raw;
+  EXPECT_EQ(Error(r),
+            "unknown client " + stranger.client_id + "; register it first (pipette register)");
+
+  Identity pending = GenerateIdentity();
+  r = Register(pending, "", "p");
+  ASSERT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(r.body["status"], "pending");
+  r = SignedSend(pending, "POST", "/api/results", RealRecord().dump());
+  EXPECT_EQ(r.status, 403) << r.raw;
+  EXPECT_EQ(Error(r), "client " + pending.client_id +
+                          " is pending approval (pipette serve clients approve " +
+                          pending.client_id + ")");
+  ASSERT_TRUE(store_->SetClientStatus(pending.client_id, ClientStatus::kApproved).ok());
+  r = SignedSend(pending, "POST", "/api/results", RealRecord().dump());
+  EXPECT_EQ(r.status, 201) << r.raw;
+
+  ASSERT_TRUE(store_->SetClientStatus(pending.client_id, ClientStatus::kRevoked).ok());
+  r = SignedSend(pending, "POST", "/api/results", RealRecord().dump());
+  EXPECT_EQ(r.status, 403) << r.raw;
+  EXPECT_EQ(Error(r), "client " + pending.client_id + " is revoked");
+}
+
+TEST_P(ServerTest, OversizedBodiesAre413) {
+  Identity id = Approved();
+  // A small endpoint: over max_body_bytes (64 KiB).
+  const std::string big = json{{"name", std::string(70000, 'x')}, {"jobs", json::array()}}.dump();
+  Response r = SignedSend(id, "POST", "/api/plans", big);
+  EXPECT_EQ(r.status, 413) << r.raw;
+  EXPECT_EQ(Error(r), "request body is too large (limit 65536 bytes)");
+  // The connection still works afterwards.
+  r = Send("GET", "/health", "", {});
+  EXPECT_EQ(r.status, 200) << r.raw;
+}
+
+TEST_P(ServerTest, RecordOverTheRecordLimitIs413) {
+  options_.max_record_bytes = 100000;
+  Restart();
+  Identity id = Approved();
+  json record = RealRecord();
+  record["logs"]["runtime_stderr_tail"] = std::string(200000, 'x');
+  Response r = SignedSend(id, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 413) << r.raw;
+  EXPECT_EQ(Error(r), "request body is too large (limit 100000 bytes)");
+}
+
+TEST_P(ServerTest, MalformedRecordIs400NamingTheField) {
+  Identity id = Approved();
+  json record = RealRecord();
+  record["benchmark"].erase("id");
+  Response r = SignedSend(id, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_EQ(Error(r).rfind("/benchmark", 0), 0u) << Error(r);
+  EXPECT_NE(Error(r).find("id"), std::string::npos) << Error(r);
+  record = RealRecord();
+  record["metrics"]["prefill_throughput"]["median"] = "fast";
+  r = SignedSend(id, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_EQ(Error(r).rfind("/metrics/prefill_throughput/median", 0), 0u) << Error(r);
+  r = SignedSend(id, "POST", "/api/results", "{not json");
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_EQ(Error(r), "the request body is not valid JSON");
+}
+
+TEST_P(ServerTest, RateLimitIs429WithRetryAfter) {
+  options_.rate_per_client = 1;  // bursts of 2
+  Restart();
+  Identity id = Approved();
+  int refused = 0;
+  Response last;
+  for (int i = 0; i < 4; ++i) {
+    last = SignedSend(id, "GET", "/api/me", "");
+    if (last.status == 429) ++refused;
+  }
+  EXPECT_GE(refused, 1);
+  EXPECT_EQ(last.status, 429) << last.raw;
+  EXPECT_EQ(Error(last), "rate limit: 1 requests/s per client; retry after 1 s");
+  EXPECT_EQ(last.retry_after, "1");
+}
+
+TEST_P(ServerTest, PlanClaimHeartbeatResultAndStatus) {
+  Identity worker = Approved("w1");
+  const json caps = {{"labels", {"x86"}},
+                     {"arch", "x86_64"},
+                     {"memory_bytes", 1ll << 33},
+                     {"runtimes", {"llamacpp"}},
+                     {"models", {std::string(64, 'a')}}};
+  // The first claim reports the worker's capabilities; nothing is queued yet.
+  Response r = SignedSend(worker, "POST", "/api/jobs/claim", caps.dump());
+  ASSERT_EQ(r.status, 204) << r.raw;
+
+  const json job = {{"benchmark", "prefill_throughput_100"},
+                    {"model", {{"sha256", std::string(64, 'a')}, {"file_name", "m.gguf"}}},
+                    {"runtime", "llamacpp"},
+                    {"requires", {{"labels", {"x86"}}, {"models", {std::string(64, 'a')}}}}};
+  json unknown_model = job;
+  unknown_model["requires"]["models"] = {std::string(64, 'b')};
+  const json plan = {{"name", "p"}, {"jobs", {job, unknown_model}}};
+  r = SignedSend(worker, "POST", "/api/plans", plan.dump());
+  ASSERT_EQ(r.status, 201) << r.raw;
+  const std::string plan_id = r.body["plan_id"];
+  EXPECT_EQ(r.body["jobs"], 2);
+  ASSERT_EQ(r.body["unassignable"].size(), 1u) << r.raw;
+  EXPECT_EQ(r.body["unassignable"][0]["index"], 1);
+  EXPECT_NE(r.body["unassignable"][0]["reason"].get<std::string>().find("no approved device"),
+            std::string::npos);
+
+  r = SignedSend(worker, "POST", "/api/jobs/claim", caps.dump());
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const std::string job_id = r.body["job"]["job_id"];
+  EXPECT_EQ(r.body["job"]["index"], 0);
+  EXPECT_EQ(r.body["job"]["spec"]["benchmark"], "prefill_throughput_100");
+  EXPECT_GT(r.body["lease_expires_at"].get<int64_t>(), Now());
+  r = SignedSend(worker, "PUT", "/api/jobs/" + job_id + "/heartbeat", "");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  // Another worker cannot heartbeat or complete it.
+  Identity other = Approved("w2");
+  r = SignedSend(other, "PUT", "/api/jobs/" + job_id + "/heartbeat", "");
+  EXPECT_EQ(r.status, 409) << r.raw;
+  EXPECT_EQ(Error(r), "lease lost: job " + job_id + " is no longer leased to this client");
+
+  const json record = RealRecord();
+  r = SignedSend(worker, "POST", "/api/jobs/" + job_id + "/result", record.dump());
+  ASSERT_EQ(r.status, 201) << r.raw;
+  r = SignedSend(worker, "POST", "/api/jobs/" + job_id + "/result", record.dump());
+  EXPECT_EQ(r.status, 200) << r.raw;
+
+  r = SignedSend(worker, "GET", "/api/plans/" + plan_id, "");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["counts"]["done"], 1);
+  EXPECT_EQ(r.body["counts"]["queued"], 1);
+  EXPECT_EQ(r.body["jobs"][0]["state"], "done");
+  EXPECT_EQ(r.body["jobs"][0]["result_id"], record["result_id"]);
+  EXPECT_EQ(r.body["per_client"][worker.client_id]["done"], 1);
+  r = SignedSend(worker, "GET", "/api/plans/plan_nope", "");
+  EXPECT_EQ(r.status, 404) << r.raw;
+}
+
+TEST_P(ServerTest, UnknownApiPathIsJson404) {
+  Response r = Send("GET", "/api/nothing", "", {});
+  EXPECT_EQ(r.status, 404) << r.raw;
+  EXPECT_EQ(Error(r), "no such endpoint: GET /api/nothing");
+  r = Send("POST", "/nothing", "{}", {});
+  EXPECT_EQ(r.status, 404) << r.raw;
+  EXPECT_EQ(Error(r), "no such endpoint: POST /nothing");
+}
+
+TEST_P(ServerTest, DashboardIsServedAtTheRoot) {
+  httplib::Result res = client_->Get("/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body.substr(0, 300);
+  EXPECT_NE(res->get_header_value("Content-Type").find("text/html"), std::string::npos);
+  res = client_->Get("/results/no-such-result");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404) << res->body.substr(0, 300);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ServerTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
+
+TEST(ServeTest, AddressInUseSaysSo) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("pipette-serve-inuse-" + NewNonce().substr(0, 8));
+  fs::create_directories(dir);
+  ServerOptions options;
+  options.db = (dir / "fleet.db").string();
+  {
+    RunningServer first(options);
+    ASSERT_GT(first.port(), 0);
+    options.port = first.port();
+    ServeHooks hooks;
+    hooks.handle_signals = false;
+    Status s = Serve(options, hooks);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().message, "cannot listen on 127.0.0.1:" + std::to_string(first.port()) +
+                                     ": address in use; pick another listen address");
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pipette

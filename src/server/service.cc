@@ -1,0 +1,628 @@
+#include "server/service.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "pipette/build_info.h"
+#include "pipette/identity.h"
+#include "pipette/record_schema.h"
+#include "pipette/store.h"
+
+namespace pipette::server {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kMissingHeaders =
+    "missing signature headers (X-Pipette-Client, X-Pipette-Timestamp, X-Pipette-Nonce, "
+    "X-Pipette-Signature)";
+constexpr const char* kBadSignature =
+    "bad signature (the request was changed after signing, or signed with another key)";
+
+Reply Refuse(Outcome outcome, std::string error) {
+  Reply r;
+  r.outcome = outcome;
+  r.error = std::move(error);
+  return r;
+}
+
+Reply Success(Outcome outcome, json body) {
+  Reply r;
+  r.outcome = outcome;
+  r.body = std::move(body);
+  return r;
+}
+
+// A store failure: the detail goes to the log, the client hears "internal error".
+Reply Internal(const Error& error) { return Refuse(Outcome::kInternal, error.message); }
+
+bool IsLowerHex(const std::string& s, size_t n) {
+  return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::optional<int64_t> ParseInt(const std::string& s) {
+  int64_t v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || p != end || s.empty()) return std::nullopt;
+  return v;
+}
+
+// The body as a JSON object, or the 400.
+std::optional<Reply> ParseObject(const std::string& body, json* out) {
+  *out = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded()) return Refuse(Outcome::kInvalid, "the request body is not valid JSON");
+  if (!out->is_object()) return Refuse(Outcome::kInvalid, "the request body must be a JSON object");
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> StringList(const json& v) {
+  if (!v.is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const json& e : v) {
+    if (!e.is_string()) return std::nullopt;
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json RowJson(const FleetResultRow& f) {
+  const ResultRow& r = f.row;
+  return {{"result_id", r.result_id},
+          {"short_id", r.short_id},
+          {"config_id", r.config_id},
+          {"status", r.status},
+          {"benchmark_id", r.benchmark_id},
+          {"benchmark_type", r.benchmark_type},
+          {"model_file", r.model_file},
+          {"model_sha256", r.model_sha256},
+          {"quant", r.quant},
+          {"quant_label", r.quant_label},
+          {"runtime", r.runtime},
+          {"threads", r.threads},
+          {"device_id", r.device_id},
+          {"label", r.label},
+          {"started_at", r.started_at},
+          {"headline_metric", r.headline_metric},
+          {"headline_unit", r.headline_unit},
+          {"headline", Optional(r.headline)},
+          {"headline_ci95_low", Optional(r.headline_ci95_low)},
+          {"headline_ci95_high", Optional(r.headline_ci95_high)},
+          {"headline_n", r.headline_n},
+          {"ci_reached", r.ci_reached},
+          {"client_id", f.client_id},
+          {"received_at", f.received_at},
+          {"profile_mismatch", f.profile_mismatch}};
+}
+
+json ClientJson(const FleetClient& c) {
+  return {{"client_id", c.client_id}, {"status", ClientStatusName(c.status)},
+          {"label", c.label},         {"labels", c.labels},
+          {"profile", c.profile},     {"created_at", c.created_at}};
+}
+
+json JobJson(const Job& j) {
+  json failures = json::array();
+  for (const JobFailure& f : j.failures) {
+    failures.push_back({{"client_id", f.client_id}, {"reason", f.reason}, {"at", f.at}});
+  }
+  return {{"job_id", j.job_id},
+          {"plan_id", j.plan_id},
+          {"index", j.index},
+          {"spec", j.spec},
+          {"state", JobStateName(j.state)},
+          {"client_id", j.client_id},
+          {"lease_expires_at", j.lease_expires_at},
+          {"attempts", j.attempts},
+          {"result_id", j.result_id},
+          {"failures", failures},
+          {"expires_at", j.expires_at}};
+}
+
+json PlanJson(const PlanStatus& p) {
+  json counts = {{"queued", 0}, {"leased", 0}, {"done", 0}, {"failed", 0}, {"expired", 0}};
+  json jobs = json::array();
+  json per_client = json::object();
+  const auto bump = [&](const std::string& client, const char* what) {
+    if (client.empty()) return;
+    json& c = per_client[client];
+    if (c.is_null()) c = {{"done", 0}, {"leased", 0}, {"failed", 0}};
+    c[what] = c[what].get<int>() + 1;
+  };
+  for (const Job& j : p.jobs) {
+    const char* state = JobStateName(j.state);
+    counts[state] = counts[state].get<int>() + 1;
+    if (j.state == JobState::kDone) bump(j.client_id, "done");
+    if (j.state == JobState::kLeased) bump(j.client_id, "leased");
+    json failures = json::array();
+    for (const JobFailure& f : j.failures) {
+      failures.push_back({{"client_id", f.client_id}, {"reason", f.reason}});
+      bump(f.client_id, "failed");
+    }
+    jobs.push_back({{"job_id", j.job_id},
+                    {"index", j.index},
+                    {"benchmark", j.spec.value("benchmark", json("")).is_string()
+                                      ? j.spec.value("benchmark", std::string())
+                                      : std::string()},
+                    {"state", state},
+                    {"client_id", j.client_id},
+                    {"attempts", j.attempts},
+                    {"result_id", j.result_id},
+                    {"failures", failures}});
+  }
+  return {{"plan_id", p.plan_id}, {"name", p.name}, {"created_at", p.created_at},
+          {"counts", counts},     {"jobs", jobs},   {"per_client", per_client}};
+}
+
+// Why no registered approved device could take a job with `requires`; nullopt when one can.
+std::optional<std::string> Unassignable(const json& required,
+                                        const std::vector<FleetClient>& clients) {
+  std::string why_all;
+  int known = 0;
+  for (const FleetClient& c : clients) {
+    if (c.status != ClientStatus::kApproved || c.capabilities.is_null()) continue;
+    ++known;
+    std::string why;
+    if (JobMatches(required, c.capabilities, &why)) return std::nullopt;
+    if (known <= 3) {
+      why_all +=
+          (why_all.empty() ? "" : "; ") + (c.label.empty() ? c.client_id : c.label) + ": " + why;
+    }
+  }
+  if (known == 0) {
+    return "no approved device has reported its capabilities yet (workers do with their first "
+           "claim); the job stays queued";
+  }
+  if (known > 3) why_all += "; and " + std::to_string(known - 3) + " more";
+  return "no approved device matches (" + why_all + "); the job stays queued";
+}
+
+// The outcome of storing a record, as /api/results answers it.
+Reply PutReply(PutOutcome put, const std::string& result_id) {
+  switch (put) {
+    case PutOutcome::kStored:
+      return Success(Outcome::kCreated, {{"result_id", result_id}, {"stored", true}});
+    case PutOutcome::kSame:
+      return Success(Outcome::kOk, {{"result_id", result_id}, {"stored", false}});
+    case PutOutcome::kConflict:
+      return Refuse(Outcome::kConflict, "result " + result_id + " exists with other content");
+  }
+  return Refuse(Outcome::kInternal, "unknown put outcome");
+}
+
+// Parses and validates a submitted record; the 400 names the bad field.
+std::optional<Reply> ParseRecord(const std::string& body, json* record) {
+  if (std::optional<Reply> bad = ParseObject(body, record)) return bad;
+  Status valid = ValidateRecord(*record);
+  if (!valid.ok()) return Refuse(Outcome::kInvalid, valid.error().message);
+  return std::nullopt;
+}
+
+std::string LeaseLost(const std::string& job_id) {
+  return "lease lost: job " + job_id + " is no longer leased to this client";
+}
+
+}  // namespace
+
+FleetService::FleetService(const ServerOptions& options, std::function<int64_t()> clock)
+    : options_(options), clock_(std::move(clock)), limiter_(options.rate_per_client) {}
+
+int64_t FleetService::Now() const {
+  return clock_ ? clock_() : static_cast<int64_t>(std::time(nullptr));
+}
+
+std::optional<Reply> FleetService::CheckSignature(const SignedRequest& req,
+                                                  const std::string& public_key_hex) {
+  const std::optional<int64_t> ts = ParseInt(req.timestamp);
+  if (!ts) {
+    return Refuse(Outcome::kUnauthenticated, "X-Pipette-Timestamp '" + req.timestamp.substr(0, 20) +
+                                                 "' is not Unix time in whole seconds");
+  }
+  if (!IsLowerHex(req.nonce, 32)) {
+    return Refuse(Outcome::kUnauthenticated,
+                  "X-Pipette-Nonce must be 32 lowercase hex digits (16 random bytes)");
+  }
+  const std::string message =
+      SigningString(req.method, req.target, *ts, req.client_id, req.nonce, req.body);
+  if (!VerifyMessage(public_key_hex, message, req.signature)) {
+    return Refuse(Outcome::kUnauthenticated, kBadSignature);
+  }
+  const int64_t skew = *ts - Now();
+  if (skew > options_.clock_window_s || -skew > options_.clock_window_s) {
+    return Refuse(Outcome::kUnauthenticated,
+                  "timestamp " + req.timestamp + " is " + std::to_string(skew < 0 ? -skew : skew) +
+                      " s away from the server's clock (window +-" +
+                      std::to_string(options_.clock_window_s) + " s); fix the device's clock");
+  }
+  return std::nullopt;
+}
+
+std::optional<Reply> FleetService::SpendNonce(FleetStore& store, const SignedRequest& req) {
+  // Kept until the timestamp can no longer pass the window, so a replay is refused by the clock
+  // or by the nonce, across restarts and replicas sharing the database.
+  const int64_t keep_until = *ParseInt(req.timestamp) + options_.clock_window_s + 1;
+  Result<bool> fresh = store.UseNonce(req.client_id, req.nonce, keep_until);
+  if (!fresh.ok()) return Internal(fresh.error());
+  if (!*fresh) return Refuse(Outcome::kUnauthenticated, "nonce already used");
+  return std::nullopt;
+}
+
+std::optional<Reply> FleetService::Authenticate(FleetStore& store, const SignedRequest& req,
+                                                FleetClient* client) {
+  if (req.client_id.empty() || req.timestamp.empty() || req.nonce.empty() ||
+      req.signature.empty()) {
+    return Refuse(Outcome::kUnauthenticated, kMissingHeaders);
+  }
+  Result<std::optional<FleetClient>> found = store.GetClient(req.client_id);
+  if (!found.ok()) return Internal(found.error());
+  if (!found->has_value()) {
+    return Refuse(Outcome::kUnauthenticated, "unknown client " + req.client_id.substr(0, 40) +
+                                                 "; register it first (pipette register)");
+  }
+  *client = std::move(**found);
+  if (std::optional<Reply> bad = CheckSignature(req, client->public_key_hex)) return bad;
+  if (client->status == ClientStatus::kPending) {
+    return Refuse(Outcome::kForbidden, "client " + client->client_id +
+                                           " is pending approval (pipette serve clients approve " +
+                                           client->client_id + ")");
+  }
+  if (client->status == ClientStatus::kRevoked) {
+    return Refuse(Outcome::kForbidden, "client " + client->client_id + " is revoked");
+  }
+  if (const int wait = limiter_.Take(client->client_id, std::chrono::steady_clock::now())) {
+    char rate[32];
+    std::snprintf(rate, sizeof(rate), "%g", options_.rate_per_client);
+    Reply r = Refuse(Outcome::kRateLimited, std::string("rate limit: ") + rate +
+                                                " requests/s per client; retry after " +
+                                                std::to_string(wait) + " s");
+    r.retry_after_s = wait;
+    return r;
+  }
+  return SpendNonce(store, req);
+}
+
+Reply FleetService::Health(FleetStore& store) {
+  Status ping = store.Ping();
+  if (!ping.ok()) {
+    Reply r = Refuse(Outcome::kUnavailable, "the database is not answering");
+    r.body = {{"detail", ping.error().message}};  // for the log only
+    return r;
+  }
+  return Success(Outcome::kOk, {{"status", "ok"},
+                                {"store", store.backend()},
+                                {"version", std::string(build_info::kVersion)}});
+}
+
+Reply FleetService::Register(FleetStore& store, const SignedRequest& req) {
+  if (req.client_id.empty() || req.timestamp.empty() || req.nonce.empty() ||
+      req.signature.empty()) {
+    return Refuse(Outcome::kUnauthenticated, kMissingHeaders);
+  }
+  json body;
+  if (std::optional<Reply> bad = ParseObject(req.body, &body)) return *bad;
+  const json& pk = body.contains("public_key") ? body["public_key"] : json();
+  if (!pk.is_string() || !IsLowerHex(pk.get<std::string>(), 64)) {
+    return Refuse(Outcome::kInvalid, "/public_key: expected 64 lowercase hex digits");
+  }
+  FleetClient client;
+  client.public_key_hex = pk.get<std::string>();
+  Result<std::string> id = ClientIdOf(client.public_key_hex);
+  if (!id.ok()) return Refuse(Outcome::kInvalid, "/public_key: " + id.error().message);
+  client.client_id = *id;
+  if (body.contains("label")) {
+    if (!body["label"].is_string()) return Refuse(Outcome::kInvalid, "/label: expected a string");
+    client.label = body["label"].get<std::string>();
+  }
+  if (body.contains("labels")) {
+    std::optional<std::vector<std::string>> labels = StringList(body["labels"]);
+    if (!labels) return Refuse(Outcome::kInvalid, "/labels: expected an array of strings");
+    client.labels = *labels;
+  }
+  if (body.contains("profile")) {
+    if (!body["profile"].is_object()) {
+      return Refuse(Outcome::kInvalid, "/profile: expected an object (the record's device block)");
+    }
+    client.profile = body["profile"];
+  }
+  std::string preauth;
+  if (body.contains("preauth_key") && !body["preauth_key"].is_null()) {
+    if (!body["preauth_key"].is_string()) {
+      return Refuse(Outcome::kInvalid, "/preauth_key: expected a string");
+    }
+    preauth = body["preauth_key"].get<std::string>();
+  }
+  // Proof of possession: the request is signed with the key being registered.
+  if (req.client_id != client.client_id) {
+    return Refuse(
+        Outcome::kUnauthenticated,
+        "X-Pipette-Client is not the client id of /public_key (" + client.client_id + ")");
+  }
+  if (std::optional<Reply> bad = CheckSignature(req, client.public_key_hex)) return *bad;
+  if (std::optional<Reply> bad = SpendNonce(store, req)) return *bad;
+
+  const int64_t now = Now();
+  client.created_at = now;
+  Result<RegisterOutcome> registered = store.Register(client, preauth, now);
+  if (!registered.ok()) return Internal(registered.error());
+  if (*registered == RegisterOutcome::kBadPreauthKey) {
+    return Refuse(Outcome::kUnauthenticated, "pre-authorization key is unknown, expired or spent");
+  }
+  Result<std::optional<FleetClient>> stored = store.GetClient(client.client_id);
+  if (!stored.ok()) return Internal(stored.error());
+  if (!stored->has_value()) {
+    return Refuse(Outcome::kInternal, "client " + client.client_id + " missing after Register");
+  }
+  Reply r =
+      Success(*registered == RegisterOutcome::kRegistered ? Outcome::kCreated : Outcome::kOk,
+              {{"client_id", client.client_id}, {"status", ClientStatusName((*stored)->status)}});
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::Me(FleetStore& store, const SignedRequest& req) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  Reply r = Success(Outcome::kOk, ClientJson(client));
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  json record;
+  Reply r;
+  if (std::optional<Reply> bad = ParseRecord(req.body, &record)) {
+    r = *bad;
+  } else {
+    Result<PutOutcome> put = store.PutResult(record, client.client_id, Now());
+    r = put.ok() ? PutReply(*put, record.value("result_id", std::string())) : Internal(put.error());
+  }
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::ListResults(FleetStore& store, const Query& query) {
+  static const std::set<std::string> kKnown = {"benchmark", "model", "quant",  "runtime",
+                                               "device",    "label", "status", "since",
+                                               "setting",   "limit", "cursor"};
+  ResultFilter filter;
+  int page_size = 100;
+  std::string cursor;
+  for (const auto& [key, value] : query) {
+    if (!kKnown.count(key)) {
+      return Refuse(Outcome::kInvalid,
+                    "unknown filter '" + key.substr(0, 40) +
+                        "' (filters: benchmark, model, quant, runtime, device, label, status, "
+                        "since, setting, limit, cursor)");
+    }
+    if (key == "benchmark") filter.benchmarks.push_back(value);
+    if (key == "model") filter.models.push_back(value);
+    if (key == "quant") filter.quants.push_back(value);
+    if (key == "runtime") filter.runtimes.push_back(value);
+    if (key == "device") filter.devices.push_back(value);
+    if (key == "label") filter.labels.push_back(value);
+    if (key == "cursor") cursor = value;
+    if (key == "status") {
+      if (value != "ok" && value != "failed") {
+        return Refuse(Outcome::kInvalid, "status must be ok or failed");
+      }
+      filter.status = value;
+    }
+    if (key == "since") {
+      Result<std::string> since = ParseSince(value);
+      if (!since.ok()) return Refuse(Outcome::kInvalid, since.error().message);
+      filter.since = value;
+    }
+    if (key == "setting") {
+      Result<SettingFilter> setting = ParseSettingFilter(value);
+      if (!setting.ok()) return Refuse(Outcome::kInvalid, setting.error().message);
+      filter.settings.push_back(value);
+    }
+    if (key == "limit") {
+      std::optional<int64_t> n = ParseInt(value);
+      if (!n || *n < 1 || *n > 1000) {
+        return Refuse(Outcome::kInvalid, "limit must be a whole number from 1 to 1000");
+      }
+      page_size = static_cast<int>(*n);
+    }
+  }
+  Result<ResultPage> page = store.ListResults(filter, page_size, cursor);
+  if (!page.ok()) {
+    if (page.error().message.find("cursor") != std::string::npos) {
+      return Refuse(Outcome::kInvalid, "bad cursor; start from the first page");
+    }
+    return Internal(page.error());
+  }
+  json rows = json::array();
+  for (const FleetResultRow& row : page->rows) rows.push_back(RowJson(row));
+  json body = {{"results", std::move(rows)}, {"total", page->total}};
+  if (!page->next.empty()) body["next"] = page->next;
+  return Success(Outcome::kOk, std::move(body));
+}
+
+Reply FleetService::GetResult(FleetStore& store, const std::string& result_id) {
+  Result<std::optional<json>> record = store.GetResult(result_id);
+  if (!record.ok()) return Internal(record.error());
+  if (!record->has_value()) {
+    return Refuse(Outcome::kNotFound, "no result " + result_id.substr(0, 80));
+  }
+  return Success(Outcome::kOk, std::move(**record));
+}
+
+Reply FleetService::CreatePlan(FleetStore& store, const SignedRequest& req) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  Reply r = [&]() -> Reply {
+    json body;
+    if (std::optional<Reply> bad = ParseObject(req.body, &body)) return *bad;
+    if (!body.contains("name") || !body["name"].is_string() ||
+        body["name"].get<std::string>().empty()) {
+      return Refuse(Outcome::kInvalid, "/name: expected a non-empty string");
+    }
+    if (!body.contains("jobs") || !body["jobs"].is_array() || body["jobs"].empty()) {
+      return Refuse(Outcome::kInvalid, "/jobs: expected a non-empty array of job specs");
+    }
+    int64_t expires_at = 0;
+    if (body.contains("expires_at") && !body["expires_at"].is_null()) {
+      if (!body["expires_at"].is_number_integer()) {
+        return Refuse(Outcome::kInvalid, "/expires_at: expected Unix time in whole seconds");
+      }
+      expires_at = body["expires_at"].get<int64_t>();
+    }
+    std::vector<json> specs;
+    for (size_t i = 0; i < body["jobs"].size(); ++i) {
+      const json& spec = body["jobs"][i];
+      const std::string at = "/jobs/" + std::to_string(i);
+      if (!spec.is_object()) return Refuse(Outcome::kInvalid, at + ": expected an object");
+      if (!spec.contains("benchmark") || !spec["benchmark"].is_string()) {
+        return Refuse(Outcome::kInvalid, at + "/benchmark: expected a benchmark id");
+      }
+      if (spec.contains("requires") && !spec["requires"].is_object()) {
+        return Refuse(Outcome::kInvalid, at + "/requires: expected an object");
+      }
+      specs.push_back(spec);
+    }
+    Result<std::vector<FleetClient>> clients = store.ListClients();
+    if (!clients.ok()) return Internal(clients.error());
+    const int64_t now = Now();
+    Result<std::string> plan_id =
+        store.CreatePlan(body["name"].get<std::string>(), specs, expires_at, now);
+    if (!plan_id.ok()) return Internal(plan_id.error());
+    json unassignable = json::array();
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const json required = specs[i].value("requires", json::object());
+      if (std::optional<std::string> why = Unassignable(required, *clients)) {
+        unassignable.push_back({{"index", i}, {"reason", *why}});
+      }
+    }
+    return Success(Outcome::kCreated,
+                   {{"plan_id", *plan_id}, {"jobs", specs.size()}, {"unassignable", unassignable}});
+  }();
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::GetPlan(FleetStore& store, const SignedRequest& req,
+                            const std::string& plan_id) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  Result<std::optional<PlanStatus>> plan = store.GetPlan(plan_id);
+  Reply r;
+  if (!plan.ok()) {
+    r = Internal(plan.error());
+  } else if (!plan->has_value()) {
+    r = Refuse(Outcome::kNotFound, "no plan " + plan_id.substr(0, 80));
+  } else {
+    r = Success(Outcome::kOk, PlanJson(**plan));
+  }
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::Claim(FleetStore& store, const SignedRequest& req) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  Reply r = [&]() -> Reply {
+    json caps;
+    if (std::optional<Reply> bad = ParseObject(req.body, &caps)) return *bad;
+    if (caps.contains("labels") && !StringList(caps["labels"])) {
+      return Refuse(Outcome::kInvalid, "/labels: expected an array of strings");
+    }
+    if (caps.contains("runtimes") && !StringList(caps["runtimes"])) {
+      return Refuse(Outcome::kInvalid, "/runtimes: expected an array of strings");
+    }
+    if (caps.contains("models") && !StringList(caps["models"])) {
+      return Refuse(Outcome::kInvalid, "/models: expected an array of SHA-256 digests");
+    }
+    if (caps.contains("memory_bytes") && !caps["memory_bytes"].is_number()) {
+      return Refuse(Outcome::kInvalid, "/memory_bytes: expected a number");
+    }
+    if (caps.contains("arch") && !caps["arch"].is_string()) {
+      return Refuse(Outcome::kInvalid, "/arch: expected a string");
+    }
+    if (Status s = store.SetCapabilities(client.client_id, caps); !s.ok())
+      return Internal(s.error());
+    Result<std::optional<Job>> job = store.Claim(client.client_id, caps, Now(), options_.lease_s);
+    if (!job.ok()) return Internal(job.error());
+    if (!job->has_value()) return Success(Outcome::kNoContent, nullptr);
+    return Success(Outcome::kOk,
+                   {{"job", JobJson(**job)}, {"lease_expires_at", (*job)->lease_expires_at}});
+  }();
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::Heartbeat(FleetStore& store, const SignedRequest& req,
+                              const std::string& job_id) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  const int64_t now = Now();
+  Result<bool> held = store.Heartbeat(job_id, client.client_id, now, options_.lease_s);
+  Reply r;
+  if (!held.ok()) {
+    r = Internal(held.error());
+  } else if (!*held) {
+    r = Refuse(Outcome::kConflict, LeaseLost(job_id));
+  } else {
+    r = Success(Outcome::kOk, {{"lease_expires_at", now + options_.lease_s}});
+  }
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::CompleteJob(FleetStore& store, const SignedRequest& req,
+                                const std::string& job_id) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  Reply r = [&]() -> Reply {
+    json record;
+    if (std::optional<Reply> bad = ParseRecord(req.body, &record)) return *bad;
+    Result<FleetStore::CompleteOutcome> done =
+        store.Complete(job_id, client.client_id, record, Now());
+    if (!done.ok()) return Internal(done.error());
+    Reply put = PutReply(done->put, record.value("result_id", std::string()));
+    if (put.outcome != Outcome::kConflict && !done->lease_held) {
+      return Refuse(Outcome::kConflict, LeaseLost(job_id) + " (the result is stored)");
+    }
+    return put;
+  }();
+  r.client_id = client.client_id;
+  return r;
+}
+
+Reply FleetService::FailJob(FleetStore& store, const SignedRequest& req,
+                            const std::string& job_id) {
+  FleetClient client;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  Reply r = [&]() -> Reply {
+    json body;
+    if (std::optional<Reply> bad = ParseObject(req.body, &body)) return *bad;
+    if (!body.contains("reason") || !body["reason"].is_string()) {
+      return Refuse(Outcome::kInvalid, "/reason: expected a string");
+    }
+    if (!body.contains("retriable") || !body["retriable"].is_boolean()) {
+      return Refuse(Outcome::kInvalid, "/retriable: expected true or false");
+    }
+    Result<std::pair<JobState, bool>> failed =
+        store.Fail(job_id, client.client_id, body["reason"].get<std::string>(),
+                   body["retriable"].get<bool>(), Now());
+    if (!failed.ok()) return Internal(failed.error());
+    if (!failed->second) return Refuse(Outcome::kConflict, LeaseLost(job_id));
+    return Success(Outcome::kOk, {{"state", JobStateName(failed->first)}});
+  }();
+  r.client_id = client.client_id;
+  return r;
+}
+
+Status FleetService::PruneNonces(FleetStore& store) { return store.PruneNonces(Now()); }
+
+}  // namespace pipette::server

@@ -1,0 +1,89 @@
+// The fleet server's use cases (docs/fleet-protocol.md), apart from HTTP: authenticate a signed
+// request, register, submit, plans, claim, heartbeat, result, fail, read results. Each returns a
+// Reply whose Outcome the HTTP layer (http.cc) maps to a status code. Thread-safe: the only
+// shared state is the rate limiter; the FleetStore passed in belongs to the calling thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "pipette/fleet_store.h"
+#include "pipette/server.h"
+#include "server/rate_limiter.h"
+
+namespace pipette::server {
+
+enum class Outcome {
+  kOk,               // body
+  kCreated,          // body: something new was stored
+  kNoContent,        // nothing to give (no job for this worker)
+  kInvalid,          // error: a bad request (field, filter, JSON)
+  kUnauthenticated,  // error: missing or bad signature, clock, nonce, unknown client, key
+  kForbidden,        // error: the client is pending or revoked
+  kNotFound,         // error
+  kConflict,         // error: other content under this id, or a lost lease
+  kRateLimited,      // error, retry_after_s
+  kUnavailable,      // error: the store does not answer (health)
+  kInternal,         // error holds the detail for the log only; the client is told nothing
+};
+
+struct Reply {
+  Outcome outcome = Outcome::kOk;
+  nlohmann::json body;  // success body (null for kNoContent)
+  std::string error;    // one line
+  int retry_after_s = 0;
+  std::string client_id;  // the authenticated client, for the request log ("" when none)
+};
+
+// What authentication reads from a request.
+struct SignedRequest {
+  std::string method;
+  std::string target;  // path and query, byte for byte as sent
+  std::string body;
+  // The X-Pipette-* headers; "" when missing.
+  std::string client_id, timestamp, nonce, signature;
+};
+
+using Query = std::multimap<std::string, std::string>;
+
+class FleetService {
+ public:
+  // `clock`: Unix seconds now (time(nullptr) when empty).
+  explicit FleetService(const ServerOptions& options, std::function<int64_t()> clock = {});
+
+  Reply Health(FleetStore& store);
+  Reply Register(FleetStore& store, const SignedRequest& req);
+  Reply Me(FleetStore& store, const SignedRequest& req);
+  Reply SubmitResult(FleetStore& store, const SignedRequest& req);
+  Reply ListResults(FleetStore& store, const Query& query);
+  Reply GetResult(FleetStore& store, const std::string& result_id);
+  Reply CreatePlan(FleetStore& store, const SignedRequest& req);
+  Reply GetPlan(FleetStore& store, const SignedRequest& req, const std::string& plan_id);
+  Reply Claim(FleetStore& store, const SignedRequest& req);
+  Reply Heartbeat(FleetStore& store, const SignedRequest& req, const std::string& job_id);
+  Reply CompleteJob(FleetStore& store, const SignedRequest& req, const std::string& job_id);
+  Reply FailJob(FleetStore& store, const SignedRequest& req, const std::string& job_id);
+
+  // Deletes nonces whose window has passed.
+  Status PruneNonces(FleetStore& store);
+
+  int64_t Now() const;
+
+ private:
+  // The approved client that signed `req`, or the refusal.
+  std::optional<Reply> Authenticate(FleetStore& store, const SignedRequest& req,
+                                    FleetClient* client);
+  // The checks every signed request gets once the public key is known: signature, clock window.
+  std::optional<Reply> CheckSignature(const SignedRequest& req, const std::string& public_key_hex);
+  std::optional<Reply> SpendNonce(FleetStore& store, const SignedRequest& req);
+
+  ServerOptions options_;
+  std::function<int64_t()> clock_;
+  RateLimiter limiter_;
+};
+
+}  // namespace pipette::server
