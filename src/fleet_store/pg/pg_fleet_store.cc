@@ -154,6 +154,10 @@ json RequiresOf(const json& spec) {
   return json();
 }
 
+// A read-only transaction that sees one snapshot throughout (a listing's total and its page, a
+// plan and its jobs agree).
+using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+
 // --- the store -----------------------------------------------------------------------------------
 
 class PgFleetStore final : public FleetStore {
@@ -349,7 +353,7 @@ class PgFleetStore final : public FleetStore {
         return std::string(w.empty() ? " WHERE " : " AND ");
       };
       // One snapshot: the total and the page agree.
-      pqxx::read_transaction tx(c);
+      Snapshot tx(c);
       ResultPage page;
       // The total before the cursor narrows the rows; unfiltered, the kept count costs nothing.
       page.total =
@@ -621,7 +625,7 @@ class PgFleetStore final : public FleetStore {
   Result<std::optional<PlanStatus>> GetPlan(const std::string& plan_id) override {
     return Do(
         "reading plan " + plan_id, [&](pqxx::connection& c) -> Result<std::optional<PlanStatus>> {
-          pqxx::read_transaction tx(c);
+          Snapshot tx(c);
           const pqxx::result p = tx.exec_params(
               "SELECT plan_id, name, created_at FROM plans WHERE plan_id = $1", plan_id);
           if (p.empty()) return std::optional<PlanStatus>();
