@@ -159,7 +159,12 @@ class Worker {
         if (!Nap(wait)) break;
         continue;
       }
-      reachable = true;
+      if (!reachable) {
+        // The server is back: what waits in the outbox goes now, and the backoff starts over.
+        reachable = true;
+        backoff = 1;
+        Deliver(/*ignore_backoff=*/true);
+      }
       if (claim->status == 204 || !claim->body.is_object() || !claim->body.contains("job")) {
         if (o_.once) {
           say_("no job for this worker; stopping (--once)");

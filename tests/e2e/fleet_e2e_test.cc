@@ -1,0 +1,333 @@
+// A fleet on this machine (issue 10, "Must show"): `pipette serve` on a temporary SQLite
+// database, two `pipette worker`s registered with different labels, plans from real suite files
+// of stories260K cells. Every cell is measured exactly once, each by a worker whose labels match;
+// a worker killed (-9) mid-cell loses its lease and the other completes the job; the server
+// killed (-9) while workers submit and restarted on the same database holds exactly the results
+// the workers saw acknowledged, and the workers carry on by themselves.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli_runner.h"
+#include "model_fixtures.h"
+#include "pipette/fleet_store.h"
+#include "platform/process.h"
+
+namespace pipette::testing_models {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  const int port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Waits up to `seconds` for `done`, polling.
+bool WaitFor(const std::function<bool()>& done, double seconds) {
+  const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+// A long-running pipette (serve or worker) whose stdout lines are collected by a thread.
+class Running {
+ public:
+  Running(const std::vector<std::string>& args, const std::string& err_path) {
+    std::vector<std::string> argv = {Binary("pipette")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto child = ChildProcess::Start(argv, err_path);
+    EXPECT_TRUE(child.ok()) << (child.ok() ? "" : child.error().message);
+    if (!child.ok()) return;
+    child_ = std::make_unique<ChildProcess>(std::move(*child));
+    child_->CloseStdin();
+    reader_ = std::thread([this] {
+      while (auto line = child_->ReadLine()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        lines_.push_back(*line);
+      }
+    });
+  }
+  ~Running() { Kill(SIGKILL); }
+
+  void Kill(int sig) {
+    if (!child_) return;
+    child_->Kill(sig);
+    if (reader_.joinable()) reader_.join();
+    child_->Wait();
+  }
+  int Pid() const { return child_ ? child_->Pid() : -1; }
+  std::vector<std::string> Lines() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lines_;
+  }
+  bool Said(const std::string& text) {
+    for (const auto& l : Lines()) {
+      if (l.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::unique_ptr<ChildProcess> child_;
+  std::thread reader_;
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+class FleetTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (Stories260K("Q8_0").empty()) GTEST_SKIP() << SharedMissingReason();
+    dir_ = WorkDir() + "/fleet-" + std::to_string(getpid());
+    fs::create_directories(dir_ + "/models");
+    fs::copy_file(Stories260K("Q8_0"), dir_ + "/models/stories260K-Q8_0.gguf");
+    db_ = dir_ + "/fleet.db";
+    port_ = FreePort();
+    url_ = "http://127.0.0.1:" + std::to_string(port_);
+    StartServer();
+  }
+  void TearDown() override {
+    workers_.clear();
+    server_.reset();
+  }
+
+  void StartServer() {
+    static int n = 0;
+    const std::string err = dir_ + "/serve-" + std::to_string(n++) + ".log";
+    server_ = std::make_unique<Running>(
+        std::vector<std::string>{"serve", "--listen", "127.0.0.1:" + std::to_string(port_), "--db",
+                                 db_, "--lease", "5", "--rate-limit", "0"},
+        err);
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return server_->Said("listening on") ||
+                 ReadFile(err).find("listening on") != std::string::npos;
+        },
+        20))
+        << ReadFile(err);
+  }
+
+  // Registers identity `name` with `labels` through a pre-authorization key.
+  std::string Register(const std::string& name, const std::string& labels) {
+    CliResult key = RunPipette({"serve", "keys", "create", "--db", db_});
+    EXPECT_EQ(key.exit.code, 0) << key.err;
+    std::smatch m;
+    static const std::regex token(R"(preauth_[0-9a-f]+\.[0-9a-f]+)");
+    const std::string all = key.out + key.err;
+    EXPECT_TRUE(std::regex_search(all, m, token)) << all;
+    CliResult reg = RunPipette({"register", "--server", url_, "--preauth", m.str(), "--labels",
+                                labels, "--identity", dir_ + "/" + name + ".json"});
+    EXPECT_EQ(reg.exit.code, 0) << reg.err;
+    static const std::regex id(R"(pc_[0-9a-f]{32})");
+    EXPECT_TRUE(std::regex_search(reg.out, m, id)) << reg.out;
+    return m.str();
+  }
+
+  void StartWorker(const std::string& name, const std::string& labels) {
+    workers_[name] = std::make_unique<Running>(
+        std::vector<std::string>{"--store", dir_ + "/" + name + ".db", "worker", "--server", url_,
+                                 "--identity", dir_ + "/" + name + ".json", "--labels", labels,
+                                 "--models", dir_ + "/models", "--outbox", dir_ + "/outbox-" + name,
+                                 "--logs", dir_ + "/logs-" + name, "--lease", "5"},
+        dir_ + "/" + name + "-" + std::to_string(restarts_++) + ".err");
+  }
+
+  // A suite of stories260K cells: the benchmarks given, tiny repetitions, readiness waived.
+  std::string Suite(const std::string& name, const std::vector<std::string>& benchmarks, int reps) {
+    std::string list;
+    for (const auto& b : benchmarks) list += (list.empty() ? "\"" : ", \"") + b + "\"";
+    const std::string path = dir_ + "/" + name + ".toml";
+    std::ofstream(path) << "name = \"" << name << "\"\nmode = \"matrix\"\nbenchmarks = [" << list
+                        << "]\n[[models]]\npath = \"models/stories260K-Q8_0.gguf\"\n"
+                        << "[[runtimes]]\nname = \"llamacpp\"\nsettings = { threads = 1 }\n"
+                        << "[harness]\nwarmup_runs = 0\nmin_reps = " << reps
+                        << "\nmax_reps = " << reps << "\nspin_up_ms = 0\n"
+                        << "[readiness]\nwaive = [\"load\", \"thermal\", \"throttle\"]\n";
+    return path;
+  }
+
+  std::string SubmitPlan(const std::string& suite, const std::string& label) {
+    CliResult r =
+        RunPipette({"--store", dir_ + "/submitter.db", "plan", "submit", suite, "--server", url_,
+                    "--identity", dir_ + "/a.json", "--requires-label", label});
+    EXPECT_EQ(r.exit.code, 0) << r.err;
+    std::smatch m;
+    static const std::regex id(R"(plan (plan_[0-9a-f]+): (\d+) jobs)");
+    EXPECT_TRUE(std::regex_search(r.out, m, id)) << r.out;
+    return m[1].str();
+  }
+
+  json PlanStatus(const std::string& plan_id) {
+    CliResult r = RunPipette(
+        {"--json", "plan", "status", plan_id, "--server", url_, "--identity", dir_ + "/a.json"});
+    if (r.exit.code != 0) return json();
+    return json::parse(r.out, nullptr, false);
+  }
+
+  bool PlanDone(const std::string& plan_id, int jobs) {
+    const json s = PlanStatus(plan_id);
+    return s.is_object() && s["counts"].value("done", 0) == jobs;
+  }
+
+  // Every result_id any worker printed as acknowledged.
+  std::set<std::string> Acknowledged() {
+    std::set<std::string> ids;
+    static const std::regex ack(R"(acknowledged ([0-9a-f-]{36}))");
+    for (auto* lines : {&a_lines_, &b_lines_}) {
+      for (const auto& l : *lines) {
+        std::smatch m;
+        if (std::regex_search(l, m, ack)) ids.insert(m[1].str());
+      }
+    }
+    for (auto& [name, w] : workers_) {
+      for (const auto& l : w->Lines()) {
+        std::smatch m;
+        if (std::regex_search(l, m, ack)) ids.insert(m[1].str());
+      }
+    }
+    return ids;
+  }
+
+  int64_t ResultsInDb() {
+    auto store = OpenFleetStore(db_);
+    EXPECT_TRUE(store.ok()) << (store.ok() ? "" : store.error().message);
+    if (!store.ok()) return -1;
+    auto n = (*store)->CountResults();
+    return n.ok() ? *n : -1;
+  }
+
+  std::string Dump(const std::string& name) {
+    std::string out;
+    for (const auto& l : workers_[name]->Lines()) out += l + "\n";
+    return out;
+  }
+
+  std::string dir_, db_, url_;
+  int port_ = 0;
+  int restarts_ = 0;
+  std::unique_ptr<Running> server_;
+  std::map<std::string, std::unique_ptr<Running>> workers_;
+  std::vector<std::string> a_lines_, b_lines_;  // of worker processes that were replaced
+};
+
+TEST_F(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
+  const std::string id_a = Register("a", "A,shared");
+  const std::string id_b = Register("b", "B,shared");
+  ASSERT_NE(id_a, id_b);
+
+  // 1. Thirty cells, half for label A and half for label B.
+  std::vector<std::string> shapes;
+  for (int p = 8; p <= 64; p += 8) shapes.push_back("prefill_throughput_" + std::to_string(p));
+  for (int p = 8; p <= 56; p += 8)
+    shapes.push_back("decode_throughput_" + std::to_string(p) + "_4");
+  ASSERT_EQ(shapes.size(), 15u);
+  const std::string suite = Suite("fifteen", shapes, 2);
+  const std::string plan_a = SubmitPlan(suite, "A");
+  const std::string plan_b = SubmitPlan(suite, "B");
+  StartWorker("a", "A,shared");
+  StartWorker("b", "B,shared");
+  ASSERT_TRUE(WaitFor([&] { return PlanDone(plan_a, 15) && PlanDone(plan_b, 15); }, 120))
+      << PlanStatus(plan_a).dump() << "\n"
+      << Dump("a") << Dump("b");
+  for (const auto& [plan, who] : {std::pair{plan_a, id_a}, std::pair{plan_b, id_b}}) {
+    const json s = PlanStatus(plan);
+    ASSERT_EQ(s["jobs"].size(), 15u);
+    for (const json& job : s["jobs"]) {
+      EXPECT_EQ(job["state"], "done");
+      EXPECT_EQ(job["client_id"], who) << job.dump();
+      EXPECT_EQ(job["attempts"], 1) << job.dump();
+    }
+  }
+  ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() == 30u; }, 30)) << Dump("a") << Dump("b");
+  EXPECT_EQ(ResultsInDb(), 30);
+
+  // 2. A long cell for either worker; the one that claims it is killed mid-cell. Its lease
+  // expires and the other worker completes the job.
+  const std::string long_plan =
+      SubmitPlan(Suite("long", {"decode_throughput_64_128"}, 300), "shared");
+  std::string victim;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const auto& name : {"a", "b"}) {
+          if (workers_[name]->Said("(decode_throughput_64_128) of plan " + long_plan)) {
+            victim = name;
+            return true;
+          }
+        }
+        return false;
+      },
+      30));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // mid-cell
+  ASSERT_FALSE(PlanDone(long_plan, 1)) << "the long cell ended before the kill; make it longer";
+  const auto victim_lines = workers_[victim]->Lines();
+  (victim == "a" ? a_lines_ : b_lines_) = victim_lines;
+  workers_[victim]->Kill(SIGKILL);
+  const std::string survivor_id = victim == "a" ? id_b : id_a;
+  ASSERT_TRUE(WaitFor([&] { return PlanDone(long_plan, 1); }, 90)) << PlanStatus(long_plan).dump();
+  const json long_status = PlanStatus(long_plan);
+  EXPECT_EQ(long_status["jobs"][0]["client_id"], survivor_id);
+  EXPECT_EQ(long_status["jobs"][0]["attempts"], 2);
+  // The killed worker comes back (same identity, outbox and store).
+  StartWorker(victim, victim == "a" ? "A,shared" : "B,shared");
+
+  // 3. The server killed while workers submit, then restarted on the same database.
+  std::vector<std::string> many;
+  for (int p = 8; p <= 160; p += 8) many.push_back("prefill_throughput_" + std::to_string(p));
+  const size_t acked_before = Acknowledged().size();
+  const std::string busy_plan = SubmitPlan(Suite("busy", many, 2), "shared");
+  ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() >= acked_before + 4; }, 60));
+  server_->Kill(SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  StartServer();
+  ASSERT_TRUE(WaitFor([&] { return PlanDone(busy_plan, static_cast<int>(many.size())); }, 120))
+      << PlanStatus(busy_plan).dump() << Dump("a") << Dump("b");
+  // Every acknowledged result is there, and nothing else: count in the database = acknowledged.
+  ASSERT_TRUE(
+      WaitFor([&] { return static_cast<int64_t>(Acknowledged().size()) == ResultsInDb(); }, 60))
+      << Acknowledged().size() << " acknowledged, " << ResultsInDb() << " in the database\n"
+      << Dump("a") << Dump("b");
+  EXPECT_EQ(ResultsInDb(), static_cast<int64_t>(30 + 1 + many.size()));
+  // The workers said they lost the server and carried on.
+  bool said_unreachable = false;
+  for (const auto& name : {"a", "b"}) said_unreachable |= workers_[name]->Said("cannot reach");
+  EXPECT_TRUE(said_unreachable) << Dump("a") << Dump("b");
+}
+
+}  // namespace
+}  // namespace pipette::testing_models
