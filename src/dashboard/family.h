@@ -13,7 +13,7 @@ namespace pipette::dashboard {
 
 // Rows read to find benchmark ids, and the most rows a chart page reads.
 inline constexpr int kProbeRows = 500;
-inline constexpr int kMaxChartRows = 2000;
+inline constexpr int kMaxChartRows = 1000;
 
 // The ids `in_family` accepts among: `seeds` (e.g. the built-in catalog's), and the benchmarks of
 // the newest kProbeRows rows matching `filters` (benchmark filter left out). When the filters

@@ -22,7 +22,7 @@ namespace pipette::dashboard {
 namespace {
 
 // Quality records read at most (the newest).
-constexpr int kMaxQualityRecords = 300;
+constexpr int kMaxQualityRecords = 60;
 
 bool IsQuality(const std::string& id) {
   return id.rfind("kl_divergence_", 0) == 0 || id.rfind("eval_", 0) == 0;

@@ -2,6 +2,7 @@
 // throughput against P, decode throughput against P for each D; one line per configuration.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -15,6 +16,9 @@
 namespace pipette::dashboard {
 namespace {
 
+// Curves drawn per chart at most.
+constexpr size_t kMaxCurves = 12;
+
 struct Point {
   int p = 0;
   const ResultRow* row = nullptr;
@@ -27,7 +31,7 @@ struct Curve {
 };
 
 // Curves of one family: configuration (and D for decode) -> points.
-std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode) {
+std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode, size_t* omitted) {
   std::map<std::string, Curve> curves;
   std::set<int> ds;
   for (const FleetResultRow& fr : rows) {
@@ -47,11 +51,20 @@ std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode) 
   }
   std::vector<Curve> out;
   for (auto& [key, c] : curves) out.push_back(std::move(c));
+  // A readable chart (and a page that stays small with thousands of configurations): the
+  // curves with the most points, ties by name.
+  std::stable_sort(out.begin(), out.end(), [](const Curve& a, const Curve& b) {
+    return a.points.size() > b.points.size();
+  });
+  *omitted = out.size() > kMaxCurves ? out.size() - kMaxCurves : 0;
+  if (out.size() > kMaxCurves) out.resize(kMaxCurves);
   return out;
 }
 
 std::string Section(const std::string& id, const std::string& title, const std::string& metric,
-                    const std::vector<Curve>& curves, bool decode) {
+                    const std::vector<FleetResultRow>& rows, bool decode) {
+  size_t omitted = 0;
+  const std::vector<Curve> curves = Curves(rows, decode, &omitted);
   std::string out = "<section id=\"" + id + "\"><h2>" + Esc(title) + "</h2>\n";
   if (curves.empty()) {
     return out + "<p class=\"empty\">No " + Esc(metric) + " results match these filters (" +
@@ -98,6 +111,12 @@ std::string Section(const std::string& id, const std::string& title, const std::
          (decode ? " and decode length D" : "") +
          "; bars are the 95% CI of the median. Each point is the newest result of its "
          "configuration at that P.</p>\n";
+  if (omitted > 0) {
+    out += fmt::format(
+        "<p class=\"notice\">{} more configurations are not drawn (the {} with the most context "
+        "lengths are); narrow them with the filters.</p>\n",
+        omitted, kMaxCurves);
+  }
   out += report::LineChart(spec, series);
   out += "<details><summary>points</summary>" + ScrollTable(t) + "</details></section>\n";
   return out;
@@ -127,10 +146,10 @@ DashboardResponse ScalingPage(FleetStore& store, const Query& query) {
   body += fmt::format(
       "<p class=\"meta\">From the newest {} of {} matching prefill and decode results.</p>\n",
       rows->size(), total);
-  body += Section("prefill", "Prefill throughput vs context length", "prefill_throughput",
-                  Curves(*rows, false), false);
-  body += Section("decode", "Decode throughput vs context length", "decode_throughput",
-                  Curves(*rows, true), true);
+  body += Section("prefill", "Prefill throughput vs context length", "prefill_throughput", *rows,
+                  false);
+  body +=
+      Section("decode", "Decode throughput vs context length", "decode_throughput", *rows, true);
   return PageResponse(Layout("Context scaling", "scaling", body));
 }
 
