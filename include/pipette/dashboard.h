@@ -10,6 +10,19 @@
 //   /fleet, /plans/<id>    clients, plans and their progress
 //   /static/<file>         the pages' CSS and scripts, compiled into the binary
 // Rendering reads the store and nothing else; it knows nothing of HTTP.
+//
+// Query parameters: the result filters of `GET /api/results` (benchmark, model, quant, runtime,
+// device, label, status, since; a list as repeated keys or "a, b"), and on `/` sort (model,
+// quant, runtime, threads, device, median, n, started), order (asc, desc), limit (rows per page,
+// 1..1000, default 100) and cursor (the next page); `/quality` also takes quality=<benchmark> and
+// speed=<decode benchmark>. Unknown parameters are ignored. Sorting applies within the page shown
+// (the store lists newest first); every link keeps the filters.
+//
+// Cost: each page reads a bounded amount whatever the store holds: one page of ListResults (the
+// leaderboard), at most 1000 rows and 60 records (the chart pages), 500 rows and one record per
+// device (devices), 50 plans (fleet). Every stored string is HTML-escaped. Pages use no scripts;
+// the stylesheet is /static/dashboard.css (a string in the binary); charts are inline SVG
+// (src/report/chart.h) that scale with their viewBox.
 #pragma once
 
 #include <map>
@@ -22,8 +35,9 @@ namespace pipette {
 struct DashboardResponse {
   enum class Kind {
     kPage,        // body is the page (content_type says what it is)
-    kNotFound,    // no such page or result; body is one line saying what is missing
+    kNotFound,    // no such page, result, device or plan; body is one line saying what is missing
     kBadRequest,  // a bad query parameter; body is one line naming it and what to do
+                  // ("limit must be a whole number from 1 to 1000 (got '-1')")
     kStoreError,  // the store failed; body is the store's one-line error (for the server's log)
   };
   Kind kind = Kind::kPage;
@@ -33,6 +47,8 @@ struct DashboardResponse {
 
 // Renders the page at `path` ("/", "/results/<id>", ...) with `query` (decoded query
 // parameters; a key may repeat). Not thread-safe with respect to `store` (one store per thread).
+// Never throws (an exception inside a page becomes kStoreError). kNotFound, kBadRequest and
+// kStoreError bodies are plain text (content_type "text/plain; charset=utf-8").
 DashboardResponse RenderDashboard(FleetStore& store, const std::string& path,
                                   const std::multimap<std::string, std::string>& query);
 
