@@ -329,5 +329,35 @@ TEST_F(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   EXPECT_TRUE(said_unreachable) << Dump("a") << Dump("b");
 }
 
+TEST_F(FleetTest, UnreachableServerIsRetriedAndAModelNoDeviceHasIsUnassignable) {
+  Register("a", "A");
+  // Nothing listens there: the worker says so and retries, backing off.
+  const std::string saved_url = url_;
+  url_ = "http://127.0.0.1:" + std::to_string(FreePort());
+  StartWorker("a", "A");
+  ASSERT_TRUE(WaitFor([&] { return workers_["a"]->Said("retrying in 2 s"); }, 20)) << Dump("a");
+  EXPECT_TRUE(workers_["a"]->Said("cannot reach " + url_)) << Dump("a");
+  workers_["a"]->Kill(SIGTERM);
+  url_ = saved_url;
+
+  // The worker offers stories260K-Q8_0 only; a plan on Q4_0 finds no device.
+  StartWorker("a", "A");
+  ASSERT_TRUE(WaitFor([&] { return workers_["a"]->Said("no job for this worker"); }, 20))
+      << Dump("a");
+  fs::copy_file(Stories260K("Q4_0"), dir_ + "/stories260K-Q4_0.gguf");
+  const std::string suite = dir_ + "/other.toml";
+  std::ofstream(suite) << "name = \"other\"\nbenchmarks = [\"prefill_throughput_8\"]\n"
+                       << "[[models]]\npath = \"stories260K-Q4_0.gguf\"\n"
+                       << "[[runtimes]]\nname = \"llamacpp\"\n";
+  CliResult r = RunPipette({"--store", dir_ + "/submitter.db", "plan", "submit", suite, "--server",
+                            url_, "--identity", dir_ + "/a.json", "--requires-label", "A"});
+  ASSERT_EQ(r.exit.code, 0) << r.err;
+  EXPECT_NE(r.out.find("job 0 (prefill_throughput_8) is unassignable: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1 job(s) match no registered device yet"), std::string::npos) << r.out;
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_FALSE(workers_["a"]->Said("claimed job")) << Dump("a");
+}
+
 }  // namespace
 }  // namespace pipette::testing_models
