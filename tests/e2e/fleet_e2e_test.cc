@@ -310,7 +310,7 @@ TEST_F(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   std::vector<std::string> many;
   for (int p = 8; p <= 160; p += 8) many.push_back("prefill_throughput_" + std::to_string(p));
   const size_t acked_before = Acknowledged().size();
-  const std::string busy_plan = SubmitPlan(Suite("busy", many, 2), "shared");
+  const std::string busy_plan = SubmitPlan(Suite("busy", many, 10), "shared");
   ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() >= acked_before + 4; }, 60));
   server_->Kill(SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
