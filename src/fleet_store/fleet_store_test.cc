@@ -513,6 +513,17 @@ TEST_P(FleetStoreTest, PagesCoverEveryRowOnce) {
     sorted.resize(seen.size());
     EXPECT_EQ(seen, sorted);
   }
+  // Totals stay exact as results arrive (the store may remember earlier counts).
+  ResultFilter by_benchmark;
+  by_benchmark.benchmarks = {"decode_throughput_256_100"};
+  by_benchmark.models = {"stories260K"};
+  EXPECT_EQ(store_->ListResults(by_benchmark, 7, "")->total, 25);
+  Put(Record(100));
+  json other = Record(101);
+  other["benchmark"]["id"] = "prefill_throughput_8";
+  Put(other);
+  EXPECT_EQ(store_->ListResults(by_benchmark, 7, "")->total, 26);
+  EXPECT_EQ(store_->ListResults({}, 7, "")->total, 27);
   auto bad = store_->ListResults({}, 7, "not-a-cursor");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("bad cursor"), std::string::npos);

@@ -20,6 +20,9 @@
 //       record's model block) is an addition to the first plan: rows are listed without parsing
 //       a record. Indexes: newest first (started_at DESC, result_id DESC) and one per filter,
 //       each followed by (started_at, result_id) so a filtered page needs no sort.
+//   result_models(model_sha256 TEXT, model_file TEXT, PK(both)): every (digest, file) pair of
+//       results, kept by PutResult: the model filter (digest prefix or file-name substring) is
+//       matched against these few rows, then each pair is a range of results_by_model.
 //   plans(plan_id TEXT PK, name TEXT, created_at INTEGER, expires_at INTEGER (0: never))
 //   jobs(job_id TEXT PK, plan_id TEXT, idx INTEGER, spec TEXT (JSON JobSpec), state TEXT,
 //       client_id TEXT ('' when none), lease_expires_at INTEGER, attempts INTEGER, result_id TEXT
@@ -122,6 +125,11 @@ CREATE INDEX results_by_quant ON results (quant COLLATE NOCASE, started_at DESC,
 CREATE INDEX results_by_runtime ON results (runtime, started_at DESC, result_id DESC);
 CREATE INDEX results_by_label ON results (label, started_at DESC, result_id DESC);
 CREATE INDEX results_by_status ON results (status, started_at DESC, result_id DESC);
+CREATE TABLE result_models (
+  model_sha256 TEXT NOT NULL,
+  model_file   TEXT NOT NULL,
+  PRIMARY KEY (model_sha256, model_file)
+) WITHOUT ROWID;
 CREATE TABLE plans (
   plan_id    TEXT PRIMARY KEY NOT NULL,
   name       TEXT NOT NULL,
@@ -247,11 +255,19 @@ std::pair<std::string, std::vector<std::string>> SettingCondition(const SettingF
 Result<Where> BuildWhere(const ResultFilter& f) {
   Where w;
   w.AddAny("benchmark_id = ?", f.benchmarks);
-  w.AddAny("((model_sha256 >= ? AND model_sha256 < ?) OR instr(model_file, ?) > 0)", f.models,
-           [](const std::string& v) {
-             const std::string lower = Lowercase(v);
-             return std::vector<std::string>{lower, PrefixEnd(lower), v};
-           });
+  // The (digest, file) pairs that match come from the small result_models table; each pair is
+  // then a range of results_by_model, so neither the page nor the count scans all results.
+  if (!f.models.empty()) {
+    Where models;
+    models.AddAny("((model_sha256 >= ? AND model_sha256 < ?) OR instr(model_file, ?) > 0)",
+                  f.models, [](const std::string& v) {
+                    const std::string lower = Lowercase(v);
+                    return std::vector<std::string>{lower, PrefixEnd(lower), v};
+                  });
+    w.Add("(model_sha256, model_file) IN (SELECT model_sha256, model_file FROM result_models" +
+              models.sql + ")",
+          models.params);
+  }
   w.AddAny("quant = ? COLLATE NOCASE", f.quants);
   if (!f.status.empty()) w.Add("status = ?", {f.status});
   w.AddAny("(device_id >= ? AND device_id < ?)", f.devices, [](const std::string& v) {
@@ -533,12 +549,9 @@ class SqliteFleetStore final : public FleetStore {
       if (!count.ok()) return count.error();
       page.total = *count;
     } else {
-      auto count = db_->Prepare("SELECT count(*) FROM results" + where.sql);
-      if (!count.ok()) return Err(count.error());
-      for (size_t i = 0; i < where.params.size(); ++i) count->Bind(int(i) + 1, where.params[i]);
-      auto row = count->Step("counting results");
-      if (!row.ok()) return Err(row.error());
-      page.total = *row ? count->Int(0) : 0;
+      auto count = CountMatching(where);
+      if (!count.ok()) return count.error();
+      page.total = *count;
     }
     if (filter.limit > 0) page.total = std::min<int64_t>(page.total, filter.limit);
     int64_t listed = 0;  // rows on earlier pages
@@ -979,12 +992,59 @@ class SqliteFleetStore final : public FleetStore {
                  Dump(settings != nullptr && settings->is_object() ? *settings : json::object()));
     insert->Bind(26, text);
     if (Status s = insert->Run(doing); !s.ok()) return Err(s.error());
+    auto model = db_->Prepare(
+        "INSERT OR IGNORE INTO result_models (model_sha256, model_file) VALUES (?, ?)");
+    if (!model.ok()) return Err(model.error());
+    model->Bind(1, c.model_sha256);
+    model->Bind(2, c.model_file);
+    if (Status s = model->Run(doing); !s.ok()) return Err(s.error());
     if (Status s = db_->Exec(
             "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'result_count'", doing);
         !s.ok()) {
       return Err(s.error());
     }
     return PutOutcome::kStored;
+  }
+
+  // The number of results `where` selects. Results are never deleted and their rowids only grow,
+  // so a count taken at max(rowid) M stays exact: later, only rows past M are counted (a short
+  // rowid range) and added. Dashboards repeat their filters; this keeps their totals cheap.
+  Result<int64_t> CountMatching(const Where& where) {
+    auto max_rowid = db_->QueryInt("SELECT coalesce(max(rowid), 0) FROM results");
+    if (!max_rowid.ok()) return Err(max_rowid.error());
+    const int64_t now_max = max_rowid->value_or(0);
+    std::string key = where.sql;
+    for (const std::string& p : where.params) key += '\0' + p;
+    auto cached = counts_.find(key);
+    int64_t from = 0, base = 0;
+    if (cached != counts_.end() && cached->second.max_rowid <= now_max) {
+      from = cached->second.max_rowid;
+      base = cached->second.count;
+      if (from == now_max) return base;
+    }
+    // NOT INDEXED: the new rows are read by rowid, whatever index the filter could use.
+    std::string sql = "SELECT count(*) FROM results";
+    if (from > 0) {
+      sql += " NOT INDEXED WHERE rowid > ? AND rowid <= ?";
+      if (!where.sql.empty()) sql += " AND" + where.sql.substr(std::string(" WHERE").size());
+    } else {
+      sql += where.sql + (where.sql.empty() ? " WHERE" : " AND") + " rowid <= ?";
+    }
+    auto count = db_->Prepare(sql);
+    if (!count.ok()) return Err(count.error());
+    int bound = 1;  // parameters in the order of the text
+    if (from > 0) {
+      count->Bind(bound++, from);
+      count->Bind(bound++, now_max);
+    }
+    for (const std::string& p : where.params) count->Bind(bound++, p);
+    if (from == 0) count->Bind(bound++, now_max);
+    auto row = count->Step("counting results");
+    if (!row.ok()) return Err(row.error());
+    const int64_t total = base + (*row ? count->Int(0) : 0);
+    if (counts_.size() >= 256) counts_.clear();
+    counts_[key] = {now_max, total};
+    return total;
   }
 
   // Returns expired leases to the queue, inside the caller's transaction.
@@ -1079,6 +1139,11 @@ class SqliteFleetStore final : public FleetStore {
   }
 
   std::unique_ptr<Db> db_;
+  struct CachedCount {
+    int64_t max_rowid = 0;  // the rows counted: rowid <= max_rowid
+    int64_t count = 0;
+  };
+  std::map<std::string, CachedCount> counts_;  // by WHERE text and parameters
 };
 
 // Creates the schema in an empty file, or checks the version of an existing one.
