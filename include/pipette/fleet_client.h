@@ -99,12 +99,19 @@ class FleetHttpClient {
   FleetResult Me() const;
   // POST /api/results: 201 {"result_id","stored":true}; 200 {"stored":false} already there.
   FleetResult SubmitResult(const nlohmann::json& record) const;
+  // Reading results is public: these three are sent unsigned (any Identity, even an empty one).
   // GET /api/results?<filter as query parameters>&limit=<page_size>&cursor=<cursor>
   // (page_size 0: the server's default). body: {"results":[row..],"next":CURSOR?,"total":N};
   // rows as ResultRowFromJson reads them.
   FleetResult ListResults(const ResultFilter& filter, int page_size = 0,
                           const std::string& cursor = "") const;
-  // GET /api/results/<id>: the record.
+  // GET /api/records?<filter>&limit=<page_size>&cursor=<cursor>: the same listing as full
+  // records (page_size at most 200; 0: the server's default, 50).
+  // body: {"records":[record..],"next":CURSOR?,"total":N}.
+  FleetResult ListRecords(const ResultFilter& filter, int page_size = 0,
+                          const std::string& cursor = "") const;
+  // GET /api/results/<id>: the record. `result_id` may be a unique prefix of at least 8
+  // characters (the short id of a listing); a prefix of several results is kRejected, 400.
   FleetResult GetResult(const std::string& result_id) const;
   // POST /api/plans: {"name","jobs":[JobSpec..],"expires_at"?} (expires_at 0: not sent).
   FleetResult CreatePlan(const std::string& name, const std::vector<nlohmann::json>& jobs,

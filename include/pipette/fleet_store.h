@@ -160,6 +160,10 @@ class FleetStore {
   virtual Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
                                          const std::string& cursor) = 0;
   virtual Result<std::optional<nlohmann::json>> GetResult(const std::string& result_id) = 0;
+  // The result_ids that start with `prefix` (as given: ids are lowercase), in byte order, at
+  // most `limit`: for reading a result by the short id a listing shows. Empty when none.
+  virtual Result<std::vector<std::string>> ResultIdsStartingWith(const std::string& prefix,
+                                                                 int limit) = 0;
   // Full records matching `filter` (limit applies), newest first: for compare/select/report.
   virtual Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter) = 0;
   virtual Result<int64_t> CountResults() = 0;

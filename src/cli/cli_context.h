@@ -19,6 +19,7 @@ inline constexpr int kExitBadInput = 2;  // bad arguments or input files; nothin
 struct CliContext {
   std::string store_path;  // --store; empty means DefaultStorePath()
   bool json = false;       // --json: print data as JSON instead of a table
+  std::string server;      // --server URL of the commands that read results (result_source.h)
   int exit_code = kExitOk;
   const CLI::App* app = nullptr;  // the pipette command: ReportError adds the flags of the
                                   // subcommand being run (flag_names.h)

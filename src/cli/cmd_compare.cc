@@ -10,6 +10,7 @@
 #include "analysis/noise.h"
 #include "cli/compare_metrics.h"
 #include "cli/limit_options.h"
+#include "cli/result_source.h"
 #include "cli/store_reading.h"
 #include "pipette/analysis.h"
 #include "pipette/gguf.h"
@@ -28,11 +29,11 @@ struct CompareArgs {
   ResultFilter common;  // the reading commands' filters, applied to both groups
 };
 
-Result<json> Load(ResultStore& store, const std::string& id) {
+Result<json> Load(ResultSource& store, const std::string& id) {
   auto r = store.Get(id);
   if (!r) return r.error();
   if (!r->has_value()) {
-    return MakeError("no result '" + id + "' in " + store.path() + "; `pipette results list` shows them");
+    return MakeError("no result '" + id + "' in " + store.where() + "; `pipette results list` shows them");
   }
   if ((**r).value("status", "") != "ok") {
     return MakeError("result " + id + " failed; only ok results have measurements to compare");
@@ -75,7 +76,7 @@ void NoteNoisy(const json& r, const char* side) {
             << analysis::NoiseRemedy(r) << "\n";
 }
 
-int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
+int ComparePair(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   auto ra = Load(store, a.a);
   if (!ra) return ReportError(ctx, ra.error());
   auto rb = Load(store, a.b);
@@ -103,7 +104,7 @@ int ComparePair(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
 }
 
 // The ok results a group filter selects, narrowed in the store where its filter can.
-Result<std::vector<json>> GroupRecords(ResultStore& store, const analysis::GroupFilter& group,
+Result<std::vector<json>> GroupRecords(ResultSource& store, const analysis::GroupFilter& group,
                                        const ResultFilter& common) {
   const ResultFilter f = analysis::ToResultFilter(group, common);
   auto records = store.Records(f);
@@ -139,7 +140,7 @@ std::string Collision(const analysis::GroupFilter& group, const ResultFilter& co
   return "";
 }
 
-int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
+int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   auto fa = analysis::ParseGroupFilter(a.group_a);
   if (!fa) return ReportError(ctx, fa.error().Wrap("--a"));
   auto fb = analysis::ParseGroupFilter(a.group_b);
@@ -160,7 +161,7 @@ int CompareGroups(const CompareArgs& a, ResultStore& store, CliContext& ctx) {
     if (group->empty()) {
       return ReportError(ctx, MakeError(fmt::format("{} {} selects no ok result in {}; `pipette "
                                                     "results list` shows what is stored",
-                                                    flag, *filter, store.path())));
+                                                    flag, *filter, store.where())));
     }
   }
   const analysis::GroupPairs pairs =
@@ -258,7 +259,7 @@ int Compare(const CompareArgs& a, CliContext& ctx) {
                                       ") narrow the groups of --a/--b; compare A B takes two "
                                       "result ids as they are"));
   }
-  auto store = OpenStoreToRead(ctx);
+  auto store = OpenSourceToRead(ctx);
   if (!store) return ctx.exit_code;
   return by_id ? ComparePair(a, *store, ctx) : CompareGroups(a, *store, ctx);
 }
@@ -278,6 +279,7 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
                   "the filters below apply to both groups)");
   cmd->add_option("--b", args->group_b, "group compared with it, same syntax");
   AddConfigurationFilters(cmd, args->common);
+  AddServerOption(cmd, ctx);
   cmd->add_option("--alpha", args->options.alpha, "significance level")->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
   AddRepeatsOption(cmd, args->newest);

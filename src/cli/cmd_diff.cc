@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/result_source.h"
 #include "cli/store_reading.h"
 #include "pipette/record.h"
 #include "pipette/store.h"
@@ -102,9 +103,9 @@ std::vector<Layer> Diff(const json& a, const json& b) {
 }
 
 int Run(const std::string& ida, const std::string& idb, CliContext& ctx) {
-  const std::string path = StorePath(ctx);
-  auto store = OpenStoreToRead(ctx);
+  auto store = OpenSourceToRead(ctx);
   if (!store) return ctx.exit_code;
+  const std::string path = store->where();
   json records[2];
   const std::string ids[2] = {ida, idb};
   for (int i = 0; i < 2; ++i) {
@@ -161,6 +162,7 @@ void AddDiffCommand(CLI::App& app, CliContext& ctx) {
       "diff", "Explain why two results differ: inputs, environment, parameters, tooling, metrics");
   cmd->add_option("a", ids->first, "result id (or unique prefix)")->required();
   cmd->add_option("b", ids->second, "result id (or unique prefix)")->required();
+  AddServerOption(cmd, ctx);
   cmd->callback([ids, &ctx] { Run(ids->first, ids->second, ctx); });
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/ids.h"
 #include "cli/limit_options.h"
+#include "cli/result_source.h"
 #include "cli/store_reading.h"
 #include "pipette/build_info.h"
 #include "pipette/report.h"
@@ -32,10 +33,11 @@ struct ReportArgs {
   std::string title = "pipette report";
 };
 
-// "the store PATH (--quant Q8_0 --since 2026-11-29)": where the records came from.
+// "the store PATH (--quant Q8_0 --since 2026-11-29)" or "the server URL": where the records came from.
 std::string Source(const ReportArgs& a, const std::string& store) {
   const std::string filters = FilterText(a.filter);
-  return "the store " + store + (filters.empty() ? "" : " (" + filters + ")");
+  const char* kind = store.rfind("http://", 0) == 0 ? "the server " : "the store ";
+  return kind + store + (filters.empty() ? "" : " (" + filters + ")");
 }
 
 Status Render(const ReportArgs& a, const Limits& limits, const std::vector<json>& records,
@@ -73,15 +75,16 @@ int Report(const ReportArgs& a, CliContext& ctx) {
                                       "md reports; --format " + a.format + " exports the records "
                                       "as they are: drop the limits, or use pipette select"));
   }
-  const std::string store_path = StorePath(ctx);
+  std::string store_path = StorePath(ctx);
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
     if (Status s = CheckOutputPath(a.output, {}, store_path); !s.ok()) {
       return ReportError(ctx, s.error());
     }
   }
-  auto store = OpenStoreToRead(ctx);
+  auto store = OpenSourceToRead(ctx);
   if (!store) return ctx.exit_code;
+  store_path = store->where();
   auto found = store->Records(a.filter);
   if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
   const std::vector<json> records = std::move(*found);
@@ -135,6 +138,7 @@ void AddReportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--title", args->title, "the report's title")->capture_default_str();
   ResultFilter& f = args->filter;
   AddConfigurationFilters(cmd, f);
+  AddServerOption(cmd, ctx);
   AddLimitOptions(cmd, args->limits);
   AddRepeatsOption(cmd, args->newest);
   cmd->callback([args, &ctx, cmd] {

@@ -17,6 +17,7 @@
 
 #include "analysis/noise.h"
 #include "cli/eval_output.h"
+#include "cli/result_source.h"
 #include "cli/store_reading.h"
 #include "cli/text_table.h"
 #include "pipette/gguf.h"
@@ -103,10 +104,11 @@ int List(const ResultsArgs& a, CliContext& ctx) {
   // A first `pipette results list`, before anything was measured, is not an error: without
   // --store, a default store that does not exist yet reads as empty (and is not created).
   std::error_code ec;
-  const bool fresh = ctx.store_path.empty() && !fs::exists(StorePath(ctx), ec);
-  std::unique_ptr<ResultStore> store;
+  const bool fresh =
+      ctx.server.empty() && ctx.store_path.empty() && !fs::exists(StorePath(ctx), ec);
+  std::unique_ptr<ResultSource> store;
   if (!fresh) {
-    store = OpenStoreToRead(ctx);
+    store = OpenSourceToRead(ctx);
     if (!store) return ctx.exit_code;
   }
   std::vector<ResultRow> rows;
@@ -136,7 +138,8 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     return kExitOk;
   }
   if (rows.empty()) {
-    std::cout << "no results" << (store ? " match" : "") << " in " << StorePath(ctx) << "\n";
+    std::cout << "no results" << (store ? " match" : "") << " in "
+              << (store ? store->where() : StorePath(ctx)) << "\n";
     return kExitOk;
   }
   // A RUNTIME column where the rows come from more than one runtime.
@@ -243,10 +246,11 @@ void PrintSummary(const json& r, std::ostream& out) {
 }
 
 int Show(const ResultsArgs& a, CliContext& ctx) {
-  auto store = OpenStoreToRead(ctx);
+  auto store = OpenSourceToRead(ctx);
   if (!store) return ctx.exit_code;
-  const Error missing =
-      MakeError("no result '" + a.id + "' in " + StorePath(ctx) + "; see `pipette results list`");
+  const Error missing = MakeError("no result '" + a.id + "' in " + store->where() +
+                                  "; see `pipette results list" +
+                                  (ctx.server.empty() ? "" : " --server " + ctx.server) + "`");
   auto record = store->Get(a.id);
   if (!record.ok()) return ReportError(ctx, record.error());
   if (!record->has_value()) return ReportError(ctx, missing);
@@ -276,7 +280,7 @@ int Export(const ResultsArgs& a, CliContext& ctx) {
       return ReportError(ctx, s.error());
     }
   }
-  auto store = OpenStoreToRead(ctx);
+  auto store = OpenSourceToRead(ctx);
   if (!store) return ctx.exit_code;
   auto found = store->Records(a.filter);
   if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
@@ -308,12 +312,14 @@ void AddResultsCommand(CLI::App& app, CliContext& ctx) {
 
   CLI::App* list = results->add_subcommand("list", "Stored results, newest first");
   AddFilterOptions(list, args->filter);
+  AddServerOption(list, ctx);
   list->callback([args, &ctx, list] {
     if (CheckSince(*list, args->filter, ctx)) List(*args, ctx);
   });
 
   CLI::App* show = results->add_subcommand("show", "One result: a summary, or --json the record");
   show->add_option("id", args->id, "result id or a unique prefix of it")->required();
+  AddServerOption(show, ctx);
   show->callback([args, &ctx] { Show(*args, ctx); });
 
   CLI::App* exp = results->add_subcommand("export", "Matching results as JSON lines or CSV");
@@ -325,6 +331,7 @@ void AddResultsCommand(CLI::App& app, CliContext& ctx) {
   exp->add_option("-o,--output", args->output, "write to FILE instead of stdout (- for stdout)")
       ->check([](const std::string& v) { return v.empty() ? "give a file name, or - for stdout" : ""; });
   AddFilterOptions(exp, args->filter);
+  AddServerOption(exp, ctx);
   exp->callback([args, &ctx, exp] {
     if (CheckSince(*exp, args->filter, ctx)) Export(*args, ctx);
   });

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/eval_options.h"
+#include "cli/cmd_fleet.h"
 #include "cli/run_output.h"
 #include "cli/runtime_options.h"
 #include "harness/readiness.h"
@@ -26,6 +27,7 @@ struct RunArgs {
   EvalArgs eval;
   std::string benchmark_id;
   std::string benchmarks_dir;
+  std::string submit;  // --submit URL
   bool quiet = false;
 };
 
@@ -59,6 +61,10 @@ int Run(RunArgs& a, CliContext& ctx) {
   }
   auto store = ResultStore::Open(store_path);
   if (!store) return ReportError(ctx, store.error());
+  std::unique_ptr<ResultSubmitter> submitter;
+  if (!a.submit.empty() && !(submitter = ResultSubmitter::Create(a.submit, ctx))) {
+    return ctx.exit_code;
+  }
 
   InstallInterruptHandler();
   CellHooks hooks;
@@ -87,6 +93,7 @@ int Run(RunArgs& a, CliContext& ctx) {
     std::error_code ec;
     std::filesystem::remove((*record)["eval"].value("checkpoint", ""), ec);
   }
+  if (submitter) submitter->Submit(*record);  // after storing: a server never holds the only copy
   if (ctx.json) {
     std::cout << record->dump(2) << std::endl;
   } else {
@@ -165,6 +172,9 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
                   "directory of user benchmark definitions (*.toml)");
   run->add_option("--runtime-log", args->spec.log_path, "where to keep the runtime's log");
   run->add_flag("-q,--quiet", args->quiet, "no progress lines");
+  run->add_option("--submit", args->submit,
+                  "also send the result to this pipette serve, http://HOST:PORT (through the "
+                  "outbox: an unreachable server delays it, never loses it)");
   run->callback([args, &ctx] { Run(*args, ctx); });
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/limit_options.h"
 #include "cli/select_output.h"
+#include "cli/result_source.h"
 #include "cli/store_reading.h"
 #include "pipette/analysis.h"
 #include "pipette/store.h"
@@ -30,9 +31,9 @@ int RunSelect(const SelectArgs& a, CliContext& ctx) {
   Limits limits = *parsed;
   limits.benchmarks = a.filter.benchmarks;
 
-  const std::string path = StorePath(ctx);
-  auto store = OpenStoreToRead(ctx);
+  auto store = OpenSourceToRead(ctx);
   if (!store) return ctx.exit_code;
+  const std::string path = store->where();
   ResultFilter f = a.filter;
   f.status = "ok";
   auto found = store->Records(f);
@@ -95,6 +96,7 @@ void AddSelectCommand(CLI::App& app, CliContext& ctx) {
       "select", "Configurations judged against hard limits (on their 95% CIs: pass, borderline, "
                 "fail), ranked on the Pareto front of decode speed, peak memory and quality");
   AddConfigurationFilters(cmd, args->filter);
+  AddServerOption(cmd, ctx);
   AddLimitOptions(cmd, args->limits);
   AddRepeatsOption(cmd, args->newest);
   cmd->callback([args, &ctx, cmd] {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/cmd_fleet.h"
 #include "cli/flag_names.h"
 #include "cli/suite_progress.h"
 #include "pipette/store.h"
@@ -30,6 +31,7 @@ struct SuiteArgs {
   bool no_readiness_load = false;
   bool no_readiness_thermal = false;
   bool quiet = false;
+  std::string submit;  // --submit URL
 };
 
 // <store folder>/suites/<name>/logs, the name made safe for a path.
@@ -133,6 +135,14 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
   // suite before anything runs, and the estimate of the time left counts only cells to run.
   auto plan = PlanSuite(*suite, *cells, options);
   if (!plan) return ReportError(ctx, plan.error());
+  std::unique_ptr<ResultSubmitter> submitter;
+  std::unique_ptr<ResultStore> submit_store;  // reads back each stored record to submit it
+  if (!a.submit.empty()) {
+    if (!(submitter = ResultSubmitter::Create(a.submit, ctx))) return ctx.exit_code;
+    auto opened = ResultStore::Open(options.store_path);
+    if (!opened) return ReportError(ctx, opened.error());
+    submit_store = std::move(*opened);
+  }
   SuiteProgress progress(*plan, !a.quiet && isatty(STDERR_FILENO), a.quiet, std::cerr);
   progress.Start(*suite, options);
   SuiteHooks hooks;
@@ -140,6 +150,16 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
   hooks.cell_progress = [&](const std::string& line) { progress.CellProgress(line); };
   hooks.cell_finished = [&](const SuiteCellOutcome& o, int done, int) {
     progress.CellFinished(ForReading(o, cmd), done);
+    if (submitter && !o.result_id.empty()) {
+      auto record = submit_store->Get(o.result_id);
+      progress.Clear();
+      if (record.ok() && record->has_value()) {
+        submitter->Submit(**record);
+      } else {
+        std::cerr << "pipette: warning: cannot read result " << o.result_id
+                  << " back to submit it; pipette submit --server " << a.submit << " sends it\n";
+      }
+    }
   };
   auto run = RunSuite(*suite, *cells, options, hooks);
   progress.Clear();
@@ -198,6 +218,9 @@ void AddSuiteCommand(CLI::App& app, CliContext& ctx) {
   run->add_flag("--no-readiness-thermal", args->no_readiness_thermal,
                 "waive the readiness gate's thermal criterion (recorded)");
   run->add_flag("-q,--quiet", args->quiet, "no progress output, only the summary");
+  run->add_option("--submit", args->submit,
+                  "also send each cell's result to this pipette serve, http://HOST:PORT (through "
+                  "the outbox: an unreachable server delays them, never loses them)");
   run->callback([args, run, &ctx] { RunIt(*args, *run, ctx); });
 }
 

@@ -7,6 +7,7 @@
 #include "cli/cmd_compare.h"
 #include "cli/cmd_diff.h"
 #include "cli/cmd_evals.h"
+#include "cli/cmd_fleet.h"
 #include "cli/cmd_device.h"
 #include "cli/cmd_models.h"
 #include "cli/cmd_report.h"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   AddReportCommand(app, ctx);
   AddEvalsCommand(app, ctx);
   AddScoreCommand(app, ctx);
+  AddFleetCommands(app, ctx);
   AddServeCommand(app, ctx);
   AddPlanCommand(app, ctx);
   AddWorkerCommand(app, ctx);

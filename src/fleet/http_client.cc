@@ -276,21 +276,35 @@ FleetResult FleetHttpClient::SubmitResult(const json& record) const {
   return Send("POST", "/api/results", record.dump());
 }
 
-FleetResult FleetHttpClient::ListResults(const ResultFilter& filter, int page_size,
-                                         const std::string& cursor) const {
+namespace {
+
+// The query of a paged listing: the filter, the page size (0: the server's default), the cursor.
+std::string PageQuery(const ResultFilter& filter, int page_size, const std::string& cursor) {
   ResultFilter f = filter;
-  if (page_size > 0) f.limit = page_size;
+  f.limit = page_size > 0 ? page_size : 0;
   std::string query = ResultFilterQuery(f);
   if (!cursor.empty()) {
     query += query.empty() ? '?' : '&';
     query += "cursor=";
     query += PercentEncode(cursor);
   }
-  return Send("GET", "/api/results" + query, "");
+  return query;
+}
+
+}  // namespace
+
+FleetResult FleetHttpClient::ListResults(const ResultFilter& filter, int page_size,
+                                         const std::string& cursor) const {
+  return Send("GET", "/api/results" + PageQuery(filter, page_size, cursor), "", /*sign=*/false);
+}
+
+FleetResult FleetHttpClient::ListRecords(const ResultFilter& filter, int page_size,
+                                         const std::string& cursor) const {
+  return Send("GET", "/api/records" + PageQuery(filter, page_size, cursor), "", /*sign=*/false);
 }
 
 FleetResult FleetHttpClient::GetResult(const std::string& result_id) const {
-  return Send("GET", "/api/results/" + Segment(result_id), "");
+  return Send("GET", "/api/results/" + Segment(result_id), "", /*sign=*/false);
 }
 
 FleetResult FleetHttpClient::CreatePlan(const std::string& name, const std::vector<json>& jobs,

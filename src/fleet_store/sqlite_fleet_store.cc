@@ -599,6 +599,25 @@ class SqliteFleetStore final : public FleetStore {
     return std::optional<json>(std::move(record));
   }
 
+  Result<std::vector<std::string>> ResultIdsStartingWith(const std::string& prefix,
+                                                         int limit) override {
+    // A range on the primary key: every id starting with the prefix sorts in [prefix, prefix\x7f).
+    auto stmt = db_->Prepare(
+        "SELECT result_id FROM results WHERE result_id >= ? AND result_id < ? "
+        "ORDER BY result_id LIMIT ?");
+    if (!stmt.ok()) return Err(stmt.error());
+    stmt->Bind(1, prefix);
+    stmt->Bind(2, prefix + "\x7f");
+    stmt->Bind(3, static_cast<int64_t>(limit));
+    std::vector<std::string> ids;
+    for (;;) {
+      auto row = stmt->Step("looking up result ids starting with " + prefix);
+      if (!row.ok()) return Err(row.error());
+      if (!*row) return ids;
+      ids.push_back(stmt->Text(0));
+    }
+  }
+
   Result<std::vector<json>> Records(const ResultFilter& filter) override {
     auto built = BuildWhere(filter);
     if (!built.ok()) return built.error();

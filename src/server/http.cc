@@ -184,6 +184,9 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
   svr.Get("/api/results", Route(pool, small, [&service](FleetStore& s, const auto& req) {
             return service.ListResults(s, req.params);
           }));
+  svr.Get("/api/records", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+            return service.ListRecords(s, req.params);
+          }));
   svr.Get(R"(/api/results/([^/]+))", Route(pool, small, [&service](FleetStore& s, const auto& req) {
             return service.GetResult(s, req.matches[1].str());
           }));

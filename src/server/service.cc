@@ -390,13 +390,22 @@ Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
   return r;
 }
 
-Reply FleetService::ListResults(FleetStore& store, const Query& query) {
+namespace {
+
+// The result filters of docs/fleet-protocol.md from the query parameters, and the page: `limit`
+// (1..max_page, default default_page) and `cursor`. nullopt when they are good, else the 400.
+struct ResultQuery {
+  ResultFilter filter;
+  int page_size = 0;
+  std::string cursor;
+};
+std::optional<Reply> ParseResultQuery(const Query& query, int default_page, int max_page,
+                                      ResultQuery* out) {
   static const std::set<std::string> kKnown = {"benchmark", "model", "quant",  "runtime",
                                                "device",    "label", "status", "since",
                                                "setting",   "limit", "cursor"};
-  ResultFilter filter;
-  int page_size = 100;
-  std::string cursor;
+  ResultFilter& filter = out->filter;
+  out->page_size = default_page;
   for (const auto& [key, value] : query) {
     if (!kKnown.count(key)) {
       return Refuse(Outcome::kInvalid,
@@ -410,7 +419,7 @@ Reply FleetService::ListResults(FleetStore& store, const Query& query) {
     if (key == "runtime") filter.runtimes.push_back(value);
     if (key == "device") filter.devices.push_back(value);
     if (key == "label") filter.labels.push_back(value);
-    if (key == "cursor") cursor = value;
+    if (key == "cursor") out->cursor = value;
     if (key == "status") {
       if (value != "ok" && value != "failed") {
         return Refuse(Outcome::kInvalid, "status must be ok or failed");
@@ -429,31 +438,84 @@ Reply FleetService::ListResults(FleetStore& store, const Query& query) {
     }
     if (key == "limit") {
       std::optional<int64_t> n = ParseInt(value);
-      if (!n || *n < 1 || *n > 1000) {
-        return Refuse(Outcome::kInvalid, "limit must be a whole number from 1 to 1000");
+      if (!n || *n < 1 || *n > max_page) {
+        return Refuse(Outcome::kInvalid,
+                      "limit must be a whole number from 1 to " + std::to_string(max_page));
       }
-      page_size = static_cast<int>(*n);
+      out->page_size = static_cast<int>(*n);
     }
   }
-  Result<ResultPage> page = store.ListResults(filter, page_size, cursor);
-  if (!page.ok()) {
-    if (page.error().message.find("cursor") != std::string::npos) {
-      return Refuse(Outcome::kInvalid, "bad cursor; start from the first page");
-    }
-    return Internal(page.error());
-  }
-  json rows = json::array();
-  for (const FleetResultRow& row : page->rows) rows.push_back(RowJson(row));
-  json body = {{"results", std::move(rows)}, {"total", page->total}};
-  if (!page->next.empty()) body["next"] = page->next;
-  return Success(Outcome::kOk, std::move(body));
+  return std::nullopt;
 }
 
-Reply FleetService::GetResult(FleetStore& store, const std::string& result_id) {
-  Result<std::optional<json>> record = store.GetResult(result_id);
+// One page of the listing, or the refusal (a bad cursor is the client's; anything else ours).
+Result<ResultPage> ListPage(FleetStore& store, const ResultQuery& q, Reply* refused) {
+  Result<ResultPage> page = store.ListResults(q.filter, q.page_size, q.cursor);
+  if (!page.ok()) {
+    *refused = page.error().message.find("cursor") != std::string::npos
+                   ? Refuse(Outcome::kInvalid, "bad cursor; start from the first page")
+                   : Internal(page.error());
+  }
+  return page;
+}
+
+json PageBody(const char* key, json items, const ResultPage& page) {
+  json body = {{key, std::move(items)}, {"total", page.total}};
+  if (!page.next.empty()) body["next"] = page.next;
+  return body;
+}
+
+}  // namespace
+
+Reply FleetService::ListResults(FleetStore& store, const Query& query) {
+  ResultQuery q;
+  if (std::optional<Reply> bad = ParseResultQuery(query, 100, 1000, &q)) return *bad;
+  Reply refused;
+  Result<ResultPage> page = ListPage(store, q, &refused);
+  if (!page.ok()) return refused;
+  json rows = json::array();
+  for (const FleetResultRow& row : page->rows) rows.push_back(RowJson(row));
+  return Success(Outcome::kOk, PageBody("results", std::move(rows), *page));
+}
+
+Reply FleetService::ListRecords(FleetStore& store, const Query& query) {
+  ResultQuery q;
+  if (std::optional<Reply> bad = ParseResultQuery(query, 50, 200, &q)) return *bad;
+  Reply refused;
+  Result<ResultPage> page = ListPage(store, q, &refused);
+  if (!page.ok()) return refused;
+  json records = json::array();
+  for (const FleetResultRow& row : page->rows) {
+    Result<std::optional<json>> record = store.GetResult(row.row.result_id);
+    if (!record.ok()) return Internal(record.error());
+    if (record->has_value()) records.push_back(std::move(**record));
+  }
+  return Success(Outcome::kOk, PageBody("records", std::move(records), *page));
+}
+
+Reply FleetService::GetResult(FleetStore& store, const std::string& id) {
+  Result<std::optional<json>> record = store.GetResult(id);
   if (!record.ok()) return Internal(record.error());
+  // Not an id: the short id a listing shows (at least 8 characters of one) reads the same.
+  static constexpr size_t kShortest = 8;
+  const bool prefix_like =
+      id.size() >= kShortest && id.size() < 36 && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
+      });
+  if (!record->has_value() && prefix_like) {
+    Result<std::vector<std::string>> ids = store.ResultIdsStartingWith(id, 2);
+    if (!ids.ok()) return Internal(ids.error());
+    if (ids->size() > 1) {
+      return Refuse(Outcome::kInvalid,
+                    "result id prefix " + id + " matches several results; give more of it");
+    }
+    if (ids->size() == 1) {
+      record = store.GetResult(ids->front());
+      if (!record.ok()) return Internal(record.error());
+    }
+  }
   if (!record->has_value()) {
-    return Refuse(Outcome::kNotFound, "no result " + result_id.substr(0, 80));
+    return Refuse(Outcome::kNotFound, "no result " + id.substr(0, 80));
   }
   return Success(Outcome::kOk, std::move(**record));
 }

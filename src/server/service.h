@@ -60,7 +60,10 @@ class FleetService {
   Reply Me(FleetStore& store, const SignedRequest& req);
   Reply SubmitResult(FleetStore& store, const SignedRequest& req);
   Reply ListResults(FleetStore& store, const Query& query);
-  Reply GetResult(FleetStore& store, const std::string& result_id);
+  // GET /api/records: full records, the filters and paging of ListResults (limit at most 200).
+  Reply ListRecords(FleetStore& store, const Query& query);
+  // `id`: a result_id, or a unique prefix of one (at least 8 characters: a listing's short id).
+  Reply GetResult(FleetStore& store, const std::string& id);
   Reply CreatePlan(FleetStore& store, const SignedRequest& req);
   Reply GetPlan(FleetStore& store, const SignedRequest& req, const std::string& plan_id);
   Reply Claim(FleetStore& store, const SignedRequest& req);

@@ -405,6 +405,22 @@ class PgFleetStore final : public FleetStore {
               });
   }
 
+  Result<std::vector<std::string>> ResultIdsStartingWith(const std::string& prefix,
+                                                         int limit) override {
+    return Do("looking up result ids starting with " + prefix,
+              [&](pqxx::connection& c) -> Result<std::vector<std::string>> {
+                pqxx::nontransaction tx(c);
+                // result_id is COLLATE "C": the range is served by the primary key.
+                const pqxx::result r = tx.exec_params(
+                    "SELECT result_id FROM results WHERE result_id >= $1 AND result_id < $2 "
+                    "ORDER BY result_id LIMIT $3",
+                    prefix, prefix + "\x7f", limit);
+                std::vector<std::string> ids;
+                for (const auto& row : r) ids.push_back(row[0].as<std::string>());
+                return ids;
+              });
+  }
+
   Result<std::vector<json>> Records(const ResultFilter& filter) override {
     return Do("reading results", [&](pqxx::connection& c) -> Result<std::vector<json>> {
       auto where = pg::WhereClause(c, filter);

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Query latency of `pipette serve` under load (issue 10 "Load"): starts the server on a filled
+# fleet database, then drives each read endpoint and dashboard page with wrk (Debian `wrk`) on
+# loopback and prints requests/s and the p50/p99 latency of each, one table row per URL.
+#   bench/fleet/query_load.sh DB [SECONDS] [CONNECTIONS]
+# DB: an SQLite fleet file or a postgresql:// URL, filled e.g. by bench/fleet/fill_results.sh.
+# Target (issue 10): p99 <= 50 ms with 1,000,000 stored results.
+set -euo pipefail
+db=${1:?usage: bench/fleet/query_load.sh DB [SECONDS] [CONNECTIONS]}
+seconds=${2:-10}
+connections=${3:-4}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+pipette=${PIPETTE:-$root/build/src/cli/pipette}
+command -v wrk >/dev/null || { echo "query_load: wrk is not installed (scripts/deps.sh --test)" >&2; exit 1; }
+[ -x "$pipette" ] || { echo "query_load: no pipette binary at $pipette (scripts/build.sh)" >&2; exit 1; }
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+base=http://127.0.0.1:$port
+log=$(mktemp)
+"$pipette" serve --listen 127.0.0.1:$port --db "$db" --rate-limit 1000000 2>"$log" &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 100); do
+  curl -fsS "$base/health" >/dev/null 2>&1 && break
+  kill -0 $server 2>/dev/null || { cat "$log" >&2; exit 1; }
+  sleep 0.2
+done
+
+# Names seen in the data, so the filtered URLs select real rows.
+first=$(curl -fsS "$base/api/results?limit=1")
+pick() { python3 -c "import json,sys; r=json.loads(sys.argv[1])['results']; print(r[0]['$1'] if r else '')" "$first"; }
+id=$(pick result_id)
+bench=$(pick benchmark_id)
+quant=$(pick quant)
+device=$(pick device_id)
+total=$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('total', '?'))" "$first")
+[ -n "$id" ] || { echo "query_load: $db holds no results; fill it first (bench/fleet/fill_results.sh)" >&2; exit 1; }
+
+echo "pipette serve on $db: $total results; wrk ${seconds}s, $connections connections, 2 threads"
+printf '%-64s %10s %9s %9s\n' "URL" "req/s" "p50 ms" "p99 ms"
+worst=0
+for path in \
+  "/api/results" \
+  "/api/results?benchmark=$bench" \
+  "/api/results?benchmark=$bench&quant=$quant&limit=50" \
+  "/api/results?device=${device:0:12}" \
+  "/api/results/$id" \
+  "/" \
+  "/?benchmark=$bench" \
+  "/?benchmark=$bench&quant=$quant&sort=headline&order=desc" \
+  "/scaling" \
+  "/quality" \
+  "/results/$id" \
+  "/devices" \
+  "/fleet"; do
+  code=$(curl -s -o /dev/null -w '%{http_code}' "$base$path")
+  if [ "$code" != 200 ]; then
+    printf '%-64s %s\n' "${path:0:64}" "HTTP $code (skipped)"
+    continue
+  fi
+  out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "$base$path")
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  ms() { python3 -c "import sys,re; v=sys.argv[1]; m=re.match(r'([0-9.]+)(us|ms|s)',v); f={'us':1e-3,'ms':1,'s':1e3}[m.group(2)]; print(f'{float(m.group(1))*f:.2f}')" "$1"; }
+  p50ms=$(ms "$p50"); p99ms=$(ms "$p99")
+  printf '%-64s %10s %9s %9s\n' "${path:0:64}" "$rps" "$p50ms" "$p99ms"
+  worst=$(python3 -c "print(max($worst, $p99ms))")
+done
+echo "worst p99: $worst ms (target <= 50 ms)"
