@@ -1203,7 +1203,7 @@ Status EnsureSchema(Db& db) {
   if (v != kSchemaVersion) {
     return MakeError(db.path() +
                      ": not a pipette fleet database (no schema version); give "
-                     "another --db");
+                     "another fleet database");
   }
   return Status::Ok();
 }
@@ -1218,7 +1218,7 @@ Result<std::unique_ptr<FleetStore>> OpenSqliteFleetStore(const std::string& path
     fs::create_directories(parent, ec);
     if (ec) {
       return MakeError("fleet store " + path + ": cannot create the folder " + parent.string() +
-                       " (" + ec.message() + "); give a writable --db");
+                       " (" + ec.message() + "); give a fleet database in a writable folder");
     }
   }
   if (fs::is_directory(path, ec)) {
