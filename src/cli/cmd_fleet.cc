@@ -45,9 +45,20 @@ int Register(const RegisterArgs& a, CliContext& ctx) {
   const json profile = DeviceJson(ReadDeviceInfo(), a.label);
   const FleetResult r = client.Register(a.label, a.labels, profile, a.preauth);
   if (!r.ok()) return ReportError(ctx, MakeError(r.error().message), ExitFor(r.error()));
-  const std::string id =
-      r->body.is_object() ? r->body.value("client_id", identity->client_id) : identity->client_id;
-  const std::string status = r->body.is_object() ? r->body.value("status", "") : "";
+  const auto text = [&](const char* key) {
+    const json& b = r->body;
+    return b.is_object() && b.contains(key) && b[key].is_string() ? b[key].get<std::string>()
+                                                                   : std::string();
+  };
+  if (text("client_id") != identity->client_id) {
+    return ReportError(ctx,
+                       MakeError("the server at " + client.server_url() +
+                                 " answered the registration without this device's client id; "
+                                 "is it pipette serve?"),
+                       kExitFailure);
+  }
+  const std::string id = identity->client_id;
+  const std::string status = text("status");
   if (ctx.json) {
     std::cout << json{{"client_id", id},
                       {"status", status},
@@ -161,7 +172,7 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"ok", "failed"}));
   AddConfigurationFilters(s, sub->filter);
   s->add_option("--limit", sub->filter.limit, "at most N results, the newest (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   s->callback([sub, s, &ctx] {
     if (CheckSince(*s, sub->filter, ctx)) Submit(*sub, ctx);
   });

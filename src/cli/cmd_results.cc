@@ -300,7 +300,7 @@ void AddFilterOptions(CLI::App* cmd, ResultFilter& f) {
   cmd->add_option("--status", f.status, "ok or failed")->check(CLI::IsMember({"ok", "failed"}));
   AddConfigurationFilters(cmd, f);
   cmd->add_option("--limit", f.limit, "at most N results, the newest (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
 }
 
 }  // namespace

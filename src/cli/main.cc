@@ -1,6 +1,7 @@
 // pipette: the command line. A thin layer: each subcommand lives in its own cmd_*.cc.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_context.h"
 #include "cli/cmd_benchmarks.h"
@@ -78,6 +79,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "pipette: error: " << e.what() << "; see `pipette --help`" << std::endl;
     return kExitBadInput;
+  } catch (const nlohmann::json::exception& e) {
+    // The last guard for JSON from outside (a server that is not pipette serve, a file edited
+    // by hand) whose shape a reader did not check: one line, never an abort.
+    std::cerr << "pipette: error: an answer or file was not in the shape pipette expects ("
+              << e.what() << "); check that the server is pipette serve and the files are "
+              << "pipette's" << std::endl;
+    return kExitFailure;
   }
   // Data written to a full disk or a closed pipe must not pass for success.
   if (!std::cout.flush()) {

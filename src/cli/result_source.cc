@@ -94,9 +94,14 @@ class ServerSource final : public ResultSource {
         if (Status s = add(item); !s.ok()) return s.error();
         ++got;
       }
-      cursor = r->body.contains("next") && r->body["next"].is_string()
-                   ? r->body["next"].get<std::string>()
-                   : "";
+      const std::string next = r->body.contains("next") && r->body["next"].is_string()
+                                   ? r->body["next"].get<std::string>()
+                                   : "";
+      // A cursor that does not move (or a page that adds nothing) would page for ever.
+      if (!next.empty() && (next == cursor || r->body[key].empty())) {
+        return NotPipette("the same page of /api/" + std::string(key) + " again");
+      }
+      cursor = next;
     } while (!cursor.empty() && (filter.limit == 0 || static_cast<int>(got) < filter.limit));
     return got;
   }

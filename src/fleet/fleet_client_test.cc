@@ -3,6 +3,10 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <thread>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -226,6 +230,32 @@ TEST(Outbox, UnreachableServerBacksOffDoublingToSixtySeconds) {
   EXPECT_EQ(*outbox->Pending(), 2);
 }
 
+// A 2xx that is not pipette's acknowledgement (another program at the URL) removes nothing.
+TEST(Outbox, ATwoHundredWithoutPipettesAcknowledgementKeepsTheRecord) {
+  httplib::Server fake;
+  fake.Post("/api/results", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{}", "application/json");
+  });
+  const int port = fake.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { fake.listen_after_bind(); });
+  while (!fake.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  TempDir tmp;
+  auto outbox = Outbox::Open(tmp.path());
+  ASSERT_TRUE(outbox.ok());
+  ASSERT_TRUE(outbox->Add(Record("r1")).ok());
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  auto report = outbox->Flush(FleetHttpClient(url, GenerateIdentity()), 1'000'000);
+  fake.stop();
+  serving.join();
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->sent + report->already, 0);
+  EXPECT_EQ(report->pending, 1);
+  EXPECT_EQ(report->retry_reason, "the server at " + url +
+                                      " answered 200 without pipette's acknowledgement; is it "
+                                      "pipette serve?");
+  EXPECT_EQ(*outbox->Pending(), 1);
+}
+
 TEST(Outbox, EntryChangedByHandIsSetAside) {
   TempDir tmp;
   auto outbox = Outbox::Open(tmp.path());
@@ -237,7 +267,10 @@ TEST(Outbox, EntryChangedByHandIsSetAside) {
   EXPECT_EQ(report->rejected, 1);
   ASSERT_EQ(report->rejections.size(), 1u);
   EXPECT_EQ(report->rejections[0], "broken: not an outbox entry (the file was changed by hand?)");
-  EXPECT_TRUE(fs::exists(tmp.path() + "/rejected/broken.json"));
+  // Set aside byte for byte, the reason beside it.
+  std::ifstream kept(tmp.path() + "/rejected/broken.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "{not json");
+  EXPECT_TRUE(fs::exists(tmp.path() + "/rejected/broken.reason.json"));
   EXPECT_EQ(*outbox->Pending(), 0);
 }
 

@@ -38,6 +38,9 @@ std::string PercentEncode(const std::string& s) {
 // The path segment of an id: ids are ours ("job_<hex>", hex), but a typo must not change the path.
 std::string Segment(const std::string& id) { return PercentEncode(id); }
 
+// The largest answer read (a page of records included), in bytes.
+constexpr uint64_t kMaxAnswerBytes = uint64_t{512} << 20;
+
 // The server's one line: its {"error": ...}, else the start of the body.
 std::string ErrorLine(const std::string& body, bool* is_pipette_error) {
   *is_pipette_error = false;
@@ -196,11 +199,22 @@ FleetResult FleetHttpClient::Send(const std::string& method, const std::string& 
     }
     errno = 0;
     httplib::Result res = [&] {
-      if (method == "GET") return client.Get(path_and_query.c_str(), headers);
+      // A bounded answer: a stray server streaming without end must not exhaust memory.
+      if (method == "GET") {
+        return client.Get(path_and_query.c_str(), headers,
+                          [](uint64_t read, uint64_t) { return read <= kMaxAnswerBytes; });
+      }
       if (method == "POST") return client.Post(path_and_query.c_str(), headers, body, content_type);
       if (method == "PUT") return client.Put(path_and_query.c_str(), headers, body, content_type);
       return client.Delete(path_and_query.c_str(), headers, body, content_type);
     }();
+    if (!res && res.error() == httplib::Error::Canceled) {
+      return FleetError{FleetFailure::kRejected, 0,
+                        "the answer of " + url_ + " is over " +
+                            std::to_string(kMaxAnswerBytes >> 20) +
+                            " MiB; is it pipette serve?",
+                        0};
+    }
     if (!res) {
       const int saved_errno = res.error() == httplib::Error::Connection
                                   ? ProbeConnect(host_, port_, options_.connect_timeout_ms)
@@ -239,13 +253,15 @@ FleetResult FleetHttpClient::Send(const std::string& method, const std::string& 
     if (status >= 500 || status == 408 || status == 429) {
       error.kind = FleetFailure::kRetriable;
       error.message = (status >= 500 ? "server error (" : "server refused (") +
-                      std::to_string(status) + "): " + line;
+                      std::to_string(status) + "): " +
+                      (is_pipette_error ? line : "no pipette error in the answer");
     } else if (!is_pipette_error) {
-      // Not pipette's error shape: a proxy or another program at that address. Refusing the
-      // request for good would throw away records that were never judged.
+      // Not pipette's error shape: a proxy or another program at that address (its body, an
+      // HTML page as often as not, is not repeated). Refusing the request for good would throw
+      // away records that were never judged.
       error.kind = FleetFailure::kRetriable;
       error.message = "the server at " + url_ + " answered " + std::to_string(status) +
-                      " without a pipette error (" + line + "); is it pipette serve?";
+                      " without a pipette error; is it pipette serve?";
     } else {
       error.message = "server refused (" + std::to_string(status) + "): " + line;
     }

@@ -184,10 +184,20 @@ Result<FlushReport> Outbox::Flush(const FleetHttpClient& client, int64_t now, bo
   for (Entry& e : *entries) {
     const std::string id = e.file.substr(0, e.file.size() - 5);
     if (!e.data.is_object() || !e.data.contains("record") || !e.data["record"].is_object()) {
-      if (Status s = reject(e, id, "not an outbox entry (the file was changed by hand?)", 0);
+      // Set aside as it is, byte for byte (whatever it holds may still be worth recovering),
+      // with the reason beside it.
+      std::error_code ec;
+      fs::create_directories(rejected_dir, ec);
+      fs::rename(dir_ + "/" + e.file, rejected_dir + "/" + e.file, ec);
+      if (ec) return MakeError("cannot move " + dir_ + "/" + e.file + " to " + rejected_dir);
+      const std::string reason = "not an outbox entry (the file was changed by hand?)";
+      if (Status s = WriteAtomically(rejected_dir, id + ".reason.json",
+                                     json{{"reason", reason}, {"rejected_at", now}}.dump());
           !s.ok()) {
         return s.error();
       }
+      ++report.rejected;
+      report.rejections.push_back(id + ": " + reason);
       continue;
     }
     if (unreachable || (!ignore_backoff && e.data.value("next_try_at", int64_t{0}) > now)) {
@@ -206,11 +216,22 @@ Result<FlushReport> Outbox::Flush(const FleetHttpClient& client, int64_t now, bo
       report.job_notes.push_back(id + " (job " + job_id + "): " + r.error().message);
       r = client.SubmitResult(record);
     }
+    // Only pipette's acknowledgement removes a record: {"stored": bool, "result_id"?: this id}.
+    // Any other 2xx (a proxy, another program at the URL) keeps it, to be tried again.
+    const auto acknowledges = [&id](const json& body) {
+      return body.is_object() && body.contains("stored") && body["stored"].is_boolean() &&
+             (!body.contains("result_id") ||
+              (body["result_id"].is_string() && body["result_id"].get<std::string>() == id));
+    };
+    if (r.ok() && !acknowledges(r->body)) {
+      r = FleetError{FleetFailure::kRetriable, r->status,
+                     "the server at " + client.server_url() + " answered " +
+                         std::to_string(r->status) +
+                         " without pipette's acknowledgement; is it pipette serve?",
+                     0};
+    }
     if (r.ok()) {
-      bool stored = r->status == 201;
-      if (r->body.is_object() && r->body.contains("stored") && r->body["stored"].is_boolean()) {
-        stored = r->body["stored"].get<bool>();
-      }
+      const bool stored = r->body["stored"].get<bool>();
       ++(stored ? report.sent : report.already);
       report.acknowledged.push_back(id);
       std::error_code ec;

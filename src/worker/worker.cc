@@ -176,6 +176,16 @@ class Worker {
         if (!Nap(wait)) break;
         continue;
       }
+      if (!IsJob(claim->body)) {
+        // Not pipette's answer (another program at the URL, a proxy): said, and tried later.
+        say_(fmt::format("the server at {} answered the claim without a job pipette can read; "
+                         "is it pipette serve? retrying in {:g} s",
+                         client_->server_url(), backoff));
+        const double wait = backoff;
+        backoff = std::min(backoff * 2, o_.max_backoff_s);
+        if (!Nap(wait)) break;
+        continue;
+      }
       backoff = 1;
       ++jobs;
       if (!RunJob(claim->body)) break;  // interrupted
@@ -262,7 +272,19 @@ class Worker {
     }
   }
 
-  // One claimed job. Returns false when an interrupt ended it.
+  // A claim answer RunJob can read: {"job": {"job_id": "...", "plan_id"?: "...", "spec": {...}}}.
+  static bool IsJob(const json& reply) {
+    const json& job = reply["job"];
+    const auto string_or_absent = [&](const char* key) {
+      return !job.contains(key) || job[key].is_string();
+    };
+    return job.is_object() && job.contains("job_id") && job["job_id"].is_string() &&
+           !job["job_id"].get<std::string>().empty() && job.contains("spec") &&
+           job["spec"].is_object() && string_or_absent("plan_id") &&
+           (!job["spec"].contains("benchmark") || job["spec"]["benchmark"].is_string());
+  }
+
+  // One claimed job (IsJob). Returns false when an interrupt ended it.
   bool RunJob(const json& reply) {
     const json& job = reply["job"];
     const std::string job_id = job.value("job_id", "");
