@@ -304,6 +304,16 @@ class Worker {
     }
     CellHooks hooks;
     hooks.hash_file = [this](const std::string& p) { return CachedSha256(*store_, p); };
+    // A readiness wait can hold a cell for minutes: say what holds it, every 30 s at most (the
+    // other progress lines, one per repetition, would flood a worker's log).
+    auto last_wait_line = std::chrono::steady_clock::time_point();
+    hooks.progress = [this, &last_wait_line](const std::string& line) {
+      if (line.rfind("waiting for the device to be ready", 0) != 0) return;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_wait_line < std::chrono::seconds(30)) return;
+      last_wait_line = now;
+      say_(line);
+    };
     Result<json> record = MakeError("not run");
     {
       Heartbeat heartbeat(*client_, job_id, std::max(interval, 0.2), say_);
