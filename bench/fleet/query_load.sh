@@ -31,8 +31,13 @@ first=$(curl -fsS "$base/api/results?limit=1")
 pick() { python3 -c "import json,sys; r=json.loads(sys.argv[1])['results']; print(r[0]['$1'] if r else '')" "$first"; }
 id=$(pick result_id)
 bench=$(pick benchmark_id)
+# A second result on the same benchmark, for the compare page; a plan when there is one.
+other=$(curl -fsS "$base/api/results?benchmark=$bench&limit=2" | python3 -c "import json,sys; r=json.load(sys.stdin)['results']; print(r[-1]['result_id'] if r else '')")
+plan=$(curl -fsS "$base/fleet" | python3 -c "import re,sys; m=re.search(r'href=\"/plans/([^\"]+)\"', sys.stdin.read()); print(m.group(1) if m else '')")
 quant=$(pick quant)
 device=$(pick device_id)
+# The cursor of a filtered listing's second page (paging), URL-encoded.
+cursor=$(curl -fsS "$base/api/results?benchmark=$bench" | python3 -c "import json,sys,urllib.parse; print(urllib.parse.quote(json.load(sys.stdin).get('next') or '', safe=''))")
 total=$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('total', '?'))" "$first")
 [ -n "$id" ] || { echo "query_load: $db holds no results; fill it first (bench/fleet/fill_results.sh)" >&2; exit 1; }
 
@@ -44,15 +49,21 @@ for path in \
   "/api/results?benchmark=$bench" \
   "/api/results?benchmark=$bench&quant=$quant&limit=50" \
   "/api/results?device=${device:0:12}" \
+  ${cursor:+"/api/results?benchmark=$bench&cursor=$cursor"} \
   "/api/results/$id" \
+  "/api/records" \
+  "/api/records?benchmark=$bench&limit=200" \
   "/" \
   "/?benchmark=$bench" \
-  "/?benchmark=$bench&quant=$quant&sort=headline&order=desc" \
+  "/?benchmark=$bench&quant=$quant&sort=median&order=desc" \
   "/scaling" \
   "/quality" \
   "/results/$id" \
   "/devices" \
-  "/fleet"; do
+  "/devices/$device" \
+  "/compare?a=$id&b=$other" \
+  "/fleet" \
+  ${plan:+"/plans/$plan"}; do
   code=$(curl -s -o /dev/null -w '%{http_code}' "$base$path")
   if [ "$code" != 200 ]; then
     printf '%-64s %s\n' "${path:0:64}" "HTTP $code (skipped)"

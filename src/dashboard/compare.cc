@@ -113,7 +113,7 @@ DashboardResponse ComparePage(FleetStore& store, const Query& query) {
          "</td></tr>\n";
   }
   body += "<h2>Metrics</h2>\n" + ScrollTable(m + "</tbody>", "compare");
-  return PageResponse(Layout("Compare " + Prefix(a_id, 8) + " and " + Prefix(b_id, 8), "", body));
+  return PageResponse(Layout("Compare " + Prefix(a_id, kShortResultId) + " and " + Prefix(b_id, kShortResultId), "", body));
 }
 
 }  // namespace pipette::dashboard

@@ -147,7 +147,7 @@ DashboardResponse DevicePage(FleetStore& store, const std::string& device_id) {
     if (!rec.ok()) return StoreError(rec.error());
     if (*rec) {
       fingerprint = record::ValueAt(**rec, "/device");
-      source = "the device block of its newest result, " + Prefix(rows.front()->row.result_id, 8);
+      source = "the device block of its newest result, " + Prefix(rows.front()->row.result_id, kShortResultId);
     }
   }
   if (fingerprint.is_null() && !mine.empty()) {

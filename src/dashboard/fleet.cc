@@ -179,7 +179,7 @@ DashboardResponse PlanPage(FleetStore& store, const std::string& plan_id) {
          "</td><td class=\"num\">" + std::to_string(j.attempts) + "</td><td>" +
          (j.result_id.empty() ? "-"
                               : "<a href=\"/results/" + Esc(UrlEncode(j.result_id)) + "\">" +
-                                    Esc(Prefix(j.result_id, 8)) + "</a>") +
+                                    Esc(Prefix(j.result_id, kShortResultId)) + "</a>") +
          "</td><td class=\"wrap\">" + (failures.empty() ? "-" : failures) + "</td></tr>\n";
   }
   body += ScrollTable(t + "</tbody>", "jobs");

@@ -49,6 +49,11 @@ std::string RecordTime(const std::string& rfc3339);
 // The first `n` characters.
 std::string Prefix(const std::string& s, size_t n);
 
+// How many characters of a result id the pages show: the fleet's short_id (12, as `results list`
+// prints it). Eight are not enough: a UUIDv7's first 8 hex digits are its time in units of 65 s,
+// so the results of one suite run shared them (two different results showed as "01a2336f").
+inline constexpr size_t kShortResultId = 12;
+
 // `value` flattened into a definition list, one line per leaf: "cpu.caches[0].size_bytes" ->
 // "49152" (strings unquoted, null as "-"); keys and values escaped. Long arrays of numbers are
 // summarized ("[1785 numbers]").

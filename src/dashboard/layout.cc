@@ -34,7 +34,7 @@ border-radius:2px;overflow:hidden}.bar span{display:block;height:100%}.bar .done
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:.4em 0}
 dl.kv dt{color:#555}dl.kv dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:600px){body{padding:8px 10px}h1{font-size:1.2em}table{font-size:.8em}
-dl.kv{grid-template-columns:1fr}dl.kv dd{margin-bottom:.3em}}
+dl.kv{grid-template-columns:1fr}dl.kv dd{margin-bottom:.3em}div.scroll svg.chart{min-width:600px}}
 )";
 
 struct NavItem {
@@ -73,6 +73,10 @@ std::string ScrollTable(const std::string& table_inner, const std::string& css_c
   return "<div class=\"scroll\"><table" +
          (css_class.empty() ? std::string() : " class=\"" + css_class + "\"") + ">" + table_inner +
          "</table></div>\n";
+}
+
+std::string ScrollChart(const std::string& svg) {
+  return "<div class=\"scroll\">" + svg + "</div>\n";
 }
 
 }  // namespace pipette::dashboard

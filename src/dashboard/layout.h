@@ -16,6 +16,10 @@ std::string_view Css();
 // (already HTML).
 std::string Layout(const std::string& title, const std::string& active, const std::string& body);
 
+// `svg` (a chart) in a horizontally scrolling box: on a phone the chart keeps a readable width
+// (600 px, see the stylesheet) instead of shrinking its text to a few pixels.
+std::string ScrollChart(const std::string& svg);
+
 // <div class="scroll"><table>...</table></div> around `table_inner` (thead/tbody rows).
 std::string ScrollTable(const std::string& table_inner, const std::string& css_class = "");
 

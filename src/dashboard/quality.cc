@@ -238,7 +238,7 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
     spec.x.title = "decode throughput (tokens/s), " + speed_id;
     spec.x.units = report::Units::kSi;
     spec.y.title = y_title;
-    body += report::ParetoScatter(spec, points);
+    body += ScrollChart(report::ParetoScatter(spec, points));
   } else {
     body +=
         "<p class=\"empty\">No configuration with a quality result has a decode_throughput "

@@ -134,7 +134,7 @@ std::string ThermalChart(const json& r) {
   spec.title = "Temperature around each repetition";
   spec.x.title = "repetition";
   spec.y.title = "temperature (C)";
-  return report::LineChart(spec, list);
+  return ScrollChart(report::LineChart(spec, list));
 }
 
 std::string Provenance(const json& r) {
@@ -216,7 +216,7 @@ DashboardResponse OneResultPage(FleetStore& store, const std::string& result_id)
                              "exposes no thermal zones).</p>\n"
                            : thermal);
   body += "<h2>Provenance</h2>\n" + Provenance(r);
-  return PageResponse(Layout("Result " + Prefix(id, 8) + " - " + benchmark, "", body));
+  return PageResponse(Layout("Result " + Prefix(id, kShortResultId) + " - " + benchmark, "", body));
 }
 
 }  // namespace pipette::dashboard

@@ -92,7 +92,7 @@ std::string Section(const std::string& id, const std::string& title, const std::
            "</td><td class=\"num\">" +
            Esc(CiText(r.headline_ci95_low, r.headline_ci95_high, "tokens/s")) +
            "</td><td><a href=\"/results/" + Esc(UrlEncode(r.result_id)) + "\">" +
-           Esc(Prefix(r.result_id, 8)) + "</a></td></tr>\n";
+           Esc(Prefix(r.result_id, kShortResultId)) + "</a></td></tr>\n";
     }
     series.push_back(std::move(ls));
   }
@@ -117,7 +117,7 @@ std::string Section(const std::string& id, const std::string& title, const std::
         "lengths are); narrow them with the filters.</p>\n",
         omitted, kMaxCurves);
   }
-  out += report::LineChart(spec, series);
+  out += ScrollChart(report::LineChart(spec, series));
   out += "<details><summary>points</summary>" + ScrollTable(t) + "</details></section>\n";
   return out;
 }
