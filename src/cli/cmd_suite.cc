@@ -180,8 +180,11 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
   if (run->interrupted) {
     return ReportError(ctx,
                        MakeError(fmt::format("interrupted; the current cell is stored as failed "
-                                             "(interrupted); rerun `pipette suite run {}` to "
+                                             "(interrupted); rerun `pipette {}suite run {}` to "
                                              "resume",
+                                             ctx.store_path.empty()
+                                                 ? std::string()
+                                                 : "--store " + ctx.store_path + " ",
                                              a.file)),
                        130);
   }
