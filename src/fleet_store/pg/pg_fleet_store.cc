@@ -752,6 +752,24 @@ class PgFleetStore final : public FleetStore {
       } catch (const pqxx::transaction_rollback& e) {
         if (attempt < 3) continue;
         return R(MakeError(Prefix() + doing + ": " + Reason(e)));
+      } catch (const pqxx::sql_error& e) {
+        // SQLSTATE 53100 (disk_full): the database server's disk. Worded as SQLite's full disk
+        // (fleet_store::kDiskFull), so the server answers both alike; the transaction was rolled
+        // back.
+        if (e.sqlstate() == "53100") {
+          return R(MakeError(Prefix() + "disk full on the database server " +
+                             "while " + doing + " (" + Reason(e) + "); free space there, then " +
+                             "retry"));
+        }
+        if (conn_ && !conn_->is_open()) {
+          conn_.reset();
+          if (reused && !retried_connection) {
+            retried_connection = true;
+            continue;
+          }
+          return R(Unreachable(e));
+        }
+        return R(MakeError(Prefix() + doing + ": " + Reason(e)));
       } catch (const std::exception& e) {
         if (conn_ && !conn_->is_open()) {
           conn_.reset();
