@@ -265,6 +265,18 @@ class FleetTest : public ::testing::TestWithParam<std::string> {
     return n.ok() ? *n : -1;
   }
 
+  // Waits for `plan` to be done and for the database to hold exactly the results the workers
+  // saw acknowledged (nothing lost, nothing stored unseen). `dump` says what the workers said.
+  void AwaitPlanAndDeliveries(const std::string& plan, int jobs,
+                              const std::function<std::string()>& dump) {
+    ASSERT_TRUE(WaitFor([&] { return PlanDone(plan, jobs); }, 150))
+        << PlanStatus(plan).dump() << dump();
+    ASSERT_TRUE(
+        WaitFor([&] { return static_cast<int64_t>(Acknowledged().size()) == ResultsInDb(); }, 60))
+        << Acknowledged().size() << " acknowledged, " << ResultsInDb() << " in the database\n"
+        << dump();
+  }
+
   std::string Dump(const std::string& name) {
     std::string out;
     for (const auto& l : workers_[name]->Lines()) out += l + "\n";
@@ -313,9 +325,10 @@ TEST_P(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   EXPECT_EQ(ResultsInDb(), 30);
 
   // 2. A long cell for either worker; the one that claims it is killed mid-cell. Its lease
-  // expires and the other worker completes the job.
+  // expires and the other worker completes the job. (100 repetitions: seconds, so the kill half
+  // a second in lands mid-cell, and the survivor's whole run fits the wait on a loaded machine.)
   const std::string long_plan =
-      SubmitPlan(Suite("long", {"decode_throughput_64_128"}, 300), "shared");
+      SubmitPlan(Suite("long", {"decode_throughput_64_128"}, 100), "shared");
   std::string victim;
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -350,13 +363,10 @@ TEST_P(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   server_->Kill(SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   StartServer();
-  ASSERT_TRUE(WaitFor([&] { return PlanDone(busy_plan, static_cast<int>(many.size())); }, 120))
-      << PlanStatus(busy_plan).dump() << Dump("a") << Dump("b");
   // Every acknowledged result is there, and nothing else: count in the database = acknowledged.
-  ASSERT_TRUE(
-      WaitFor([&] { return static_cast<int64_t>(Acknowledged().size()) == ResultsInDb(); }, 60))
-      << Acknowledged().size() << " acknowledged, " << ResultsInDb() << " in the database\n"
-      << Dump("a") << Dump("b");
+  AwaitPlanAndDeliveries(busy_plan, static_cast<int>(many.size()),
+                         [&] { return Dump("a") + Dump("b"); });
+  if (HasFatalFailure()) return;
   EXPECT_EQ(ResultsInDb(), static_cast<int64_t>(30 + 1 + many.size()));
   // The workers said they lost the server and carried on.
   bool said_unreachable = false;
@@ -451,12 +461,8 @@ TEST_P(FleetOnEachBackend, FourWorkersClaimAtOnceEachJobOnceAndNothingIsLostToKi
   server_->Kill(SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   StartServer();
-  ASSERT_TRUE(WaitFor([&] { return PlanDone(busy, jobs); }, 150))
-      << PlanStatus(busy).dump() << dump_all();
-  ASSERT_TRUE(
-      WaitFor([&] { return static_cast<int64_t>(Acknowledged().size()) == ResultsInDb(); }, 60))
-      << Acknowledged().size() << " acknowledged, " << ResultsInDb() << " in the database\n"
-      << dump_all();
+  AwaitPlanAndDeliveries(busy, jobs, dump_all);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(ResultsInDb(), 2 * jobs);
 
   if (GetParam() != "postgresql") return;
@@ -481,12 +487,8 @@ TEST_P(FleetOnEachBackend, FourWorkersClaimAtOnceEachJobOnceAndNothingIsLostToKi
   const size_t acked_during = Acknowledged().size();
   ASSERT_TRUE(pipette::testing::StartTestPostgres().ok());
   EXPECT_TRUE(waited) << dump_all();
-  ASSERT_TRUE(WaitFor([&] { return PlanDone(outage, jobs); }, 150))
-      << PlanStatus(outage).dump() << dump_all();
-  ASSERT_TRUE(
-      WaitFor([&] { return static_cast<int64_t>(Acknowledged().size()) == ResultsInDb(); }, 60))
-      << Acknowledged().size() << " acknowledged, " << ResultsInDb() << " in the database\n"
-      << dump_all();
+  AwaitPlanAndDeliveries(outage, jobs, dump_all);
+  if (HasFatalFailure()) return;
   // A lease that expired during the outage sends its job to another worker: that is a second
   // measurement (its own result_id), not a doubled record; none is lost.
   EXPECT_GE(ResultsInDb(), 3 * jobs);
