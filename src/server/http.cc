@@ -70,6 +70,12 @@ void LogInternal(const httplib::Request& req, const std::string& detail) {
   LogLine("internal error on " + req.method + " " + req.path + ": " + detail);
 }
 
+// A database that does not answer or is full: what the client heard, and the store's detail.
+void LogStoreFault(const httplib::Request& req, const std::string& line,
+                   const std::string& detail) {
+  LogLine(req.method + " " + req.path.substr(0, 200) + ": " + line + " (" + detail + ")");
+}
+
 void WriteReply(const httplib::Request& req, httplib::Response& res, const Reply& reply) {
   t_log.client_id = reply.client_id;
   const int status = StatusOf(reply.outcome);
@@ -87,8 +93,8 @@ void WriteReply(const httplib::Request& req, httplib::Response& res, const Reply
       return;
     case Outcome::kUnavailable:
     case Outcome::kStorageFull:
-      LogLine(req.method + " " + req.path.substr(0, 200) + ": " + reply.error + " (" +
-              (reply.body.is_object() ? reply.body.value("detail", std::string()) : "") + ")");
+      LogStoreFault(req, reply.error,
+                    reply.body.is_object() ? reply.body.value("detail", std::string()) : "");
       WriteError(res, status, reply.error);
       return;
     case Outcome::kRateLimited:
@@ -229,8 +235,7 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
       if (reply.outcome == Outcome::kInternal) {
         LogInternal(req, detail);
       } else {
-        LogLine(req.method + " " + req.path.substr(0, 200) + ": " + reply.error + " (" + detail +
-                ")");
+        LogStoreFault(req, reply.error, detail);
       }
       res.status = status;
       res.set_content((reply.outcome == Outcome::kInternal ? "internal error" : reply.error) +

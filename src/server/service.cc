@@ -37,7 +37,6 @@ Reply Success(Outcome outcome, json body) {
   return r;
 }
 
-
 constexpr const char* kResultNotStored = "the server's disk is full; the result was not stored";
 
 // What a submission answers: the generic disk-full line says what was not stored.
