@@ -59,12 +59,13 @@ int Run(RunArgs& a, CliContext& ctx) {
     if (!eval) return ReportError(ctx, eval.error());
     a.spec.eval = std::move(*eval);
   }
-  auto store = ResultStore::Open(store_path);
-  if (!store) return ReportError(ctx, store.error());
+  // Before the store: a refused --submit leaves nothing behind.
   std::unique_ptr<ResultSubmitter> submitter;
   if (!a.submit.empty() && !(submitter = ResultSubmitter::Create(a.submit, ctx))) {
     return ctx.exit_code;
   }
+  auto store = ResultStore::Open(store_path);
+  if (!store) return ReportError(ctx, store.error());
 
   InstallInterruptHandler();
   CellHooks hooks;

@@ -133,12 +133,14 @@ int RunIt(const SuiteArgs& a, const CLI::App& cmd, CliContext& ctx) {
 
   // The plan first: bad input (a benchmark the catalog lacks, an unreadable store) stops the
   // suite before anything runs, and the estimate of the time left counts only cells to run.
+  std::unique_ptr<ResultSubmitter> submitter;
+  if (!a.submit.empty() && !(submitter = ResultSubmitter::Create(a.submit, ctx))) {
+    return ctx.exit_code;
+  }
   auto plan = PlanSuite(*suite, *cells, options);
   if (!plan) return ReportError(ctx, plan.error());
-  std::unique_ptr<ResultSubmitter> submitter;
   std::unique_ptr<ResultStore> submit_store;  // reads back each stored record to submit it
-  if (!a.submit.empty()) {
-    if (!(submitter = ResultSubmitter::Create(a.submit, ctx))) return ctx.exit_code;
+  if (submitter) {
     auto opened = ResultStore::Open(options.store_path);
     if (!opened) return ReportError(ctx, opened.error());
     submit_store = std::move(*opened);

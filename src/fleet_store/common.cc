@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "base/sha256.h"
@@ -71,7 +72,16 @@ bool PreauthSecretMatches(const std::string& secret_hex, const std::string& stor
          CRYPTO_memcmp(digest.data(), stored_digest.data(), digest.size()) == 0;
 }
 
-std::string FleetShortId(const std::string& result_id) { return result_id.substr(0, 12); }
+std::string FleetShortId(const std::string& result_id, const std::string& before,
+                         const std::string& after) {
+  const auto shared = [&](const std::string& other) {
+    size_t n = 0;
+    while (n < result_id.size() && n < other.size() && result_id[n] == other[n]) ++n;
+    return n;
+  };
+  const size_t length = std::max<size_t>(8, std::max(shared(before), shared(after)) + 1);
+  return result_id.substr(0, length);
+}
 
 bool ProfileMismatch(const nlohmann::json& record, const nlohmann::json& profile) {
   const std::string record_id = record::StringAt(record, "/device/id");

@@ -31,9 +31,12 @@ std::string PreauthSecretDigest(const std::string& secret_hex);
 // Whether `secret_hex` hashes to `stored_digest`, compared in constant time.
 bool PreauthSecretMatches(const std::string& secret_hex, const std::string& stored_digest);
 
-// ResultRow::short_id in the fleet: the first 12 characters of result_id (for display; not
-// guaranteed unique, and GetResult takes the whole id).
-std::string FleetShortId(const std::string& result_id);
+// ResultRow::short_id in the fleet, as the local store makes it: the shortest prefix of
+// `result_id` (at least 8 characters) that neither of its neighbours in id order (`before`,
+// `after`; "" at either end) shares, so it reads that result alone (FleetStore::
+// ResultIdsStartingWith) while no result is added between them.
+std::string FleetShortId(const std::string& result_id, const std::string& before,
+                         const std::string& after);
 
 // The record's device.id differs from the registered profile's "id" (both present, non-empty).
 bool ProfileMismatch(const nlohmann::json& record, const nlohmann::json& profile);

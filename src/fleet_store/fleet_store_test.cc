@@ -344,7 +344,7 @@ TEST_P(FleetStoreTest, PutIsIdempotentAndRefusesOtherContent) {
   EXPECT_EQ(row.received_at, kNow);
   const ResultRow& r = row.row;
   EXPECT_EQ(r.result_id, record["result_id"]);
-  EXPECT_EQ(r.short_id, r.result_id.substr(0, 12));
+  EXPECT_EQ(r.short_id, r.result_id.substr(0, 8));  // alone in the store
   EXPECT_EQ(r.config_id, record["config_id"]);
   EXPECT_EQ(r.status, "ok");
   EXPECT_EQ(r.benchmark_id, "decode_throughput_256_100");
@@ -481,6 +481,33 @@ TEST_P(FleetStoreTest, ListsWithEveryFilter) {
   EXPECT_EQ((*records)[0], r[9]);
   f.limit = 2;
   EXPECT_EQ(store_->Records(f)->size(), 2u);
+}
+
+// Ids made in the same millisecond share a long prefix: each row's short id is the shortest
+// prefix (8 at least) that reads that result alone.
+TEST_P(FleetStoreTest, ShortIdsAreUniquePrefixes) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 20; ++i) {
+    json record = Record(i);
+    ids.push_back(record["result_id"]);
+    ASSERT_TRUE(store_->PutResult(record, "pc_a", kNow).ok());
+  }
+  auto page = store_->ListResults({}, 100, "");
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  ASSERT_EQ(page->rows.size(), 20u);
+  for (const FleetResultRow& row : page->rows) {
+    const std::string& s = row.row.short_id;
+    EXPECT_GE(s.size(), 8u);
+    EXPECT_EQ(row.row.result_id.rfind(s, 0), 0u);
+    auto matches = store_->ResultIdsStartingWith(s, 3);
+    ASSERT_TRUE(matches.ok()) << matches.error().message;
+    EXPECT_EQ(*matches, std::vector<std::string>{row.row.result_id}) << s;
+    if (s.size() > 8) {  // one character less would be ambiguous
+      auto shorter = store_->ResultIdsStartingWith(s.substr(0, s.size() - 1), 3);
+      ASSERT_TRUE(shorter.ok());
+      EXPECT_GT(shorter->size(), 1u) << s;
+    }
+  }
 }
 
 TEST_P(FleetStoreTest, PagesCoverEveryRowOnce) {

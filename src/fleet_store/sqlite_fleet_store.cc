@@ -176,7 +176,6 @@ FleetResultRow ReadRow(const Stmt& st) {
                           &r.benchmark_type, &r.model_file, &r.model_sha256, &r.quant,
                           &r.runtime,        &r.device_id,  &r.label,        &r.started_at};
   for (int i = 0; i < 12; ++i) *texts[i] = st.Text(i);
-  r.short_id = fleet_store::FleetShortId(r.result_id);
   r.threads = static_cast<int>(st.Int(12));
   r.headline = st.OptDouble(13);
   r.headline_metric = st.Text(14);
@@ -575,6 +574,7 @@ class SqliteFleetStore final : public FleetStore {
       if (!*has_row) break;
       page.rows.push_back(ReadRow(*stmt));
     }
+    if (Status s = SetShortIds(page.rows); !s.ok()) return Err(s.error());
     if (static_cast<int64_t>(page.rows.size()) > size) {
       page.rows.pop_back();
       listed += size;
@@ -583,6 +583,22 @@ class SqliteFleetStore final : public FleetStore {
       }
     }
     return page;
+  }
+
+  // Each row's short id from its neighbours in id order (two probes of the primary key).
+  Status SetShortIds(std::vector<FleetResultRow>& rows) {
+    auto stmt = db_->Prepare(
+        "SELECT (SELECT max(result_id) FROM results WHERE result_id < ?1), "
+        "(SELECT min(result_id) FROM results WHERE result_id > ?1)");
+    if (!stmt.ok()) return stmt.error();
+    for (FleetResultRow& row : rows) {
+      stmt->Reset();
+      stmt->Bind(1, row.row.result_id);
+      auto has = stmt->Step("listing results");
+      if (!has.ok()) return has.error();
+      row.row.short_id = fleet_store::FleetShortId(row.row.result_id, stmt->Text(0), stmt->Text(1));
+    }
+    return {};
   }
 
   Result<std::optional<json>> GetResult(const std::string& result_id) override {
@@ -1187,7 +1203,7 @@ Status EnsureSchema(Db& db) {
   if (v != kSchemaVersion) {
     return MakeError(db.path() +
                      ": not a pipette fleet database (no schema version); give "
-                     "another --db");
+                     "another fleet database");
   }
   return Status::Ok();
 }
@@ -1203,7 +1219,7 @@ Result<std::unique_ptr<FleetStore>> OpenSqliteFleetStore(const std::string& path
     fs::create_directories(parent, ec);
     if (ec) {
       return MakeError("fleet store " + path + ": cannot create the folder " + parent.string() +
-                       " (" + ec.message() + "); give a writable --db");
+                       " (" + ec.message() + "); give a fleet database in a writable folder");
     }
   }
   if (fs::is_directory(path, ec)) {

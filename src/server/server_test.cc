@@ -265,6 +265,63 @@ TEST_P(ServerTest, SubmitIsIdempotentAndListed) {
   EXPECT_EQ(Error(r), "no result nope");
 }
 
+// GET /api/records pages full records with the filters of /api/results; /api/results/<prefix>
+// reads a record by the short id a listing shows.
+TEST_P(ServerTest, RecordsArePagedAndAShortIdReadsItsResult) {
+  Identity id = Approved();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) {
+    json record = RealRecord();
+    record["started_at"] = "2026-11-30T10:00:0" + std::to_string(i) + ".000Z";
+    ids.push_back(record["result_id"]);
+    ASSERT_EQ(SignedSend(id, "POST", "/api/results", record.dump()).status, 201);
+  }
+  std::vector<std::string> seen;
+  std::string target = "/api/records?limit=2";
+  for (int page = 0; page < 5 && !target.empty(); ++page) {
+    Response r = Send("GET", target, "", {});
+    ASSERT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(r.body["total"], 5);
+    EXPECT_LE(r.body["records"].size(), 2u);
+    for (const json& record : r.body["records"]) {
+      seen.push_back(record["result_id"]);
+      EXPECT_TRUE(record.contains("samples")) << "a whole record, not a row";
+    }
+    target = r.body.contains("next") ? "/api/records?limit=2&cursor=" + r.body["next"].get<std::string>()
+                                     : "";
+  }
+  EXPECT_EQ(seen, std::vector<std::string>(ids.rbegin(), ids.rend()));  // newest first, once each
+  Response none = Send("GET", "/api/records?quant=NO_SUCH_QUANT", "", {});
+  ASSERT_EQ(none.status, 200) << none.raw;
+  EXPECT_EQ(none.body["records"].size(), 0u);
+  Response big = Send("GET", "/api/records?limit=201", "", {});
+  EXPECT_EQ(big.status, 400) << big.raw;
+  EXPECT_EQ(Error(big), "limit must be a whole number from 1 to 200");
+
+  // Every short id of the listing reads its own result.
+  Response listed = Send("GET", "/api/results", "", {});
+  ASSERT_EQ(listed.status, 200) << listed.raw;
+  for (const json& row : listed.body["results"]) {
+    Response shortid = Send("GET", "/api/results/" + row["short_id"].get<std::string>(), "", {});
+    ASSERT_EQ(shortid.status, 200) << shortid.raw;
+    EXPECT_EQ(shortid.body["result_id"], row["result_id"]);
+  }
+  // UUIDv7 ids made in the same millisecond share their first 8 characters, often 12.
+  std::string common = ids[0];
+  for (const std::string& other : ids) {
+    size_t n = 0;
+    while (n < common.size() && n < other.size() && common[n] == other[n]) ++n;
+    common.resize(n);
+  }
+  if (common.size() >= 8) {
+    Response ambiguous = Send("GET", "/api/results/" + common, "", {});
+    EXPECT_EQ(ambiguous.status, 400) << ambiguous.raw;
+    EXPECT_EQ(Error(ambiguous), "result id prefix " + common + " matches several results; give more of it");
+  }
+  Response too_short = Send("GET", "/api/results/" + ids[2].substr(0, 7), "", {});
+  EXPECT_EQ(too_short.status, 404) << too_short.raw;
+}
+
 TEST_P(ServerTest, UnsignedRequestIsRefused) {
   Response r = Send("POST", "/api/results", RealRecord().dump(), {});
   EXPECT_EQ(r.status, 401) << r.raw;

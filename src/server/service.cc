@@ -474,49 +474,45 @@ std::optional<Reply> ParseResultQuery(const Query& query, int default_page, int 
   return std::nullopt;
 }
 
-// One page of the listing, or the refusal (a bad cursor is the client's; anything else ours).
-Result<ResultPage> ListPage(FleetStore& store, const ResultQuery& q, Reply* refused) {
+// One page of the listing as {key: [item(row)..], "total", "next"?}, or the refusal (a bad
+// filter or cursor is the client's; anything else ours). `item` may fail (a store read).
+template <typename Item>
+Reply Listing(FleetStore& store, const Query& query, int default_page, int max_page,
+              const char* key, Item item) {
+  ResultQuery q;
+  if (std::optional<Reply> bad = ParseResultQuery(query, default_page, max_page, &q)) return *bad;
   Result<ResultPage> page = store.ListResults(q.filter, q.page_size, q.cursor);
   if (!page.ok()) {
-    *refused = page.error().message.find("cursor") != std::string::npos
-                   ? Refuse(Outcome::kInvalid, "bad cursor; start from the first page")
-                   : StoreFailure(page.error());
+    return page.error().message.find("cursor") != std::string::npos
+               ? Refuse(Outcome::kInvalid, "bad cursor; start from the first page")
+               : StoreFailure(page.error());
   }
-  return page;
-}
-
-json PageBody(const char* key, json items, const ResultPage& page) {
-  json body = {{key, std::move(items)}, {"total", page.total}};
-  if (!page.next.empty()) body["next"] = page.next;
-  return body;
+  json items = json::array();
+  for (const FleetResultRow& row : page->rows) {
+    Result<json> one = item(row);
+    if (!one.ok()) return StoreFailure(one.error());
+    if (!one->is_null()) items.push_back(std::move(*one));
+  }
+  json body = {{key, std::move(items)}, {"total", page->total}};
+  if (!page->next.empty()) body["next"] = page->next;
+  return Success(Outcome::kOk, std::move(body));
 }
 
 }  // namespace
 
 Reply FleetService::ListResults(FleetStore& store, const Query& query) {
-  ResultQuery q;
-  if (std::optional<Reply> bad = ParseResultQuery(query, 100, 1000, &q)) return *bad;
-  Reply refused;
-  Result<ResultPage> page = ListPage(store, q, &refused);
-  if (!page.ok()) return refused;
-  json rows = json::array();
-  for (const FleetResultRow& row : page->rows) rows.push_back(RowJson(row));
-  return Success(Outcome::kOk, PageBody("results", std::move(rows), *page));
+  return Listing(store, query, 100, 1000, "results",
+                 [](const FleetResultRow& row) -> Result<json> { return RowJson(row); });
 }
 
 Reply FleetService::ListRecords(FleetStore& store, const Query& query) {
-  ResultQuery q;
-  if (std::optional<Reply> bad = ParseResultQuery(query, 50, 200, &q)) return *bad;
-  Reply refused;
-  Result<ResultPage> page = ListPage(store, q, &refused);
-  if (!page.ok()) return refused;
-  json records = json::array();
-  for (const FleetResultRow& row : page->rows) {
-    Result<std::optional<json>> record = store.GetResult(row.row.result_id);
-    if (!record.ok()) return StoreFailure(record.error());
-    if (record->has_value()) records.push_back(std::move(**record));
-  }
-  return Success(Outcome::kOk, PageBody("records", std::move(records), *page));
+  // Records are larger than rows: smaller pages.
+  return Listing(store, query, 50, 200, "records",
+                 [&store](const FleetResultRow& row) -> Result<json> {
+                   Result<std::optional<json>> record = store.GetResult(row.row.result_id);
+                   if (!record.ok()) return record.error();
+                   return record->has_value() ? std::move(**record) : json();
+                 });
 }
 
 Reply FleetService::GetResult(FleetStore& store, const std::string& id) {

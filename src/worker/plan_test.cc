@@ -139,9 +139,8 @@ class PlanTest : public testing::Test {
 };
 
 TEST_F(PlanTest, ExampleSuitesRoundTrip) {
-  // The repository's examples/suites (this file is src/worker/plan_test.cc).
-  const fs::path dir =
-      fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/suites";
+  // The repository's examples/suites (not from __FILE__: ccache's base dir makes it relative).
+  const fs::path dir = fs::path(PIPETTE_SOURCE_DIR) / "examples/suites";
   int files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".toml") continue;

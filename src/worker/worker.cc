@@ -167,7 +167,7 @@ class Worker {
       }
       if (claim->status == 204 || !claim->body.is_object() || !claim->body.contains("job")) {
         if (o_.once) {
-          say_("no job for this worker; stopping (--once)");
+          say_("no job for this worker; stopping (asked to run once)");
           break;
         }
         say_(fmt::format("no job for this worker; next try in {:g} s", backoff));
@@ -213,7 +213,7 @@ class Worker {
     std::error_code ec;
     fs::create_directories(logs_dir_, ec);
     if (!fs::is_directory(logs_dir_, ec)) {
-      return MakeError(logs_dir_ + ": cannot create the worker's log folder; give another --logs");
+      return MakeError(logs_dir_ + ": cannot create the worker's log folder; give another log folder");
     }
     auto outbox =
         Outbox::Open(o_.outbox_dir.empty() ? DefaultOutboxDir(o_.server_url) : o_.outbox_dir);

@@ -366,5 +366,38 @@ TEST_F(FleetCliTest, AFullQuotaRefusesTheSubmissionLikeAFullDisk) {
       });
 }
 
+TEST_F(FleetCliTest, SuiteRunSubmitsEachCellAndNoIdentityStopsBeforeMeasuring) {
+  StartServer();
+  // Before `register` there is no identity: refused before anything is measured (exit 2).
+  CliResult early = RunPipette({"--store", store_, "run", "--model", Stories260K("Q8_0"),
+                                "--benchmark", "prefill_throughput_8", "--submit", url_});
+  EXPECT_EQ(early.exit.code, 2);
+  EXPECT_NE(early.err.find("no identity at " + identity_ + "; run pipette register --server " + url_),
+            std::string::npos)
+      << early.err;
+  EXPECT_FALSE(fs::exists(store_)) << "nothing measured, nothing stored";
+
+  ASSERT_EQ(RunPipette({"register", "--server", url_, "--preauth", NewKey()}).exit.code, 0);
+  const fs::path suite = dir_ / "two.toml";
+  std::ofstream(suite) << "name = \"two\"\nbenchmarks = [\"prefill_throughput_8\", "
+                          "\"decode_throughput_8_8\"]\n[[models]]\npath = \""
+                       << Stories260K("Q8_0") << "\"\n[[runtimes]]\nname = \"llamacpp\"\n"
+                       << "settings = { threads = 1 }\n[harness]\nmin_reps = 2\nmax_reps = 2\n"
+                       << "[readiness]\nwaive = [\"load\"]\n";
+  CliResult run = RunPipette({"--store", store_, "suite", "run", suite.string(), "--submit", url_});
+  ASSERT_EQ(run.exit.code, 0) << run.err;
+  size_t submitted = 0;
+  for (size_t p = run.err.find("pipette: submitted result "); p != std::string::npos;
+       p = run.err.find("pipette: submitted result ", p + 1)) {
+    ++submitted;
+  }
+  EXPECT_EQ(submitted, 2u) << run.err;
+  EXPECT_EQ(ResultsOnServer(), 2);
+  // A rerun skips the stored cells and sends nothing again.
+  CliResult rerun = RunPipette({"--store", store_, "suite", "run", suite.string(), "--submit", url_});
+  ASSERT_EQ(rerun.exit.code, 0) << rerun.err;
+  EXPECT_EQ(ResultsOnServer(), 2);
+}
+
 }  // namespace
 }  // namespace pipette::testing_models

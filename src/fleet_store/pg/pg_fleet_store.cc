@@ -372,6 +372,7 @@ class PgFleetStore final : public FleetStore {
                                    std::to_string(page_size + 1))) {
         page.rows.push_back(ReadResultRow(r));
       }
+      SetShortIds(c, tx, page.rows);
       if (static_cast<int>(page.rows.size()) > page_size) {
         page.rows.pop_back();
         const ResultRow& last = page.rows.back().row;
@@ -392,6 +393,25 @@ class PgFleetStore final : public FleetStore {
       }
       return page;
     });
+  }
+
+  // Each row's short id from its neighbours in id order: one query, two primary-key probes a row.
+  template <typename Tx>
+  static void SetShortIds(pqxx::connection& c, Tx& tx, std::vector<FleetResultRow>& rows) {
+    if (rows.empty()) return;
+    std::string values;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      values += (i ? ", (" : "(") + std::to_string(i) + ", " + c.quote(rows[i].row.result_id) + ")";
+    }
+    const pqxx::result r = tx.exec(
+        "SELECT n, (SELECT max(result_id) FROM results WHERE result_id < v.id), "
+        "(SELECT min(result_id) FROM results WHERE result_id > v.id) "
+        "FROM (VALUES " + values + ") AS v(n, id)");
+    for (const auto& row : r) {
+      ResultRow& out = rows[row[0].as<size_t>()].row;
+      out.short_id = fleet_store::FleetShortId(out.result_id, row[1].is_null() ? "" : row[1].c_str(),
+                                               row[2].is_null() ? "" : row[2].c_str());
+    }
   }
 
   Result<std::optional<json>> GetResult(const std::string& result_id) override {
@@ -908,7 +928,6 @@ class PgFleetStore final : public FleetStore {
                             &row.model_sha256, &row.quant,          &row.runtime,
                             &row.device_id,    &row.label,          &row.started_at};
     for (int i = 0; i < 12; ++i) *texts[i] = r[i].as<std::string>();
-    row.short_id = fleet_store::FleetShortId(row.result_id);
     row.threads = static_cast<int>(r[12].as<int64_t>());
     row.headline = OptDouble(r[13]);
     row.headline_metric = r[14].as<std::string>();
