@@ -206,11 +206,29 @@ class FleetStore {
   virtual Result<std::vector<PlanStatus>> ListPlans() = 0;  // jobs left empty
 };
 
+struct FleetStoreOptions {
+  // A quota: the SQLite file may not grow beyond about this many bytes (SQLite's max_page_count);
+  // writes beyond it fail exactly as on a full disk (FleetStoreFault::kFull). 0: no quota.
+  // PostgreSQL has no such setting (quotas are the database server's): ignored there.
+  int64_t max_size_bytes = 0;
+};
+
 // Opens (creating the schema when missing) the store named by `db`: a "postgresql://" or
 // "postgres://" URL, or an SQLite file path (parent folders are created). Errors name the
 // database: unreachable server, authentication refused, not an SQLite file, read-only, a schema
 // newer than this build.
-Result<std::unique_ptr<FleetStore>> OpenFleetStore(const std::string& db);
+Result<std::unique_ptr<FleetStore>> OpenFleetStore(const std::string& db,
+                                                   const FleetStoreOptions& options = {});
+
+// What kind of failure a FleetStore's Error is, so a server can answer each kind with its own
+// status without reading the text itself.
+enum class FleetStoreFault {
+  kOther,        // anything else: a bug, corruption, a refused connection (bad URL, password)
+  kUnavailable,  // the database server cannot be reached or broke off ("database is not
+                 // answering", a connection lost mid-commit) or is busy: retry later
+  kFull,         // the disk under the database (or the quota) is full: nothing was written
+};
+FleetStoreFault FleetStoreFaultOf(const Error& error);
 
 // The default SQLite fleet database: $XDG_DATA_HOME (or ~/.local/share)/pipette/fleet.db.
 std::string DefaultFleetDbPath();

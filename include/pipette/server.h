@@ -21,6 +21,9 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8750;  // 0: any free port (ServeHooks::on_listening says which)
   std::string db;   // SQLite file path or "postgresql://" URL; empty: DefaultFleetDbPath()
+  // A quota on the SQLite fleet database, in bytes (FleetStoreOptions::max_size_bytes): writes
+  // beyond it are refused as on a full disk (507). 0: none. Ignored for PostgreSQL.
+  int64_t db_max_size_bytes = 0;
   // Largest request body of the small endpoints (register, plans, claims...), bytes.
   int64_t max_body_bytes = 65536;
   // Largest result record (POST /api/results, /api/jobs/<id>/result), bytes: raw samples and eval

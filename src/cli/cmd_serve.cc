@@ -67,6 +67,15 @@ void RunServe(ServeArgs& a, CliContext& ctx) {
     ReportError(ctx, s.error(), kExitBadInput);
     return;
   }
+  const std::string& db = a.options.db;
+  if (a.options.db_max_size_bytes > 0 &&
+      (db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0)) {
+    ReportError(ctx,
+                MakeError("--db-max-size is a quota on an SQLite fleet database; a PostgreSQL "
+                          "server's quotas are its own (drop --db-max-size)"),
+                kExitBadInput);
+    return;
+  }
   Status served = Serve(a.options);
   if (!served.ok()) {
     Error e = served.error();
@@ -202,6 +211,11 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
                    "signed requests per second per client, bursts of twice that (0: no limit)")
       ->check(CLI::Range(0.0, 1e6));
   serve->add_option("--threads", a.options.threads, "request threads")->check(CLI::Range(1, 256));
+  serve
+      ->add_option("--db-max-size", a.options.db_max_size_bytes,
+                   "a quota on the SQLite fleet database, in bytes: writes beyond it are refused "
+                   "as on a full disk (507) and nothing is lost (0: none; not for PostgreSQL)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 50));
 
   CLI::App* keys = serve->add_subcommand("keys", "Pre-authorization keys for registering devices");
   keys->require_subcommand(1);

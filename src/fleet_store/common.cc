@@ -107,4 +107,15 @@ IssuedPreauthKey IssuePreauthKey(std::vector<std::string> labels, int64_t expire
   return issued;
 }
 
+FleetStoreFault FleetStoreFaultOf(const Error& error) {
+  const std::string& m = error.message;
+  const auto has = [&m](const char* phrase) { return m.find(phrase) != std::string::npos; };
+  if (has(fleet_store::kDiskFull)) return FleetStoreFault::kFull;
+  if (has(fleet_store::kNotAnswering) || has(fleet_store::kLostWhileCommitting) ||
+      has(fleet_store::kBusy)) {
+    return FleetStoreFault::kUnavailable;
+  }
+  return FleetStoreFault::kOther;
+}
+
 }  // namespace pipette

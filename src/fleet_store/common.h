@@ -45,4 +45,12 @@ bool ProfileMismatch(const nlohmann::json& record, const nlohmann::json& profile
 // so listing never parses records.
 std::string RecordQuantLabel(const nlohmann::json& record);
 
+// The phrases FleetStoreFaultOf looks for: each backend words these faults with them (the SQLite
+// ones come from store/sqlite.cc's SqliteError), so the server's answer does not depend on the
+// backend.
+inline constexpr const char* kNotAnswering = ": database is not answering";
+inline constexpr const char* kLostWhileCommitting = ": the connection was lost while committing";
+inline constexpr const char* kBusy = ": database is busy";
+inline constexpr const char* kDiskFull = ": disk full";
+
 }  // namespace pipette::fleet_store

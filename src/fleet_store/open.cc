@@ -10,7 +10,8 @@
 
 namespace pipette {
 
-Result<std::unique_ptr<FleetStore>> OpenFleetStore(const std::string& db) {
+Result<std::unique_ptr<FleetStore>> OpenFleetStore(const std::string& db,
+                                                   const FleetStoreOptions& options) {
   if (db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0) {
 #ifdef PIPETTE_HAVE_PG_FLEET_STORE
     return OpenPgFleetStore(db);
@@ -19,7 +20,7 @@ Result<std::unique_ptr<FleetStore>> OpenFleetStore(const std::string& db) {
 #endif
   }
   if (db.empty()) return MakeError("fleet store: no database given; give a file or a URL");
-  return OpenSqliteFleetStore(db);
+  return OpenSqliteFleetStore(db, options.max_size_bytes);
 }
 
 std::string DefaultFleetDbPath() {

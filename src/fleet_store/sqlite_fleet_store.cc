@@ -1210,7 +1210,8 @@ Status EnsureSchema(Db& db) {
 
 }  // namespace
 
-Result<std::unique_ptr<FleetStore>> OpenSqliteFleetStore(const std::string& path) {
+Result<std::unique_ptr<FleetStore>> OpenSqliteFleetStore(const std::string& path,
+                                                         int64_t max_size_bytes) {
   const auto fail = [&](const Error& e) { return MakeError("fleet store " + e.message); };
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();
@@ -1234,6 +1235,15 @@ Result<std::unique_ptr<FleetStore>> OpenSqliteFleetStore(const std::string& path
     if (!mode.ok()) return fail(mode.error());
   }
   if (Status s = EnsureSchema(**db); !s.ok()) return fail(s.error());
+  if (max_size_bytes > 0) {
+    // A quota: pages beyond it fail with SQLITE_FULL, the error of a full disk. A file already
+    // larger keeps its pages (SQLite never lowers the limit below the current size).
+    auto page_size = (*db)->QueryInt("PRAGMA page_size");
+    if (!page_size.ok()) return fail(page_size.error());
+    const int64_t pages = std::max<int64_t>(1, max_size_bytes / page_size->value_or(4096));
+    auto set = (*db)->QueryInt("PRAGMA max_page_count = " + std::to_string(pages));
+    if (!set.ok()) return fail(set.error());
+  }
   return std::unique_ptr<FleetStore>(new SqliteFleetStore(std::move(*db)));
 }
 

@@ -43,6 +43,8 @@ int StatusOf(Outcome outcome) {
       return 429;
     case Outcome::kUnavailable:
       return 503;
+    case Outcome::kStorageFull:
+      return 507;  // Insufficient Storage (RFC 4918): the request may succeed once space is freed
     case Outcome::kInternal:
       return 500;
   }
@@ -68,6 +70,12 @@ void LogInternal(const httplib::Request& req, const std::string& detail) {
   LogLine("internal error on " + req.method + " " + req.path + ": " + detail);
 }
 
+// A database that does not answer or is full: what the client heard, and the store's detail.
+void LogStoreFault(const httplib::Request& req, const std::string& line,
+                   const std::string& detail) {
+  LogLine(req.method + " " + req.path.substr(0, 200) + ": " + line + " (" + detail + ")");
+}
+
 void WriteReply(const httplib::Request& req, httplib::Response& res, const Reply& reply) {
   t_log.client_id = reply.client_id;
   const int status = StatusOf(reply.outcome);
@@ -84,8 +92,9 @@ void WriteReply(const httplib::Request& req, httplib::Response& res, const Reply
       WriteError(res, status, "internal error");
       return;
     case Outcome::kUnavailable:
-      LogInternal(req,
-                  reply.body.is_object() ? reply.body.value("detail", reply.error) : reply.error);
+    case Outcome::kStorageFull:
+      LogStoreFault(req, reply.error,
+                    reply.body.is_object() ? reply.body.value("detail", std::string()) : "");
       WriteError(res, status, reply.error);
       return;
     case Outcome::kRateLimited:
@@ -126,8 +135,9 @@ httplib::Server::Handler Route(StorePool& pool, int64_t limit, UseCase use) {
     }
     Result<StorePool::Lease> lease = pool.Acquire();
     if (!lease.ok()) {
-      LogInternal(req, lease.error().message);
-      WriteError(res, 500, "internal error");
+      // No store to lend (a database server that is down refuses the connection): the same
+      // answer as a store failing mid-request.
+      WriteReply(req, res, StoreFailure(lease.error()));
       return;
     }
     const Reply reply = use(**lease, req);
@@ -163,7 +173,7 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
     Reply reply;
     if (!lease.ok()) {
       reply.outcome = Outcome::kUnavailable;
-      reply.error = "the database is not answering";
+      reply.error = kDatabaseNotAnswering;
       reply.body = {{"detail", lease.error().message}};
     } else {
       reply = service.Health(**lease);
@@ -218,10 +228,23 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
       WriteError(res, 404, "no such endpoint: GET " + req.path.substr(0, 200));
       return;
     }
+    // The dashboard's pages are text: a store failure is its status and one line.
+    const auto store_failed = [&req, &res](const std::string& detail) {
+      const Reply reply = StoreFailure(MakeError(detail));
+      const int status = StatusOf(reply.outcome);
+      if (reply.outcome == Outcome::kInternal) {
+        LogInternal(req, detail);
+      } else {
+        LogStoreFault(req, reply.error, detail);
+      }
+      res.status = status;
+      res.set_content((reply.outcome == Outcome::kInternal ? "internal error" : reply.error) +
+                          std::string("\n"),
+                      "text/plain; charset=utf-8");
+    };
     Result<StorePool::Lease> lease = pool.Acquire();
     if (!lease.ok()) {
-      LogInternal(req, lease.error().message);
-      WriteError(res, 500, "internal error");
+      store_failed(lease.error().message);
       return;
     }
     const DashboardResponse page = RenderDashboard(**lease, req.path, req.params);
@@ -240,9 +263,7 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
         return;
       case DashboardResponse::Kind::kStoreError:
         lease->Discard();
-        LogInternal(req, page.body);
-        res.status = 500;
-        res.set_content("internal error\n", "text/plain; charset=utf-8");
+        store_failed(page.body);
         return;
     }
   });

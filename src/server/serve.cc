@@ -46,10 +46,12 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   if (opts.db.empty()) opts.db = DefaultFleetDbPath();
   if (opts.threads < 1) opts.threads = 1;
 
-  Result<std::unique_ptr<FleetStore>> first = OpenFleetStore(opts.db);
+  FleetStoreOptions store_options;
+  store_options.max_size_bytes = opts.db_max_size_bytes;
+  Result<std::unique_ptr<FleetStore>> first = OpenFleetStore(opts.db, store_options);
   if (!first.ok()) return first.error();
   const std::string described = (*first)->backend() + " " + (*first)->where();
-  server::StorePool pool(opts.db);
+  server::StorePool pool(opts.db, store_options);
   pool.Add(std::move(first).value());
   server::FleetService service(opts);
 

@@ -549,6 +549,82 @@ TEST_P(ServerTest, DashboardIsServedAtTheRoot) {
   EXPECT_EQ(res->status, 404) << res->body.substr(0, 300);
 }
 
+// The database stopped under the running server: every request that needs it is 503 with one
+// line (the store's detail stays in the log), /health too; once it is back the same server
+// serves again and the refused submission goes through, once.
+TEST_P(ServerTest, DatabaseGoneIs503WithOneLineAndServesAgainWhenBack) {
+  if (GetParam() != "postgresql") GTEST_SKIP() << "only a database server can go away";
+#ifdef PIPETTE_HAVE_TEST_POSTGRES
+  Identity id = Approved();
+  const json record = RealRecord();
+  ASSERT_TRUE(testing::StopTestPostgres().ok());
+  const std::string line = "the database is not answering; retry later";
+  for (int i = 0; i < 2; ++i) {  // a broken kept connection, then refused new ones
+    Response r = SignedSend(id, "POST", "/api/results", record.dump());
+    EXPECT_EQ(r.status, 503) << r.raw;
+    EXPECT_EQ(Error(r), line);
+    EXPECT_EQ(r.raw.find("fleet store"), std::string::npos) << "no internals: " << r.raw;
+  }
+  Response r = Send("GET", "/health", "", {});
+  EXPECT_EQ(r.status, 503) << r.raw;
+  EXPECT_EQ(Error(r), line);
+  r = Send("GET", "/api/results", "", {});
+  EXPECT_EQ(r.status, 503) << r.raw;
+  EXPECT_EQ(Error(r), line);
+  r = SignedSend(id, "POST", "/api/jobs/claim", "{}");
+  EXPECT_EQ(r.status, 503) << r.raw;
+  httplib::Result page = client_->Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 503);
+  EXPECT_EQ(page->body, line + "\n");
+
+  ASSERT_TRUE(testing::StartTestPostgres().ok());
+  r = Send("GET", "/health", "", {});
+  EXPECT_EQ(r.status, 200) << r.raw;
+  r = SignedSend(id, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(*store_->CountResults(), 1);
+#endif
+}
+
+// The SQLite database at its quota (ServerOptions::db_max_size_bytes, SQLITE_FULL as on a full
+// disk): a submission is 507 with one line and leaves nothing behind; reads and /health go on;
+// with room again the same record is stored.
+TEST_P(ServerTest, FullDatabaseIs507NothingHalfStoredAndReadsGoOn) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "the quota is SQLite's (max_page_count)";
+  Identity id = Approved();
+  const json stored = RealRecord();
+  ASSERT_EQ(SignedSend(id, "POST", "/api/results", stored.dump()).status, 201);
+  // Every connection closed, the file holds all pages: one page of room above that.
+  server_.reset();
+  store_.reset();
+  options_.db_max_size_bytes = static_cast<int64_t>(fs::file_size(db_)) + 4096;
+  Start();
+  store_ = std::move(OpenFleetStore(db_).value());
+
+  const json record = RealRecord();
+  Response r = SignedSend(id, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 507) << r.raw;
+  EXPECT_EQ(Error(r), "the server's disk is full; the result was not stored");
+  EXPECT_EQ(*store_->CountResults(), 1);
+  auto missing = store_->GetResult(record["result_id"]);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+  r = Send("GET", "/api/results", "", {});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["total"], 1);
+  EXPECT_EQ(Send("GET", "/health", "", {}).status, 200);
+  EXPECT_EQ(Send("GET", "/api/results/" + stored["result_id"].get<std::string>(), "", {}).status,
+            200);
+
+  server_.reset();
+  options_.db_max_size_bytes = 0;
+  Start();
+  r = SignedSend(id, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(*store_->CountResults(), 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ServerTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 

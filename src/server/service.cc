@@ -37,8 +37,13 @@ Reply Success(Outcome outcome, json body) {
   return r;
 }
 
-// A store failure: the detail goes to the log, the client hears "internal error".
-Reply Internal(const Error& error) { return Refuse(Outcome::kInternal, error.message); }
+constexpr const char* kResultNotStored = "the server's disk is full; the result was not stored";
+
+// What a submission answers: the generic disk-full line says what was not stored.
+Reply ForResult(Reply r) {
+  if (r.outcome == Outcome::kStorageFull) r.error = kResultNotStored;
+  return r;
+}
 
 bool IsLowerHex(const std::string& s, size_t n) {
   return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) {
@@ -212,6 +217,22 @@ std::string LeaseLost(const std::string& job_id) {
 
 }  // namespace
 
+Reply StoreFailure(const Error& error) {
+  Reply r;
+  switch (FleetStoreFaultOf(error)) {
+    case FleetStoreFault::kUnavailable:
+      r = Refuse(Outcome::kUnavailable, kDatabaseNotAnswering);
+      break;
+    case FleetStoreFault::kFull:
+      r = Refuse(Outcome::kStorageFull, kDiskFull);
+      break;
+    case FleetStoreFault::kOther:
+      return Refuse(Outcome::kInternal, error.message);
+  }
+  r.body = {{"detail", error.message}};  // for the log only
+  return r;
+}
+
 FleetService::FleetService(const ServerOptions& options, std::function<int64_t()> clock)
     : options_(options), clock_(std::move(clock)), limiter_(options.rate_per_client) {}
 
@@ -250,7 +271,7 @@ std::optional<Reply> FleetService::SpendNonce(FleetStore& store, const SignedReq
   // or by the nonce, across restarts and replicas sharing the database.
   const int64_t keep_until = *ParseInt(req.timestamp) + options_.clock_window_s + 1;
   Result<bool> fresh = store.UseNonce(req.client_id, req.nonce, keep_until);
-  if (!fresh.ok()) return Internal(fresh.error());
+  if (!fresh.ok()) return StoreFailure(fresh.error());
   if (!*fresh) return Refuse(Outcome::kUnauthenticated, "nonce already used");
   return std::nullopt;
 }
@@ -262,7 +283,7 @@ std::optional<Reply> FleetService::Authenticate(FleetStore& store, const SignedR
     return Refuse(Outcome::kUnauthenticated, kMissingHeaders);
   }
   Result<std::optional<FleetClient>> found = store.GetClient(req.client_id);
-  if (!found.ok()) return Internal(found.error());
+  if (!found.ok()) return StoreFailure(found.error());
   if (!found->has_value()) {
     return Refuse(Outcome::kUnauthenticated, "unknown client " + req.client_id.substr(0, 40) +
                                                  "; register it first (pipette register)");
@@ -292,7 +313,8 @@ std::optional<Reply> FleetService::Authenticate(FleetStore& store, const SignedR
 Reply FleetService::Health(FleetStore& store) {
   Status ping = store.Ping();
   if (!ping.ok()) {
-    Reply r = Refuse(Outcome::kUnavailable, "the database is not answering");
+    // Whatever the reason, the store does not answer a SELECT 1: the server cannot serve.
+    Reply r = Refuse(Outcome::kUnavailable, kDatabaseNotAnswering);
     r.body = {{"detail", ping.error().message}};  // for the log only
     return r;
   }
@@ -351,12 +373,12 @@ Reply FleetService::Register(FleetStore& store, const SignedRequest& req) {
   const int64_t now = Now();
   client.created_at = now;
   Result<RegisterOutcome> registered = store.Register(client, preauth, now);
-  if (!registered.ok()) return Internal(registered.error());
+  if (!registered.ok()) return StoreFailure(registered.error());
   if (*registered == RegisterOutcome::kBadPreauthKey) {
     return Refuse(Outcome::kUnauthenticated, "pre-authorization key is unknown, expired or spent");
   }
   Result<std::optional<FleetClient>> stored = store.GetClient(client.client_id);
-  if (!stored.ok()) return Internal(stored.error());
+  if (!stored.ok()) return StoreFailure(stored.error());
   if (!stored->has_value()) {
     return Refuse(Outcome::kInternal, "client " + client.client_id + " missing after Register");
   }
@@ -377,15 +399,19 @@ Reply FleetService::Me(FleetStore& store, const SignedRequest& req) {
 
 Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
   FleetClient client;
-  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) {
+    return ForResult(*refused);
+  }
   json record;
   Reply r;
   if (std::optional<Reply> bad = ParseRecord(req.body, &record)) {
     r = *bad;
   } else {
     Result<PutOutcome> put = store.PutResult(record, client.client_id, Now());
-    r = put.ok() ? PutReply(*put, record.value("result_id", std::string())) : Internal(put.error());
+    r = put.ok() ? PutReply(*put, record.value("result_id", std::string()))
+                 : StoreFailure(put.error());
   }
+  r = ForResult(std::move(r));
   r.client_id = client.client_id;
   return r;
 }
@@ -459,12 +485,12 @@ Reply Listing(FleetStore& store, const Query& query, int default_page, int max_p
   if (!page.ok()) {
     return page.error().message.find("cursor") != std::string::npos
                ? Refuse(Outcome::kInvalid, "bad cursor; start from the first page")
-               : Internal(page.error());
+               : StoreFailure(page.error());
   }
   json items = json::array();
   for (const FleetResultRow& row : page->rows) {
     Result<json> one = item(row);
-    if (!one.ok()) return Internal(one.error());
+    if (!one.ok()) return StoreFailure(one.error());
     if (!one->is_null()) items.push_back(std::move(*one));
   }
   json body = {{key, std::move(items)}, {"total", page->total}};
@@ -491,7 +517,7 @@ Reply FleetService::ListRecords(FleetStore& store, const Query& query) {
 
 Reply FleetService::GetResult(FleetStore& store, const std::string& id) {
   Result<std::optional<json>> record = store.GetResult(id);
-  if (!record.ok()) return Internal(record.error());
+  if (!record.ok()) return StoreFailure(record.error());
   // Not an id: the short id a listing shows (at least 8 characters of one) reads the same.
   static constexpr size_t kShortest = 8;
   const bool prefix_like =
@@ -500,14 +526,14 @@ Reply FleetService::GetResult(FleetStore& store, const std::string& id) {
       });
   if (!record->has_value() && prefix_like) {
     Result<std::vector<std::string>> ids = store.ResultIdsStartingWith(id, 2);
-    if (!ids.ok()) return Internal(ids.error());
+    if (!ids.ok()) return StoreFailure(ids.error());
     if (ids->size() > 1) {
       return Refuse(Outcome::kInvalid,
                     "result id prefix " + id + " matches several results; give more of it");
     }
     if (ids->size() == 1) {
       record = store.GetResult(ids->front());
-      if (!record.ok()) return Internal(record.error());
+      if (!record.ok()) return StoreFailure(record.error());
     }
   }
   if (!record->has_value()) {
@@ -550,11 +576,11 @@ Reply FleetService::CreatePlan(FleetStore& store, const SignedRequest& req) {
       specs.push_back(spec);
     }
     Result<std::vector<FleetClient>> clients = store.ListClients();
-    if (!clients.ok()) return Internal(clients.error());
+    if (!clients.ok()) return StoreFailure(clients.error());
     const int64_t now = Now();
     Result<std::string> plan_id =
         store.CreatePlan(body["name"].get<std::string>(), specs, expires_at, now);
-    if (!plan_id.ok()) return Internal(plan_id.error());
+    if (!plan_id.ok()) return StoreFailure(plan_id.error());
     json unassignable = json::array();
     for (size_t i = 0; i < specs.size(); ++i) {
       const json required = specs[i].value("requires", json::object());
@@ -576,7 +602,7 @@ Reply FleetService::GetPlan(FleetStore& store, const SignedRequest& req,
   Result<std::optional<PlanStatus>> plan = store.GetPlan(plan_id);
   Reply r;
   if (!plan.ok()) {
-    r = Internal(plan.error());
+    r = StoreFailure(plan.error());
   } else if (!plan->has_value()) {
     r = Refuse(Outcome::kNotFound, "no plan " + plan_id.substr(0, 80));
   } else {
@@ -608,9 +634,9 @@ Reply FleetService::Claim(FleetStore& store, const SignedRequest& req) {
       return Refuse(Outcome::kInvalid, "/arch: expected a string");
     }
     if (Status s = store.SetCapabilities(client.client_id, caps); !s.ok())
-      return Internal(s.error());
+      return StoreFailure(s.error());
     Result<std::optional<Job>> job = store.Claim(client.client_id, caps, Now(), options_.lease_s);
-    if (!job.ok()) return Internal(job.error());
+    if (!job.ok()) return StoreFailure(job.error());
     if (!job->has_value()) return Success(Outcome::kNoContent, nullptr);
     return Success(Outcome::kOk,
                    {{"job", JobJson(**job)}, {"lease_expires_at", (*job)->lease_expires_at}});
@@ -627,7 +653,7 @@ Reply FleetService::Heartbeat(FleetStore& store, const SignedRequest& req,
   Result<bool> held = store.Heartbeat(job_id, client.client_id, now, options_.lease_s);
   Reply r;
   if (!held.ok()) {
-    r = Internal(held.error());
+    r = StoreFailure(held.error());
   } else if (!*held) {
     r = Refuse(Outcome::kConflict, LeaseLost(job_id));
   } else {
@@ -640,19 +666,22 @@ Reply FleetService::Heartbeat(FleetStore& store, const SignedRequest& req,
 Reply FleetService::CompleteJob(FleetStore& store, const SignedRequest& req,
                                 const std::string& job_id) {
   FleetClient client;
-  if (std::optional<Reply> refused = Authenticate(store, req, &client)) return *refused;
+  if (std::optional<Reply> refused = Authenticate(store, req, &client)) {
+    return ForResult(*refused);
+  }
   Reply r = [&]() -> Reply {
     json record;
     if (std::optional<Reply> bad = ParseRecord(req.body, &record)) return *bad;
     Result<FleetStore::CompleteOutcome> done =
         store.Complete(job_id, client.client_id, record, Now());
-    if (!done.ok()) return Internal(done.error());
+    if (!done.ok()) return StoreFailure(done.error());
     Reply put = PutReply(done->put, record.value("result_id", std::string()));
     if (put.outcome != Outcome::kConflict && !done->lease_held) {
       return Refuse(Outcome::kConflict, LeaseLost(job_id) + " (the result is stored)");
     }
     return put;
   }();
+  r = ForResult(std::move(r));
   r.client_id = client.client_id;
   return r;
 }
@@ -673,7 +702,7 @@ Reply FleetService::FailJob(FleetStore& store, const SignedRequest& req,
     Result<std::pair<JobState, bool>> failed =
         store.Fail(job_id, client.client_id, body["reason"].get<std::string>(),
                    body["retriable"].get<bool>(), Now());
-    if (!failed.ok()) return Internal(failed.error());
+    if (!failed.ok()) return StoreFailure(failed.error());
     if (!failed->second) return Refuse(Outcome::kConflict, LeaseLost(job_id));
     return Success(Outcome::kOk, {{"state", JobStateName(failed->first)}});
   }();

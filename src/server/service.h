@@ -27,7 +27,10 @@ enum class Outcome {
   kNotFound,         // error
   kConflict,         // error: other content under this id, or a lost lease
   kRateLimited,      // error, retry_after_s
-  kUnavailable,      // error: the store does not answer (health)
+  kUnavailable,      // error: the database does not answer (down, restarting, busy); retriable;
+                     // body["detail"] is for the log only
+  kStorageFull,      // error: the disk under the database (or its quota) is full; nothing was
+                     // stored; retriable once space is freed; body["detail"] for the log only
   kInternal,         // error holds the detail for the log only; the client is told nothing
 };
 
@@ -49,6 +52,15 @@ struct SignedRequest {
 };
 
 using Query = std::multimap<std::string, std::string>;
+
+// The lines a client hears for the store faults (docs/fleet-protocol.md, "Refusals").
+inline constexpr const char* kDatabaseNotAnswering = "the database is not answering; retry later";
+inline constexpr const char* kDiskFull = "the server's disk is full; nothing was stored; retry later";
+
+// The reply to a store failure, by its FleetStoreFault: kUnavailable (503), kStorageFull (507),
+// else kInternal with the detail for the log (the client hears "internal error"). Never puts the
+// store's message in what the client hears.
+Reply StoreFailure(const Error& error);
 
 class FleetService {
  public:

@@ -15,7 +15,7 @@ Result<StorePool::Lease> StorePool::Acquire() {
       return Lease(this, std::move(store));
     }
   }
-  Result<std::unique_ptr<FleetStore>> opened = OpenFleetStore(db_);
+  Result<std::unique_ptr<FleetStore>> opened = OpenFleetStore(db_, options_);
   if (!opened.ok()) return opened.error();
   return Lease(this, std::move(opened).value());
 }

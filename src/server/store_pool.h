@@ -15,7 +15,8 @@ namespace pipette::server {
 
 class StorePool {
  public:
-  explicit StorePool(std::string db) : db_(std::move(db)) {}
+  explicit StorePool(std::string db, FleetStoreOptions options = {})
+      : db_(std::move(db)), options_(options) {}
 
   // A borrowed store: returned to the pool when destroyed, unless Discard() was called (after a
   // failure that may have left the connection broken: the next borrower opens a fresh one).
@@ -35,7 +36,8 @@ class StorePool {
     std::unique_ptr<FleetStore> store_;
   };
 
-  // A store from the pool, or a newly opened one. Errors: OpenFleetStore's.
+  // A store from the pool, or a newly opened one (with the options given). Errors:
+  // OpenFleetStore's.
   Result<Lease> Acquire();
 
   // Adds an already open store (Serve() opens the first one to check the database).
@@ -43,6 +45,7 @@ class StorePool {
 
  private:
   std::string db_;
+  FleetStoreOptions options_;
   std::mutex mu_;
   std::vector<std::unique_ptr<FleetStore>> idle_;
 };

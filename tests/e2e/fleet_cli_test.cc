@@ -2,10 +2,17 @@
 // `pipette serve` process on stories260K cells: `register`, `run --submit`, `submit`, and the
 // reading commands (`results list|show|export`, compare, diff, select, report) with --server
 // reading the server as they read a local store. A server that is down when a result is made
-// delays the result, never loses it.
+// delays the result, never loses it; so does a server whose disk is full (a real full tmpfs, and
+// the --db-max-size quota that fails the same way).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mount.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
 
 #include <chrono>
 #include <filesystem>
@@ -61,11 +68,14 @@ class FleetCliTest : public ::testing::Test {
   }
 
   // Starts `pipette serve` (on `port`, or a free one the first time); sets url_.
-  void StartServer(int port = 0) {
+  // `extra`: more serve options (--db-max-size).
+  void StartServer(int port = 0, const std::vector<std::string>& extra = {}) {
     const fs::path err = dir_ / ("serve-" + std::to_string(starts_++) + ".err");
-    Result<ChildProcess> child = ChildProcess::Start(
-        {Binary("pipette"), "serve", "--listen", "127.0.0.1:" + std::to_string(port), "--db", db_},
-        err.string());
+    server_logs_.push_back(err);
+    std::vector<std::string> argv = {Binary("pipette"), "serve", "--listen",
+                                     "127.0.0.1:" + std::to_string(port), "--db", db_};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    Result<ChildProcess> child = ChildProcess::Start(argv, err.string());
     ASSERT_TRUE(child.ok()) << child.error().message;
     server_.emplace(std::move(child).value());
     std::optional<std::string> line = server_->ReadLine(std::chrono::milliseconds(10000));
@@ -109,7 +119,58 @@ class FleetCliTest : public ::testing::Test {
     return n.ok() ? *n : -1;
   }
 
+  // The server's disk fills up after a first result is stored (`fill`), then space is freed
+  // (`free`): the submission in between is refused with 507 and one line, nothing of it is
+  // stored, reads go on, the record waits in the outbox; `submit` delivers it once there is
+  // space, exactly once.
+  void FullDiskRefusesThenDelivers(const std::function<void()>& fill,
+                                   const std::function<void()>& free) {
+    ASSERT_EQ(RunPipette({"register", "--server", url_, "--preauth", NewKey()}).exit.code, 0);
+    const std::string first = RunAndSubmit("Q8_0", "prefill_throughput_8");
+    ASSERT_EQ(ResultsOnServer(), 1);
+    fill();
+    if (HasFatalFailure()) return;
+
+    const std::string refused = RunAndSubmit("Q4_0", "prefill_throughput_8");
+    ASSERT_FALSE(refused.empty());
+    EXPECT_NE(last_err_.find("server error (507): the server's disk is full; the result was not "
+                             "stored"),
+              std::string::npos)
+        << last_err_;
+    const fs::path outbox = dir_ / "outbox" / ("127.0.0.1_" + std::to_string(port_));
+    EXPECT_TRUE(fs::exists(outbox / (refused + ".json")));
+    EXPECT_EQ(ResultsOnServer(), 1) << "nothing of the refused result is stored";
+    // Reads go on.
+    CliResult list = RunPipette({"--json", "results", "list", "--server", url_});
+    ASSERT_EQ(list.exit.code, 0) << list.err;
+    const json rows = json::parse(list.out, nullptr, false);
+    ASSERT_TRUE(rows.is_array()) << list.out;
+    ASSERT_EQ(rows.size(), 1u) << list.out;
+    EXPECT_EQ(rows[0].value("result_id", ""), first);
+    // `submit` now: refused again, still waiting, exit 1.
+    CliResult still = RunPipette({"--store", store_, "submit", "--server", url_});
+    EXPECT_EQ(still.exit.code, 1) << still.out << still.err;
+    EXPECT_NE(still.out.find("pending: server error (507): the server's disk is full"),
+              std::string::npos)
+        << still.out;
+
+    free();
+    if (HasFatalFailure()) return;
+    CliResult sent = RunPipette({"--store", store_, "submit", "--server", url_});
+    ASSERT_EQ(sent.exit.code, 0) << sent.err;
+    EXPECT_NE(sent.out.find("submitted 1, already there 1, rejected 0, pending 0"),
+              std::string::npos)
+        << sent.out;
+    EXPECT_EQ(FilesIn(outbox), 0u);
+    EXPECT_EQ(ResultsOnServer(), 2);
+    std::string logs;
+    for (const auto& path : server_logs_) logs += ReadFile(path);
+    EXPECT_NE(logs.find("the server's disk is full"), std::string::npos) << logs;
+    EXPECT_EQ(logs.find("internal error"), std::string::npos) << logs;
+  }
+
   fs::path dir_;
+  std::vector<fs::path> server_logs_;
   std::string db_, store_, identity_, url_, last_err_;
   int port_ = 0;
   int starts_ = 0;
@@ -259,6 +320,50 @@ TEST_F(FleetCliTest, PendingClientsAndSpentKeysAreTold) {
   EXPECT_NE(spent.err.find("pre-authorization key is unknown, expired or spent"), std::string::npos)
       << spent.err;
   EXPECT_EQ(std::count(spent.err.begin(), spent.err.end(), '\n'), 1) << spent.err;
+}
+
+// The fleet database on a real filesystem that fills up: a 4 MiB tmpfs (mounting needs root, as
+// CI has; elsewhere the test skips and the quota test below covers the same path), filled by
+// another file.
+TEST_F(FleetCliTest, AFullDiskRefusesTheSubmissionAndItIsDeliveredOnceSpaceIsFreed) {
+  const fs::path disk = dir_ / "disk";
+  fs::create_directories(disk);
+  if (mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=4m") != 0) {
+    GTEST_SKIP() << "cannot mount a small tmpfs at " << disk << " (" << std::strerror(errno)
+                 << "; needs root): the full-disk quota test covers the same refusal";
+  }
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { umount2(at.c_str(), MNT_DETACH); }
+  } unmount{disk};
+  db_ = (disk / "fleet.db").string();
+  StartServer();
+  const fs::path filler = disk / "filler";
+  FullDiskRefusesThenDelivers(
+      [&] {
+        // Every free block taken: the next write under the database fails with ENOSPC.
+        std::ofstream out(filler, std::ios::binary);
+        const std::string block(4096, 'x');
+        while (out.write(block.data(), static_cast<std::streamsize>(block.size())) && out.flush()) {
+        }
+      },
+      [&] { fs::remove(filler); });
+}
+
+// The same with the quota of `pipette serve --db-max-size` (always available): the server
+// restarted with a quota one page above the database's size, then without it.
+TEST_F(FleetCliTest, AFullQuotaRefusesTheSubmissionLikeAFullDisk) {
+  StartServer();
+  FullDiskRefusesThenDelivers(
+      [&] {
+        StopServer();  // the last connection closed: the WAL is folded into the file
+        const auto size = static_cast<int64_t>(fs::file_size(db_));
+        StartServer(port_, {"--db-max-size", std::to_string(size + 4096)});
+      },
+      [&] {
+        StopServer();
+        StartServer(port_);
+      });
 }
 
 TEST_F(FleetCliTest, SuiteRunSubmitsEachCellAndNoIdentityStopsBeforeMeasuring) {

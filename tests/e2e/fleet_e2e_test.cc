@@ -3,7 +3,10 @@
 // of stories260K cells. Every cell is measured exactly once, each by a worker whose labels match;
 // a worker killed (-9) mid-cell loses its lease and the other completes the job; the server
 // killed (-9) while workers submit and restarted on the same database holds exactly the results
-// the workers saw acknowledged, and the workers carry on by themselves.
+// the workers saw acknowledged, and the workers carry on by themselves. The same fleet on
+// PostgreSQL (a fresh database on the test server of tests/support) with four workers claiming at
+// once, the server killed and the database stopped under it; and a worker whose clock is ten
+// minutes off (libfaketime), refused with the reason and keeping what it measured.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -27,6 +30,9 @@
 #include "model_fixtures.h"
 #include "pipette/fleet_store.h"
 #include "platform/process.h"
+#ifdef PIPETTE_HAVE_TEST_POSTGRES
+#include "tests/support/postgres_server.h"
+#endif
 
 namespace pipette::testing_models {
 namespace {
@@ -68,8 +74,11 @@ bool WaitFor(const std::function<bool()>& done, double seconds) {
 // A long-running pipette (serve or worker) whose stdout lines are collected by a thread.
 class Running {
  public:
-  Running(const std::vector<std::string>& args, const std::string& err_path) {
-    std::vector<std::string> argv = {Binary("pipette")};
+  // `prefix`: a launcher and its arguments before pipette (e.g. faketime), or none.
+  Running(const std::vector<std::string>& args, const std::string& err_path,
+          const std::vector<std::string>& prefix = {}) {
+    std::vector<std::string> argv = prefix;
+    argv.push_back(Binary("pipette"));
     argv.insert(argv.end(), args.begin(), args.end());
     auto child = ChildProcess::Start(argv, err_path);
     EXPECT_TRUE(child.ok()) << (child.ok() ? "" : child.error().message);
@@ -110,14 +119,27 @@ class Running {
   std::vector<std::string> lines_;
 };
 
-class FleetTest : public testing::Test {
+// The fleet on the backend named by the parameter: "sqlite" (a file in the test's folder) or
+// "postgresql" (a fresh database on the test server; skipped with the reason when none can run).
+class FleetTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (Stories260K("Q8_0").empty()) GTEST_SKIP() << SharedMissingReason();
-    dir_ = WorkDir() + "/fleet-" + std::to_string(getpid());
+    static int tests = 0;  // one folder per test, also when one process runs several
+    dir_ = WorkDir() + "/fleet-" + std::to_string(getpid()) + "-" + std::to_string(tests++);
     fs::create_directories(dir_ + "/models");
-    fs::copy_file(Stories260K("Q8_0"), dir_ + "/models/stories260K-Q8_0.gguf");
+    fs::copy_file(Stories260K("Q8_0"), dir_ + "/models/stories260K-Q8_0.gguf",
+                  fs::copy_options::overwrite_existing);
     db_ = dir_ + "/fleet.db";
+    if (GetParam() == "postgresql") {
+#ifdef PIPETTE_HAVE_TEST_POSTGRES
+      Result<std::string> url = pipette::testing::FreshPostgresDatabase();
+      if (!url.ok()) GTEST_SKIP() << url.error().message;
+      db_ = *url;
+#else
+      GTEST_SKIP() << "built without the PostgreSQL test server (tests/support)";
+#endif
+    }
     port_ = FreePort();
     url_ = "http://127.0.0.1:" + std::to_string(port_);
     StartServer();
@@ -130,6 +152,7 @@ class FleetTest : public testing::Test {
   void StartServer() {
     static int n = 0;
     const std::string err = dir_ + "/serve-" + std::to_string(n++) + ".log";
+    server_logs_.push_back(err);
     server_ = std::make_unique<Running>(
         std::vector<std::string>{"serve", "--listen", "127.0.0.1:" + std::to_string(port_), "--db",
                                  db_, "--lease", "5", "--rate-limit", "0"},
@@ -159,13 +182,23 @@ class FleetTest : public testing::Test {
     return m.str();
   }
 
-  void StartWorker(const std::string& name, const std::string& labels) {
+  // `prefix`: a launcher before pipette (faketime), or none.
+  void StartWorker(const std::string& name, const std::string& labels,
+                   const std::vector<std::string>& prefix = {}) {
     workers_[name] = std::make_unique<Running>(
         std::vector<std::string>{"--store", dir_ + "/" + name + ".db", "worker", "--server", url_,
                                  "--identity", dir_ + "/" + name + ".json", "--labels", labels,
-                                 "--models", dir_ + "/models", "--outbox", dir_ + "/outbox-" + name,
-                                 "--logs", dir_ + "/logs-" + name, "--lease", "5"},
-        dir_ + "/" + name + "-" + std::to_string(restarts_++) + ".err");
+                                 "--models", dir_ + "/models", "--outbox", Outbox(name), "--logs",
+                                 dir_ + "/logs-" + name, "--lease", "5"},
+        dir_ + "/" + name + "-" + std::to_string(restarts_++) + ".err", prefix);
+  }
+  std::string Outbox(const std::string& name) const { return dir_ + "/outbox-" + name; }
+
+  // Everything the servers started so far wrote to stderr (their request logs).
+  std::string ServerLogs() {
+    std::string all;
+    for (const auto& path : server_logs_) all += ReadFile(path);
+    return all;
   }
 
   // A suite of stories260K cells: the benchmarks given, tiny repetitions, readiness waived.
@@ -232,6 +265,18 @@ class FleetTest : public testing::Test {
     return n.ok() ? *n : -1;
   }
 
+  // Waits for `plan` to be done and for the database to hold exactly the results the workers
+  // saw acknowledged (nothing lost, nothing stored unseen). `dump` says what the workers said.
+  void AwaitPlanAndDeliveries(const std::string& plan, int jobs,
+                              const std::function<std::string()>& dump) {
+    ASSERT_TRUE(WaitFor([&] { return PlanDone(plan, jobs); }, 150))
+        << PlanStatus(plan).dump() << dump();
+    ASSERT_TRUE(
+        WaitFor([&] { return static_cast<int64_t>(Acknowledged().size()) == ResultsInDb(); }, 60))
+        << Acknowledged().size() << " acknowledged, " << ResultsInDb() << " in the database\n"
+        << dump();
+  }
+
   std::string Dump(const std::string& name) {
     std::string out;
     for (const auto& l : workers_[name]->Lines()) out += l + "\n";
@@ -239,14 +284,16 @@ class FleetTest : public testing::Test {
   }
 
   std::string dir_, db_, url_;
+  std::vector<std::string> server_logs_;
   int port_ = 0;
   int restarts_ = 0;
   std::unique_ptr<Running> server_;
   std::map<std::string, std::unique_ptr<Running>> workers_;
   std::vector<std::string> a_lines_, b_lines_;  // of worker processes that were replaced
+  std::string measured_;                         // a result_id a test made
 };
 
-TEST_F(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
+TEST_P(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   const std::string id_a = Register("a", "A,shared");
   const std::string id_b = Register("b", "B,shared");
   ASSERT_NE(id_a, id_b);
@@ -278,7 +325,8 @@ TEST_F(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   EXPECT_EQ(ResultsInDb(), 30);
 
   // 2. A long cell for either worker; the one that claims it is killed mid-cell. Its lease
-  // expires and the other worker completes the job.
+  // expires and the other worker completes the job. (100 repetitions: seconds, so the kill half
+  // a second in lands mid-cell, and the survivor's whole run fits the wait on a loaded machine.)
   const std::string long_plan =
       SubmitPlan(Suite("long", {"decode_throughput_64_128"}, 120), "shared");
   std::string victim;
@@ -316,13 +364,10 @@ TEST_F(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   server_->Kill(SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   StartServer();
-  ASSERT_TRUE(WaitFor([&] { return PlanDone(busy_plan, static_cast<int>(many.size())); }, 120))
-      << PlanStatus(busy_plan).dump() << Dump("a") << Dump("b");
   // Every acknowledged result is there, and nothing else: count in the database = acknowledged.
-  ASSERT_TRUE(
-      WaitFor([&] { return static_cast<int64_t>(Acknowledged().size()) == ResultsInDb(); }, 60))
-      << Acknowledged().size() << " acknowledged, " << ResultsInDb() << " in the database\n"
-      << Dump("a") << Dump("b");
+  AwaitPlanAndDeliveries(busy_plan, static_cast<int>(many.size()),
+                         [&] { return Dump("a") + Dump("b"); });
+  if (HasFatalFailure()) return;
   EXPECT_EQ(ResultsInDb(), static_cast<int64_t>(30 + 1 + many.size()));
   // The workers said they lost the server and carried on.
   bool said_unreachable = false;
@@ -330,7 +375,7 @@ TEST_F(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   EXPECT_TRUE(said_unreachable) << Dump("a") << Dump("b");
 }
 
-TEST_F(FleetTest, UnreachableServerIsRetriedAndAModelNoDeviceHasIsUnassignable) {
+TEST_P(FleetTest, UnreachableServerIsRetriedAndAModelNoDeviceHasIsUnassignable) {
   Register("a", "A");
   // Nothing listens there: the worker says so and retries, backing off.
   const std::string saved_url = url_;
@@ -359,6 +404,196 @@ TEST_F(FleetTest, UnreachableServerIsRetriedAndAModelNoDeviceHasIsUnassignable) 
   std::this_thread::sleep_for(std::chrono::seconds(3));
   EXPECT_FALSE(workers_["a"]->Said("claimed job")) << Dump("a");
 }
+
+// Four workers with the same labels started at once on a plan of small cells: every job is done
+// exactly once (one attempt, its own result), the jobs spread over the workers; the server
+// killed (-9) while they submit and restarted on the same database holds exactly what they saw
+// acknowledged. On PostgreSQL the database is also stopped under the running server: the server
+// answers 503 "the database is not answering; retry later" (never "internal error"), the
+// workers keep their results in their outboxes and deliver them once it is back.
+// The tests above run on SQLite; this one on both backends.
+class FleetOnEachBackend : public FleetTest {};
+
+TEST_P(FleetOnEachBackend, FourWorkersClaimAtOnceEachJobOnceAndNothingIsLostToKillsOrOutages) {
+  const std::vector<std::string> names = {"w0", "w1", "w2", "w3"};
+  std::set<std::string> ids;
+  for (const auto& name : names) ids.insert(Register(name, "fleet"));
+  ASSERT_EQ(ids.size(), 4u);
+  // a.json signs the plans (any approved identity may).
+  fs::copy_file(dir_ + "/w0.json", dir_ + "/a.json");
+
+  std::vector<std::string> cells;
+  for (int p = 8; p <= 160; p += 8) cells.push_back("prefill_throughput_" + std::to_string(p));
+  const int jobs = static_cast<int>(cells.size());
+  const std::string plan = SubmitPlan(Suite("twenty", cells, 2), "fleet");
+  for (const auto& name : names) StartWorker(name, "fleet");
+  const auto dump_all = [&] {
+    std::string out;
+    for (const auto& name : names) out += "--- " + name + "\n" + Dump(name);
+    return out;
+  };
+  ASSERT_TRUE(WaitFor([&] { return PlanDone(plan, jobs); }, 150))
+      << PlanStatus(plan).dump() << "\n" << dump_all();
+  const json status = PlanStatus(plan);
+  ASSERT_EQ(status["jobs"].size(), cells.size());
+  std::set<std::string> result_ids;
+  std::map<std::string, int> per_worker;
+  for (const json& job : status["jobs"]) {
+    EXPECT_EQ(job["state"], "done") << job.dump();
+    EXPECT_EQ(job["attempts"], 1) << job.dump();
+    result_ids.insert(job["result_id"].get<std::string>());
+    ++per_worker[job["client_id"].get<std::string>()];
+  }
+  EXPECT_EQ(result_ids.size(), cells.size()) << status.dump();
+  ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() == cells.size(); }, 30)) << dump_all();
+  EXPECT_EQ(Acknowledged(), result_ids);
+  EXPECT_EQ(ResultsInDb(), jobs);
+  // Spread: started together, at least three of the four took jobs (all four, normally; a worker
+  // that starts a little late on a busy machine may find the queue drained).
+  std::string spread;
+  for (const auto& [who, n] : per_worker) spread += who + ": " + std::to_string(n) + "; ";
+  EXPECT_GE(per_worker.size(), 3u) << spread;
+  std::cout << "jobs per worker: " << spread << std::endl;
+
+  // The server killed (-9) while the workers submit, restarted on the same database.
+  const size_t acked_before = Acknowledged().size();
+  const std::string busy = SubmitPlan(Suite("busy", cells, 10), "fleet");
+  ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() >= acked_before + 4; }, 60)) << dump_all();
+  server_->Kill(SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  StartServer();
+  AwaitPlanAndDeliveries(busy, jobs, dump_all);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(ResultsInDb(), 2 * jobs);
+
+  if (GetParam() != "postgresql") return;
+#ifdef PIPETTE_HAVE_TEST_POSTGRES
+  // The database stopped under the running server while the workers measure and submit.
+  const size_t acked_mid = Acknowledged().size();
+  const std::string outage = SubmitPlan(Suite("outage", cells, 10), "fleet");
+  ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() >= acked_mid + 3; }, 60)) << dump_all();
+  ASSERT_TRUE(pipette::testing::StopTestPostgres().ok());
+  const std::string not_answering =
+      "server error (503): the database is not answering; retry later";
+  const auto a_worker_said = [&](const std::string& text) {
+    for (const auto& name : names) {
+      if (workers_[name]->Said(text)) return true;
+    }
+    return false;
+  };
+  // What a worker finishes meanwhile waits in its outbox; the database comes back right then,
+  // before most leases (5 s) could expire.
+  const bool waited =
+      WaitFor([&] { return a_worker_said("wait in the outbox: " + not_answering); }, 30);
+  const size_t acked_during = Acknowledged().size();
+  ASSERT_TRUE(pipette::testing::StartTestPostgres().ok());
+  EXPECT_TRUE(waited) << dump_all();
+  AwaitPlanAndDeliveries(outage, jobs, dump_all);
+  if (HasFatalFailure()) return;
+  // A lease that expired during the outage sends its job to another worker: that is a second
+  // measurement (its own result_id), not a doubled record; none is lost.
+  EXPECT_GE(ResultsInDb(), 3 * jobs);
+  EXPECT_GT(Acknowledged().size(), acked_during) << "the waiting results were delivered";
+  for (const auto& name : names) {
+    size_t waiting = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(Outbox(name), ec)) waiting += e.is_regular_file();
+    EXPECT_EQ(waiting, 0u) << name << "'s outbox still holds results\n" << Dump(name);
+  }
+  const std::string logs = ServerLogs();
+  EXPECT_NE(logs.find("the database is not answering; retry later"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("internal error"), std::string::npos) << logs;
+#endif
+}
+
+// A worker whose clock is ten minutes behind (libfaketime, as a real device with a wrong clock):
+// every request it signs is refused (401) with the reason; it says so in one line and retries
+// with backoff; what it measured waits in its outbox and is delivered once its clock is right.
+TEST_P(FleetTest, AWorkerTenMinutesOffIsRefusedWithTheReasonAndKeepsWhatItMeasured) {
+  // libfaketime preloaded by env, which execs pipette itself: the `faketime` command would fork
+  // and wait, and a signal to it would orphan the worker.
+  std::string lib;
+  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"}) {
+    const std::string candidate = std::string(dir) + "/faketime/libfaketime.so.1";
+    if (lib.empty() && access(candidate.c_str(), R_OK) == 0) lib = candidate;
+  }
+  if (lib.empty()) {
+    GTEST_SKIP() << "libfaketime.so.1 is missing; install the faketime package (scripts/deps.sh "
+                 << "--test)";
+  }
+  // The monotonic clock stays real: only the wall clock (what requests are signed with) is off.
+  const std::vector<std::string> ten_minutes_behind = {
+      "/usr/bin/env", "LD_PRELOAD=" + lib, "FAKETIME=-10m", "FAKETIME_DONT_FAKE_MONOTONIC=1"};
+  Register("a", "A");
+  // A cell measured on that device, submitted through the worker's outbox: refused, kept.
+  {
+    std::vector<std::string> argv = ten_minutes_behind;
+    for (const std::string& arg :
+         {Binary("pipette"), std::string("--store"), dir_ + "/a.db", std::string("--json"),
+          std::string("run"), std::string("-q"), std::string("--model"),
+          dir_ + "/models/stories260K-Q8_0.gguf", std::string("--benchmark"),
+          std::string("prefill_throughput_8"), std::string("--threads"), std::string("1"),
+          std::string("--min-reps"), std::string("2"), std::string("--max-reps"), std::string("2"),
+          std::string("--no-readiness-load"), std::string("--submit"), url_}) {
+      argv.push_back(arg);
+    }
+    setenv("PIPETTE_IDENTITY", (dir_ + "/a.json").c_str(), 1);
+    setenv("PIPETTE_OUTBOX", (dir_ + "/outboxes").c_str(), 1);
+    auto run = ChildProcess::Start(argv, dir_ + "/run.err");
+    unsetenv("PIPETTE_IDENTITY");
+    unsetenv("PIPETTE_OUTBOX");
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    run->CloseStdin();
+    std::string out;
+    while (auto line = run->ReadLine()) out += *line + "\n";
+    const std::optional<ExitInfo> exit = run->Wait();
+    const std::string err = ReadFile(dir_ + "/run.err");
+    ASSERT_TRUE(exit.has_value());
+    ASSERT_EQ(exit->code, 0) << err;
+    EXPECT_NE(err.find("fix the device's clock"), std::string::npos) << err;
+    const json record = json::parse(out, nullptr, false);
+    ASSERT_TRUE(record.is_object()) << out;
+    measured_ = record.value("result_id", "");
+  }
+  ASSERT_FALSE(measured_.empty());
+  EXPECT_EQ(ResultsInDb(), 0);
+  // That outbox is the worker's: the default one of `run --submit` for this server.
+  const std::string outbox = dir_ + "/outboxes/127.0.0.1_" + std::to_string(port_);
+  ASSERT_TRUE(fs::exists(outbox + "/" + measured_ + ".json")) << outbox;
+  fs::rename(outbox, Outbox("a"));
+
+  StartWorker("a", "A", ten_minutes_behind);
+  const std::string refused =
+      "s away from the server's clock (window +-300 s); fix the device's clock; retrying in ";
+  ASSERT_TRUE(WaitFor([&] { return workers_["a"]->Said(refused + "4 s"); }, 30)) << Dump("a");
+  // One line says the refusal, the reason and the retry; the wait grows (1, 2, 4 s).
+  bool one_line = false;
+  for (const auto& l : workers_["a"]->Lines()) {
+    one_line |= l.find("claim refused: server refused (401): timestamp ") != std::string::npos &&
+                l.find(refused + "1 s") != std::string::npos;
+  }
+  EXPECT_TRUE(one_line) << Dump("a");
+  EXPECT_TRUE(workers_["a"]->Said(refused + "2 s")) << Dump("a");
+  EXPECT_TRUE(workers_["a"]->Said("1 result(s) wait in the outbox: server refused (401)"))
+      << Dump("a");
+  EXPECT_EQ(ResultsInDb(), 0);
+  workers_["a"]->Kill(SIGTERM);
+  EXPECT_TRUE(workers_["a"]->Said("1 result(s) wait in the outbox")) << Dump("a");
+  ASSERT_TRUE(fs::exists(Outbox("a") + "/" + measured_ + ".json"));
+
+  // The clock fixed: the same worker delivers what waited.
+  a_lines_ = workers_["a"]->Lines();
+  StartWorker("a", "A");
+  ASSERT_TRUE(WaitFor([&] { return workers_["a"]->Said("acknowledged " + measured_); }, 30))
+      << Dump("a");
+  EXPECT_EQ(ResultsInDb(), 1);
+  EXPECT_FALSE(fs::exists(Outbox("a") + "/" + measured_ + ".json"));
+}
+
+const auto kBackendName = [](const auto& info) { return info.param; };
+INSTANTIATE_TEST_SUITE_P(Sqlite, FleetTest, ::testing::Values("sqlite"), kBackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, FleetOnEachBackend, ::testing::Values("sqlite", "postgresql"),
+                         kBackendName);
 
 }  // namespace
 }  // namespace pipette::testing_models

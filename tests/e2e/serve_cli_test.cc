@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -122,6 +123,16 @@ TEST_F(ServeCliTest, KeysAndClientsCommands) {
                        ": address in use; pick another listen address (--listen)"),
             std::string::npos)
       << r.err;
+
+  // The quota is SQLite's: with a PostgreSQL URL it is bad input, said before anything starts.
+  r = RunPipette({"serve", "--listen", "127.0.0.1:0", "--db", "postgresql://u@127.0.0.1:1/db",
+                  "--db-max-size", "1000000"});
+  EXPECT_EQ(r.exit.code, 2);
+  EXPECT_NE(r.err.find("--db-max-size is a quota on an SQLite fleet database; a PostgreSQL "
+                       "server's quotas are its own (drop --db-max-size)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 
   server_->Kill(SIGTERM);
   std::optional<ExitInfo> exit = server_->Wait(std::chrono::milliseconds(10000));

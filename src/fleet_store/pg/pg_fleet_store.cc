@@ -743,6 +743,15 @@ class PgFleetStore final : public FleetStore {
     return MakeError(Prefix() + "database is not answering: " + reason);
   }
 
+  // The database server's disk is full (SQLSTATE 53100).
+  Error DiskFull(const std::string& doing, const std::exception& e) const {
+    std::string message = Prefix();
+    message += "disk full on the database server while ";
+    message += doing;
+    message += " (" + Reason(e) + "); free space there, then retry";
+    return MakeError(std::move(message));
+  }
+
   // Runs `f` on the connection (made first if there is none), turning every exception into an
   // Error. A lost connection is dropped: the next call connects again. A transaction that lost a
   // deadlock or serialization race is run again, a few times.
@@ -773,6 +782,13 @@ class PgFleetStore final : public FleetStore {
         if (attempt < 3) continue;
         return R(MakeError(Prefix() + doing + ": " + Reason(e)));
       } catch (const std::exception& e) {
+        // SQLSTATE 53100 (disk_full): the database server's disk. Worded as SQLite's full disk
+        // (fleet_store::kDiskFull), so the server answers both alike; the transaction was rolled
+        // back.
+        if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e);
+            sql != nullptr && sql->sqlstate() == "53100") {
+          return R(DiskFull(doing, e));
+        }
         if (conn_ && !conn_->is_open()) {
           conn_.reset();
           if (reused && !retried_connection) {

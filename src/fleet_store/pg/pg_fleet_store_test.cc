@@ -3,10 +3,16 @@
 // tested for both backends in ../fleet_store_test.cc. Each test gets a fresh database on a real
 // server started by tests/support/postgres_server.h; without PostgreSQL installed they skip.
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -16,6 +22,8 @@
 #include "base/ids.h"
 #include "pipette/fleet_store.h"
 #include "tests/support/postgres_server.h"
+
+#include <pqxx/pqxx>
 
 namespace pipette {
 namespace {
@@ -195,6 +203,7 @@ TEST(PgFleetStore, ServerGoneMidUseIsOneLineAndTheStoreRecoversAfterARestart) {
   auto put = store->PutResult(Record(2), "pc_x", 2);
   ASSERT_FALSE(put.ok());
   EXPECT_NE(put.error().message.find("database is not answering"), std::string::npos);
+  EXPECT_EQ(FleetStoreFaultOf(put.error()), FleetStoreFault::kUnavailable);
   auto opened = OpenFleetStore(url);
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.error().message.rfind("fleet store " + url + ": database is not answering", 0),
@@ -211,6 +220,66 @@ TEST(PgFleetStore, ServerGoneMidUseIsOneLineAndTheStoreRecoversAfterARestart) {
 
 // A restart between two calls: the kept connection is dead, nothing was in flight, and the next
 // call (a write, too) goes through on a new connection without an error.
+// PostgreSQL's own full disk (SQLSTATE 53100), for real: the results table moved to a tablespace
+// on a 256 KiB tmpfs (mounting needs root; elsewhere the test skips). Filling it fails one
+// PutResult with the one line of a full disk, FleetStoreFault::kFull (the server's 507), and
+// that result is not half stored.
+TEST(PgFleetStore, AFullDiskUnderTheDatabaseIsDiskFullAndNothingIsHalfStored) {
+  FRESH_DATABASE_OR_SKIP(url);
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  const std::string dir = "/tmp/pipette-pg-full-" + NewUuidV7().substr(24, 8);
+  std::filesystem::create_directories(dir);
+  // The server runs as postgres when this test runs as root, else as this user.
+  uid_t uid = getuid();
+  gid_t gid = getgid();
+  if (uid == 0) {
+    if (const passwd* pw = getpwnam("postgres")) {
+      uid = pw->pw_uid;
+      gid = pw->pw_gid;
+    }
+  }
+  const std::string options = "size=256k,mode=0700,uid=" + std::to_string(uid) +
+                              ",gid=" + std::to_string(gid);
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+    GTEST_SKIP() << "cannot mount a small tmpfs at " << dir << " (" << std::strerror(errno)
+                 << "; needs root)";
+  }
+  const std::string space = "full_" + NewUuidV7().substr(24, 8);
+  pqxx::connection admin(url);
+  const auto run = [&](const std::string& sql) {
+    pqxx::nontransaction tx(admin);  // CREATE/DROP TABLESPACE cannot run in a transaction
+    tx.exec(sql);
+  };
+  run("CREATE TABLESPACE " + space + " LOCATION '" + dir + "'");
+  run("ALTER TABLE results SET TABLESPACE " + space);
+
+  int stored = 0;
+  Error full;
+  for (int i = 0; i < 5000; ++i) {
+    auto put = store->PutResult(Record(i), "pc_x", i);
+    if (!put.ok()) {
+      full = put.error();
+      break;
+    }
+    ++stored;
+  }
+  EXPECT_GT(stored, 0);
+  EXPECT_EQ(FleetStoreFaultOf(full), FleetStoreFault::kFull) << full.message;
+  EXPECT_NE(full.message.find("disk full on the database server while "), std::string::npos)
+      << full.message;
+  EXPECT_EQ(full.message.find('\n'), std::string::npos) << full.message;
+  auto count = store->CountResults();
+  ASSERT_TRUE(count.ok()) << count.error().message;
+  EXPECT_EQ(*count, stored);
+  EXPECT_TRUE(store->Ping().ok());
+
+  run("ALTER TABLE results SET TABLESPACE pg_default");
+  run("DROP TABLESPACE " + space);
+  umount2(dir.c_str(), MNT_DETACH);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PgFleetStore, ARestartBetweenCallsIsInvisible) {
   FRESH_DATABASE_OR_SKIP(url);
   auto store = MustOpen(url);
