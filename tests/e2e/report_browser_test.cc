@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -311,8 +312,8 @@ TEST(ReportInBrowser, RealResultsRenderWithChartsAndNoConsoleErrors) {
 }
 
 // Issue 7's trial, rendered: stories260K in F32, Q8_0, Q4_0 and Q4_K_M with a quality score
-// (kl_divergence_256 against F32), judged against "at most 11.5 MiB peak memory, at least 1,000
-// tokens/s decode at a 256-token context". The report opens with the decision; F32 (about
+// (kl_divergence_256 against F32), judged against "at most 11.5 MiB peak memory, and a decode
+// speed at a 256-token context that every configuration has". The report opens with the decision; F32 (about
 // 11.9 MiB) fails the memory limit, is grey in the quality chart and not on its front; the
 // "Q4_K_M" file is named by what it holds.
 TEST(ReportInBrowser, Stories260KTrialOpensWithTheDecision) {
@@ -341,16 +342,34 @@ TEST(ReportInBrowser, Stories260KTrialOpensWithTheDecision) {
       }
     }
   }
+  // The decode limit at half the slowest median measured here: machines differ (2000 tokens/s
+  // on one, 840 on another), so only the memory limit, whose figures do not, decides.
+  double slowest = 0;
+  {
+    auto store = ResultStore::Open(store_path);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    ResultFilter decode;
+    decode.benchmarks = {"decode_throughput_256_100"};
+    auto records = (*store)->Records(decode);
+    ASSERT_TRUE(records.ok()) << records.error().message;
+    for (const json& r : *records) {
+      const double median = r["metrics"]["decode_throughput"]["median"];
+      slowest = slowest == 0 ? median : std::min(slowest, median);
+    }
+  }
+  ASSERT_GT(slowest, 0);
+  const std::string min_decode = std::to_string(static_cast<int>(slowest / 2));
   const std::string html = WorkDir() + "/trial.html";
   auto report = RunPipette({"--store", store_path, "report", "-o", html, "--max-memory", "11.5MiB",
-                            "--min-decode-throughput", "1000"});
+                            "--min-decode-throughput", min_decode});
   ASSERT_EQ(report.exit.code, 0) << report.err;
   const BrowserRun dom = Browse(chromium, "--dump-dom", "file://" + html);
   ASSERT_TRUE(dom.finished) << dom.err;
   EXPECT_TRUE(ConsoleLines(dom.err).empty()) << ConsoleLines(dom.err).front();
   const std::string& d = dom.out;
   EXPECT_EQ(d.find("<section id=\"decision\">"), d.find("<section id=\""));
-  EXPECT_NE(d.find("Limits: --max-memory 11.5MiB --min-decode-throughput 1000."), std::string::npos);
+  EXPECT_NE(d.find("Limits: --max-memory 11.5MiB --min-decode-throughput " + min_decode + "."),
+            std::string::npos);
   // F32's row of the decision (its name may carry " !" when a result it rests on is noisy).
   const size_t f32_row = d.find("<td>F32");
   ASSERT_NE(f32_row, std::string::npos) << d.substr(0, 4000);
