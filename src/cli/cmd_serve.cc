@@ -179,9 +179,13 @@ void SetStatus(const ServeArgs& a, CliContext& ctx, ClientStatus status) {
 }
 
 void AddDbOption(CLI::App* cmd, ServeArgs& a) {
+  // An empty value (an unset shell variable) would fall back to the default database: refused.
   cmd->add_option("--db", a.options.db,
                   "fleet database: an SQLite file or a postgresql:// URL (default " +
-                      DefaultFleetDbPath() + ")");
+                      DefaultFleetDbPath() + ")")
+      ->check([](const std::string& v) {
+        return v.empty() ? std::string("give a file or a postgresql:// URL") : std::string();
+      });
 }
 
 }  // namespace
@@ -197,10 +201,12 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
                     "HOST:PORT to listen on (default 127.0.0.1:8750; port 0: any free port)");
   AddDbOption(serve, a);
   serve->add_option("--lease", a.options.lease_s, "job lease in seconds, extended by heartbeats")
+      ->capture_default_str()
       ->check(CLI::Range(5, 86400));
   serve
       ->add_option("--max-body", a.options.max_body_bytes,
                    "largest request body except result records, in bytes")
+      ->capture_default_str()
       ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
   serve
       ->add_option("--max-record", a.options.max_record_bytes,
@@ -209,8 +215,11 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
   serve
       ->add_option("--rate-limit", a.options.rate_per_client,
                    "signed requests per second per client, bursts of twice that (0: no limit)")
+      ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
-  serve->add_option("--threads", a.options.threads, "request threads")->check(CLI::Range(1, 256));
+  serve->add_option("--threads", a.options.threads, "request threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   serve
       ->add_option("--db-max-size", a.options.db_max_size_bytes,
                    "a quota on the SQLite fleet database, in bytes: writes beyond it are refused "

@@ -87,6 +87,18 @@ class ServeCliTest : public ::testing::Test {
   std::optional<ChildProcess> server_;
 };
 
+// An empty --db (an unset shell variable) is refused, never the default database in $HOME.
+TEST_F(ServeCliTest, AnEmptyDatabaseIsRefused) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"serve", "--listen", "127.0.0.1:0", "--db", ""},
+        std::vector<std::string>{"serve", "clients", "list", "--db", ""},
+        std::vector<std::string>{"serve", "keys", "create", "--db", ""}}) {
+    testing_models::CliResult r = RunPipette(args);
+    EXPECT_EQ(r.exit.code, 2) << args[1];
+    EXPECT_NE(r.err.find("--db: give a file or a postgresql:// URL"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(ServeCliTest, KeysAndClientsCommands) {
   const std::string token = NewKey();
   const int port = StartServer();
