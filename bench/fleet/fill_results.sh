@@ -58,15 +58,9 @@ q() {
 # Templates: the stores' records, submitted through a real server.
 if [ $# -gt 0 ]; then
   work=$(mktemp -d)
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  "$pipette" serve --listen 127.0.0.1:$port --db "$db" --rate-limit 1000000 2>"$work/serve.log" &
-  server=$!
   trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
-  for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-    kill -0 $server 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.2
-  done
+  . "$root/bench/fleet/serve_lib.sh"
+  start_serve "$pipette" "$db" "$work/serve.log"
   key=$("$pipette" serve keys create --db "$db" --labels fill 2>/dev/null | head -n 1)
   export PIPETTE_IDENTITY=$work/identity.json PIPETTE_OUTBOX=$work/outbox
   "$pipette" register --server "http://127.0.0.1:$port" --preauth "$key" --label templates \

@@ -14,17 +14,11 @@ pipette=${PIPETTE:-$root/build/src/cli/pipette}
 command -v wrk >/dev/null || { echo "query_load: wrk is not installed (scripts/deps.sh --test)" >&2; exit 1; }
 [ -x "$pipette" ] || { echo "query_load: no pipette binary at $pipette (scripts/build.sh)" >&2; exit 1; }
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-base=http://127.0.0.1:$port
 log=$(mktemp)
-"$pipette" serve --listen 127.0.0.1:$port --db "$db" --rate-limit 1000000 2>"$log" &
-server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 1 100); do
-  curl -fsS "$base/health" >/dev/null 2>&1 && break
-  kill -0 $server 2>/dev/null || { cat "$log" >&2; exit 1; }
-  sleep 0.2
-done
+. "$root/bench/fleet/serve_lib.sh"
+start_serve "$pipette" "$db" "$log"
+base=http://127.0.0.1:$port
 
 # Names seen in the data, so the filtered URLs select real rows.
 first=$(curl -fsS "$base/api/results?limit=1")
