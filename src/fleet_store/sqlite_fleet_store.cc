@@ -35,6 +35,8 @@
 // queued jobs expire when expires_at < now.
 #include "fleet_store/sqlite_fleet_store.h"
 
+#include "fleet_store/group_commit.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -375,29 +377,12 @@ std::vector<std::string> StringList(const std::string& text) {
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// One writer at a time per database file within this process. The server holds one store per
-// request thread on the same file; left to SQLite, a writer that finds the lock taken sleeps in
-// its busy handler (1 ms, then 2, 5, 10 ... 100 ms) however soon the lock frees, which capped
-// ingest at a few hundred submissions/s with most of the time asleep. Waiting on a mutex wakes
-// the next writer at once; other processes still meet SQLite's busy timeout.
-std::shared_ptr<std::mutex> WriterLock(const std::string& path) {
-  static std::mutex registry_mutex;
-  static std::map<std::string, std::weak_ptr<std::mutex>> registry;
-  std::error_code ec;
-  const std::string key = fs::weakly_canonical(path, ec).string();
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  std::shared_ptr<std::mutex> m = registry[ec ? path : key].lock();
-  if (!m) {
-    m = std::make_shared<std::mutex>();
-    registry[ec ? path : key] = m;
-  }
-  return m;
-}
-
 class SqliteFleetStore final : public FleetStore {
  public:
   explicit SqliteFleetStore(std::unique_ptr<Db> db)
-      : db_(std::move(db)), writer_(WriterLock(db_->path())) {}
+      : db_(std::move(db)), writer_(fleet_store::GroupCommitFor(db_->path())) {
+    writer_->Attach(*db_);
+  }
 
   std::string backend() const override { return "sqlite"; }
   std::string where() const override { return db_->path(); }
@@ -413,7 +398,7 @@ class SqliteFleetStore final : public FleetStore {
   Result<RegisterOutcome> Register(FleetClient client, const std::string& preauth,
                                    int64_t now) override {
     const std::string doing = "registering client " + client.client_id;
-    std::lock_guard<std::mutex> writing(*writer_);
+    fleet_store::GroupCommit::Exclusive writing(*writer_);
     WriteTransaction txn(*db_);
     if (Status s = txn.Begin(doing); !s.ok()) return Err(s.error());
     auto existing = db_->Prepare("SELECT 1 FROM clients WHERE public_key = ?1 OR client_id = ?2");
@@ -501,7 +486,7 @@ class SqliteFleetStore final : public FleetStore {
 
   Status AddPreauthKey(const PreauthKey& key) override {
     const std::string doing = "adding pre-authorization key " + key.key_id;
-    std::lock_guard<std::mutex> writing(*writer_);
+    fleet_store::GroupCommit::Exclusive writing(*writer_);
     WriteTransaction txn(*db_);
     if (Status s = txn.Begin(doing); !s.ok()) return Err(s.error());
     auto insert = db_->Prepare(
@@ -522,19 +507,19 @@ class SqliteFleetStore final : public FleetStore {
 
   Result<bool> UseNonce(const std::string& client_id, const std::string& nonce,
                         int64_t keep_until) override {
-    const char* doing = "recording a nonce";
-    std::lock_guard<std::mutex> writing(*writer_);
-    WriteTransaction txn(*db_);
-    if (Status s = txn.Begin(doing); !s.ok()) return Err(s.error());
-    auto insert = db_->Prepare(
-        "INSERT OR IGNORE INTO nonces (client_id, nonce, keep_until) VALUES (?, ?, ?)");
-    if (!insert.ok()) return Err(insert.error());
-    insert->Bind(1, client_id);
-    insert->Bind(2, nonce);
-    insert->Bind(3, keep_until);
-    if (Status s = insert->Run(doing); !s.ok()) return Err(s.error());
-    const bool fresh = sqlite3_changes(db_->raw()) == 1;
-    if (Status s = txn.Commit(doing); !s.ok()) return Err(s.error());
+    bool fresh = false;
+    Status s = writer_->Run(*db_, "recording a nonce", [&](Db& db) -> Status {
+      auto insert = db.Prepare(
+          "INSERT OR IGNORE INTO nonces (client_id, nonce, keep_until) VALUES (?, ?, ?)");
+      if (!insert.ok()) return insert.error();
+      insert->Bind(1, client_id);
+      insert->Bind(2, nonce);
+      insert->Bind(3, keep_until);
+      if (Status s = insert->Run("recording a nonce"); !s.ok()) return s;
+      fresh = sqlite3_changes(db.raw()) == 1;
+      return Status::Ok();
+    });
+    if (!s.ok()) return Err(s.error());
     return fresh;
   }
 
@@ -552,15 +537,21 @@ class SqliteFleetStore final : public FleetStore {
   Result<PutOutcome> PutResult(const json& record, const std::string& client_id,
                                int64_t now) override {
     const std::string doing = "storing result " + record::StringAt(record, "/result_id");
-    std::lock_guard<std::mutex> writing(*writer_);
-    WriteTransaction txn(*db_);
-    if (Status s = txn.Begin(doing); !s.ok()) return Err(s.error());
-    auto put = PutInTransaction(record, client_id, now);
-    if (!put.ok()) return put.error();
-    if (*put == PutOutcome::kStored) {
-      if (Status s = txn.Commit(doing); !s.ok()) return Err(s.error());
-    }
-    return *put;
+    auto prepared = PreparePut(record, db_->path());
+    if (!prepared.ok()) return Err(prepared.error());
+    PutOutcome outcome = PutOutcome::kSame;
+    bool put_failed = false;  // its error says "fleet store" already
+    Status s = writer_->Run(*db_, doing, [&](Db& db) -> Status {
+      auto put = PutInTransaction(db, *prepared, client_id, now);
+      if (!put.ok()) {
+        put_failed = true;
+        return put.error();
+      }
+      outcome = *put;
+      return Status::Ok();
+    });
+    if (!s.ok()) return put_failed ? s.error() : Err(s.error());
+    return outcome;
   }
 
   Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
@@ -799,11 +790,13 @@ class SqliteFleetStore final : public FleetStore {
   Result<CompleteOutcome> Complete(const std::string& job_id, const std::string& client_id,
                                    const json& record, int64_t now) override {
     const std::string doing = "completing job " + job_id;
-    std::lock_guard<std::mutex> writing(*writer_);
+    auto prepared = PreparePut(record, db_->path());
+    if (!prepared.ok()) return Err(prepared.error());
+    fleet_store::GroupCommit::Exclusive writing(*writer_);
     WriteTransaction txn(*db_);
     if (Status s = txn.Begin(doing); !s.ok()) return Err(s.error());
     CompleteOutcome out;
-    auto put = PutInTransaction(record, client_id, now);
+    auto put = PutInTransaction(*db_, *prepared, client_id, now);
     if (!put.ok()) return put.error();
     out.put = *put;
     const std::string result_id = record::StringAt(record, "/result_id");
@@ -930,7 +923,7 @@ class SqliteFleetStore final : public FleetStore {
   // Runs `body` in one write transaction, committing when it succeeds.
   template <typename Body>
   Status Write(const std::string& doing, Body body) {
-    std::lock_guard<std::mutex> writing(*writer_);
+    fleet_store::GroupCommit::Exclusive writing(*writer_);
     WriteTransaction txn(*db_);
     if (Status s = txn.Begin(doing); !s.ok()) return Err(s.error());
     if (Status s = body(); !s.ok()) return Err(s.error());
@@ -980,43 +973,80 @@ class SqliteFleetStore final : public FleetStore {
     }
   }
 
-  // PutResult's work inside the caller's write transaction. Only kStored changed anything.
-  Result<PutOutcome> PutInTransaction(const json& input, const std::string& client_id,
-                                      int64_t now) {
+  // What PutInTransaction writes, worked out before the writer lock is taken: validating and
+  // serializing a record is most of a submission's time and needs no database.
+  struct PreparedPut {
+    std::string text;             // what is stored and compared
+    const json* input = nullptr;   // the caller's record; outlives this
+    std::optional<json> reparsed;  // the record as stored, when `text` differs from the input
+    const json& record() const { return reparsed ? *reparsed : *input; }
+    store::IndexedColumns columns;
+    std::string quant_label;
+    std::optional<double> ci_low, ci_high;
+    int64_t headline_n = 0;
+    bool ci_reached = true;
+    std::string settings;
+  };
+
+  static Result<PreparedPut> PreparePut(const json& input, const std::string& path) {
     if (Status s = store::ValidateRecord(input); !s.ok()) {
-      return Err(MakeError(db_->path() + ": invalid result record: " + s.error().message));
+      return MakeError(path + ": invalid result record: " + s.error().message);
     }
-    // What is stored and compared: invalid UTF-8 becomes U+FFFD, as in any JSON text.
-    const std::string text = Dump(input);
-    const json record = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    const std::string id = record.value("result_id", "");
+    PreparedPut p;
+    p.input = &input;
+    try {
+      p.text = input.dump(-1, ' ', false, json::error_handler_t::strict);
+    } catch (const json::type_error&) {
+      // Invalid UTF-8 (a record made in process; a parsed body has none) becomes U+FFFD, as in
+      // any JSON text, and the columns come from what is stored.
+      p.text = Dump(input);
+      p.reparsed = json::parse(p.text, nullptr, /*allow_exceptions=*/false);
+    }
+    const json& record = p.record();
+    p.columns = store::ExtractColumns(record);
+    const store::IndexedColumns& c = p.columns;
+    p.quant_label = fleet_store::RecordQuantLabel(record);
+    const std::string metric = "/metrics/" + c.headline_metric;
+    const auto number = [&](const json* v) -> std::optional<double> {
+      if (c.headline_metric.empty() || v == nullptr || !v->is_number()) return std::nullopt;
+      return v->get<double>();
+    };
+    p.ci_low = number(record::Find(record, metric + "/ci95_low"));
+    p.ci_high = number(record::Find(record, metric + "/ci95_high"));
+    p.headline_n = static_cast<int64_t>(number(record::Find(record, metric + "/n")).value_or(0));
+    // Nothing says the result is noisy unless the harness recorded so.
+    const json* ci_reached = record::Find(record, "/harness/ci_reached");
+    p.ci_reached = !(ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached);
+    const json* settings = record::Find(record, "/runtime/settings");
+    p.settings = Dump(settings != nullptr && settings->is_object() ? *settings : json::object());
+    return p;
+  }
+
+  // PutResult's work inside the caller's write transaction. Only kStored changed anything.
+  Result<PutOutcome> PutInTransaction(Db& db, const PreparedPut& p, const std::string& client_id,
+                                      int64_t now) {
+    const store::IndexedColumns& c = p.columns;
+    const std::string& id = c.result_id;
     const std::string doing = "storing result " + id;
-    auto existing = db_->Prepare("SELECT record FROM results WHERE result_id = ?");
+    auto existing = db.Prepare("SELECT record FROM results WHERE result_id = ?");
     if (!existing.ok()) return Err(existing.error());
     existing->Bind(1, id);
     auto found = existing->Step(doing);
     if (!found.ok()) return Err(found.error());
     if (*found) {
       const std::string stored = existing->Text(0);
-      if (stored == text || ParseJson(stored, json()) == record) return PutOutcome::kSame;
+      if (stored == p.text || ParseJson(stored, json()) == p.record()) return PutOutcome::kSame;
       return PutOutcome::kConflict;
     }
     json profile = json::object();
-    auto client = db_->Prepare("SELECT profile FROM clients WHERE client_id = ?");
+    auto client = db.Prepare("SELECT profile FROM clients WHERE client_id = ?");
     if (!client.ok()) return Err(client.error());
     client->Bind(1, client_id);
     auto has_client = client->Step(doing);
     if (!has_client.ok()) return Err(has_client.error());
     if (*has_client) profile = ParseJson(client->Text(0), json::object());
 
-    const store::IndexedColumns c = store::ExtractColumns(record);
-    const std::string metric = "/metrics/" + c.headline_metric;
-    const json* ci_low = record::Find(record, metric + "/ci95_low");
-    const json* ci_high = record::Find(record, metric + "/ci95_high");
-    const json* n = record::Find(record, metric + "/n");
-    const json* ci_reached = record::Find(record, "/harness/ci_reached");
-    const json* settings = record::Find(record, "/runtime/settings");
-    auto insert = db_->Prepare(
+    auto insert = db.Prepare(
         "INSERT INTO results (result_id, client_id, received_at, config_id, status, "
         "benchmark_id, benchmark_type, model_file, model_sha256, quant, quant_label, runtime, "
         "device_id, label, started_at, threads, headline_metric, headline_unit, headline, ci_low, "
@@ -1031,7 +1061,7 @@ class SqliteFleetStore final : public FleetStore {
                                   &c.benchmark_type, &c.model_file, &c.model_sha256,
                                   &c.quant};
     for (int i = 0; i < 7; ++i) insert->Bind(4 + i, *texts[i]);
-    insert->Bind(11, fleet_store::RecordQuantLabel(record));
+    insert->Bind(11, p.quant_label);
     insert->Bind(12, c.runtime);
     insert->Bind(13, c.device_id);
     insert->Bind(14, c.label);
@@ -1040,33 +1070,25 @@ class SqliteFleetStore final : public FleetStore {
     insert->Bind(17, c.headline_metric);
     insert->Bind(18, c.headline_unit);
     insert->Bind(19, c.headline);
-    const auto number = [&](const json* v) -> std::optional<double> {
-      if (c.headline_metric.empty() || v == nullptr || !v->is_number()) return std::nullopt;
-      return v->get<double>();
-    };
-    insert->Bind(20, number(ci_low));
-    insert->Bind(21, number(ci_high));
-    insert->Bind(22, static_cast<int64_t>(number(n).value_or(0)));
-    // Nothing says the result is noisy unless the harness recorded so.
-    insert->Bind(23,
-                 static_cast<int64_t>(
-                     ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached ? 0 : 1));
-    insert->Bind(24, static_cast<int64_t>(fleet_store::ProfileMismatch(record, profile) ? 1 : 0));
-    insert->Bind(25,
-                 Dump(settings != nullptr && settings->is_object() ? *settings : json::object()));
-    insert->Bind(26, text);
+    insert->Bind(20, p.ci_low);
+    insert->Bind(21, p.ci_high);
+    insert->Bind(22, p.headline_n);
+    insert->Bind(23, static_cast<int64_t>(p.ci_reached ? 1 : 0));
+    insert->Bind(24,
+                 static_cast<int64_t>(fleet_store::ProfileMismatch(p.record(), profile) ? 1 : 0));
+    insert->Bind(25, p.settings);
+    insert->Bind(26, p.text);
     if (Status s = insert->Run(doing); !s.ok()) return Err(s.error());
-    auto model = db_->Prepare(
+    auto model = db.Prepare(
         "INSERT OR IGNORE INTO result_models (model_sha256, model_file) VALUES (?, ?)");
     if (!model.ok()) return Err(model.error());
     model->Bind(1, c.model_sha256);
     model->Bind(2, c.model_file);
     if (Status s = model->Run(doing); !s.ok()) return Err(s.error());
-    if (Status s = db_->Exec(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'result_count'", doing);
-        !s.ok()) {
-      return Err(s.error());
-    }
+    auto count = db.Prepare(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'result_count'");
+    if (!count.ok()) return Err(count.error());
+    if (Status s = count->Run(doing); !s.ok()) return Err(s.error());
     return PutOutcome::kStored;
   }
 
@@ -1203,7 +1225,11 @@ class SqliteFleetStore final : public FleetStore {
   }
 
   std::unique_ptr<Db> db_;
-  std::shared_ptr<std::mutex> writer_;  // WriterLock(path)
+  // One writer at a time per database file within this process, and concurrent submissions in
+  // one transaction. The server holds one store per request thread on the same file; left to
+  // SQLite, a writer that finds the lock taken sleeps in its busy handler (1 ms, then 2, 5, 10 ...
+  // 100 ms) however soon the lock frees. Other processes still meet SQLite's busy timeout.
+  std::shared_ptr<fleet_store::GroupCommit> writer_;
   struct CachedCount {
     int64_t max_rowid = 0;  // the rows counted: rowid <= max_rowid
     int64_t count = 0;
@@ -1260,7 +1286,7 @@ Result<std::unique_ptr<FleetStore>> OpenSqliteFleetStore(const std::string& path
   // WAL: readers never wait for the writer; NORMAL: a commit survives a crash of the process
   // (not of the machine), at a fraction of FULL's fsyncs.
   for (const char* pragma :
-       {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = OFF"}) {
+       {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = OFF", "PRAGMA temp_store = MEMORY"}) {
     auto mode = (*db)->QueryText(pragma);
     if (!mode.ok()) return fail(mode.error());
   }

@@ -64,7 +64,10 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_m
   return db;
 }
 
-Db::~Db() { sqlite3_close_v2(db_); }
+Db::~Db() {
+  for (auto& [sql, cached] : cache_) sqlite3_finalize(cached.stmt);
+  sqlite3_close_v2(db_);
+}
 
 Status Db::Exec(const std::string& sql, std::string_view doing) {
   const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
@@ -73,10 +76,23 @@ Status Db::Exec(const std::string& sql, std::string_view doing) {
 }
 
 Result<Stmt> Db::Prepare(const std::string& sql) {
+  auto found = cache_.find(sql);
+  if (found != cache_.end() && !found->second.in_use) {
+    found->second.in_use = true;
+    return Stmt(this, found->second.stmt, &found->second.in_use);
+  }
   sqlite3_stmt* stmt = nullptr;
-  const int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
+  const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return ErrorFor(rc, "preparing a query");
-  return Stmt(this, stmt);
+  // The same text already in use (a nested query) gets its own statement, finalized after use.
+  if (found != cache_.end() || cache_.size() >= kCachedStatements || stmt == nullptr) {
+    return Stmt(this, stmt);
+  }
+  Cached& entry = cache_[sql];
+  entry.stmt = stmt;
+  entry.in_use = true;
+  return Stmt(this, stmt, &entry.in_use);
 }
 
 Result<std::optional<int64_t>> Db::QueryInt(const std::string& sql) {
@@ -97,7 +113,15 @@ Result<std::optional<std::string>> Db::QueryText(const std::string& sql) {
   return std::optional<std::string>(stmt->Text(0));
 }
 
-Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+Stmt::~Stmt() {
+  if (in_use_ == nullptr) {
+    sqlite3_finalize(stmt_);
+    return;
+  }
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  *in_use_ = false;
+}
 
 void Stmt::Bind(int i, std::string_view text) {
   sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
@@ -151,14 +175,22 @@ WriteTransaction::~WriteTransaction() {
   }
 }
 
+namespace {
+Status RunOne(Db& db, const std::string& sql, std::string_view doing) {
+  auto stmt = db.Prepare(sql);
+  if (!stmt.ok()) return stmt.error();
+  return stmt->Run(doing);
+}
+}  // namespace
+
 Status WriteTransaction::Begin(std::string_view doing) {
-  Status s = db_.Exec("BEGIN IMMEDIATE", doing);
+  Status s = RunOne(db_, "BEGIN IMMEDIATE", doing);
   open_ = s.ok();
   return s;
 }
 
 Status WriteTransaction::Commit(std::string_view doing) {
-  Status s = db_.Exec("COMMIT", doing);
+  Status s = RunOne(db_, "COMMIT", doing);
   if (s.ok()) open_ = false;
   return s;
 }

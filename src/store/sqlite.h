@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "pipette/status.h"
 
@@ -35,8 +36,11 @@ class Db {
 
   // Runs one or more statements that return no rows needed by the caller.
   Status Exec(const std::string& sql, std::string_view doing);
-  // Prepares one statement.
+  // Prepares one statement. A connection keeps up to kCachedStatements prepared statements by
+  // their text and hands them out again once the last user has let go (reset, bindings cleared):
+  // parsing SQL was a tenth of the server's time per submission.
   Result<Stmt> Prepare(const std::string& sql);
+  static constexpr size_t kCachedStatements = 96;
   // Runs a statement that yields one integer (e.g. a PRAGMA); nullopt if it yields no row.
   Result<std::optional<int64_t>> QueryInt(const std::string& sql);
   // Runs a statement that yields one text value; nullopt if it yields no row.
@@ -45,16 +49,27 @@ class Db {
   Error ErrorFor(int rc, std::string_view doing) { return SqliteError(path_, db_, rc, doing); }
 
  private:
+  struct Cached {
+    sqlite3_stmt* stmt = nullptr;
+    bool in_use = false;
+  };
   Db(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
   std::string path_;
   sqlite3* db_;
+  // Node-based: a Stmt keeps a pointer to its entry's in_use across rehashes.
+  std::unordered_map<std::string, Cached> cache_;
 };
 
-// A prepared statement; finalized on destruction. Bind indexes start at 1.
+// A prepared statement; on destruction finalized, or reset and returned to its connection's
+// cache. Must not outlive its Db. Bind indexes start at 1.
 class Stmt {
  public:
-  Stmt(Db* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
-  Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Stmt(Db* db, sqlite3_stmt* stmt, bool* in_use = nullptr)
+      : db_(db), stmt_(stmt), in_use_(in_use) {}
+  Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_), in_use_(other.in_use_) {
+    other.stmt_ = nullptr;
+    other.in_use_ = nullptr;
+  }
   Stmt& operator=(Stmt&&) = delete;
   ~Stmt();
 
@@ -77,6 +92,7 @@ class Stmt {
  private:
   Db* db_;
   sqlite3_stmt* stmt_;
+  bool* in_use_;  // the cache entry's flag when the statement is the Db's; else owned
 };
 
 // Holds a write transaction (BEGIN IMMEDIATE): rolled back unless Commit() succeeds.
