@@ -164,6 +164,11 @@ class FleetStore {
   // most `limit`: for reading a result by the short id a listing shows. Empty when none.
   virtual Result<std::vector<std::string>> ResultIdsStartingWith(const std::string& prefix,
                                                                  int limit) = 0;
+  // The stored JSON text of each result (compact, as stored: valid JSON, never re-serialized),
+  // in the order of `result_ids`; "" for an id not stored. One read for all: a page of records
+  // is served without parsing them.
+  virtual Result<std::vector<std::string>> RecordTexts(
+      const std::vector<std::string>& result_ids) = 0;
   // Full records matching `filter` (limit applies), newest first: for compare/select/report.
   virtual Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter) = 0;
   virtual Result<int64_t> CountResults() = 0;

@@ -393,6 +393,42 @@ TEST_P(FleetStoreTest, FlagsARecordFromAnotherDeviceThanRegistered) {
   EXPECT_FALSE(page->rows[1].profile_mismatch);
 }
 
+TEST_P(FleetStoreTest, SeveralBenchmarksPageNewestFirstAcrossThem) {
+  // Three benchmarks interleaved in time, two wanted; the other filters still apply.
+  const char* kIds[] = {"prefill_throughput_8", "prefill_throughput_16", "prefill_throughput_32"};
+  std::vector<std::string> want;  // newest first
+  for (int i = 0; i < 30; ++i) {
+    json r = Record(i * 7);
+    r["benchmark"]["id"] = kIds[i % 3];
+    r["benchmark"]["type"] = "prefill";
+    if (i % 5 == 0) r["model"]["quant"] = "Q4_0";
+    Put(r);
+    if (i % 3 != 2 && i % 5 != 0) want.insert(want.begin(), r["result_id"].get<std::string>());
+  }
+  ResultFilter f;
+  f.benchmarks = {"prefill_throughput_16", "prefill_throughput_8", "prefill_throughput_8"};
+  f.quants = {"Q8_0"};
+  std::vector<std::string> got;
+  std::string cursor;
+  int pages = 0;
+  do {
+    auto page = store_->ListResults(f, 4, cursor);
+    ASSERT_TRUE(page.ok()) << page.error().message;
+    EXPECT_EQ(page->total, static_cast<int64_t>(want.size()));
+    for (const FleetResultRow& r : page->rows) got.push_back(r.row.result_id);
+    cursor = page->next;
+    ++pages;
+  } while (!cursor.empty() && pages < 20);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(pages, static_cast<int>((want.size() + 3) / 4));
+
+  f.limit = 5;
+  auto records = store_->Records(f);
+  ASSERT_TRUE(records.ok()) << records.error().message;
+  ASSERT_EQ(records->size(), 5u);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ((*records)[i]["result_id"], want[i]);
+}
+
 TEST_P(FleetStoreTest, ListsWithEveryFilter) {
   // 0: the template; the others each differ in one field.
   std::vector<json> r;

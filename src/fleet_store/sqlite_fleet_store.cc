@@ -304,6 +304,47 @@ Result<Where> BuildWhere(const ResultFilter& f) {
   return w;
 }
 
+// SELECT `columns` of the rows `filter` selects that come before `after` (a cursor position;
+// none when empty), newest first, at most `limit` of them (0: all). With several benchmarks
+// (a dashboard's family of shapes), one ORDER BY over all of them would sort every matching row:
+// each benchmark's newest `limit` come from its own range of results_by_benchmark instead, the
+// merge keeps the newest `limit` ids, and only those rows are read.
+Result<Where> NewestSelect(const ResultFilter& filter, const std::string& columns,
+                           const std::pair<std::string, std::string>& after, int64_t limit) {
+  const auto narrow = [&](Where& w) {
+    if (!after.second.empty()) {
+      w.Add("(started_at, result_id) < (?, ?)", {after.first, after.second});
+    }
+  };
+  const std::string order = " ORDER BY started_at DESC, result_id DESC";
+  const std::string limit_sql = limit > 0 ? " LIMIT " + std::to_string(limit) : "";
+  std::set<std::string> benchmarks(filter.benchmarks.begin(), filter.benchmarks.end());
+  if (benchmarks.size() < 2 || limit <= 0) {
+    auto built = BuildWhere(filter);
+    if (!built.ok()) return built.error();
+    narrow(*built);
+    built->sql = "SELECT " + columns + " FROM results" + built->sql + order + limit_sql;
+    return built;
+  }
+  Where out;
+  std::string arms;
+  for (const std::string& b : benchmarks) {
+    ResultFilter one = filter;
+    one.benchmarks = {b};
+    auto built = BuildWhere(one);
+    if (!built.ok()) return built.error();
+    narrow(*built);
+    arms += (arms.empty() ? "" : " UNION ALL ") +
+            std::string("SELECT * FROM (SELECT started_at, result_id FROM results") +
+            built->sql + order + limit_sql + ")";
+    out.params.insert(out.params.end(), built->params.begin(), built->params.end());
+  }
+  out.sql = "SELECT " + columns +
+            " FROM results WHERE result_id IN (SELECT result_id FROM (" + arms + order +
+            limit_sql + "))" + order;
+  return out;
+}
+
 bool FilterIsEmpty(const ResultFilter& f) {
   return f.benchmarks.empty() && f.models.empty() && f.quants.empty() && f.status.empty() &&
          f.devices.empty() && f.runtimes.empty() && f.labels.empty() && f.settings.empty() &&
@@ -572,20 +613,21 @@ class SqliteFleetStore final : public FleetStore {
     }
     if (filter.limit > 0) page.total = std::min<int64_t>(page.total, filter.limit);
     int64_t listed = 0;  // rows on earlier pages
+    std::pair<std::string, std::string> after;
     if (!cursor.empty()) {
-      auto after = ParseCursor(cursor);
-      if (!after) return Err(MakeError(db_->path() + ": bad cursor; start from the first page"));
-      where.Add("(started_at, result_id) < (?, ?)", {after->started_at, after->result_id});
-      listed = after->listed;
+      auto parsed = ParseCursor(cursor);
+      if (!parsed) return Err(MakeError(db_->path() + ": bad cursor; start from the first page"));
+      after = {parsed->started_at, parsed->result_id};
+      listed = parsed->listed;
     }
     int64_t size = std::max(1, page_size);
     if (filter.limit > 0) size = std::min<int64_t>(size, filter.limit - listed);
     if (size <= 0) return page;
-    auto stmt =
-        db_->Prepare(std::string("SELECT ") + kRowColumns + " FROM results" + where.sql +
-                     " ORDER BY started_at DESC, result_id DESC LIMIT " + std::to_string(size + 1));
+    auto select = NewestSelect(filter, kRowColumns, after, size + 1);
+    if (!select.ok()) return select.error();
+    auto stmt = db_->Prepare(select->sql);
     if (!stmt.ok()) return Err(stmt.error());
-    for (size_t i = 0; i < where.params.size(); ++i) stmt->Bind(int(i) + 1, where.params[i]);
+    for (size_t i = 0; i < select->params.size(); ++i) stmt->Bind(int(i) + 1, select->params[i]);
     for (;;) {
       auto has_row = stmt->Step("listing results");
       if (!has_row.ok()) return Err(has_row.error());
@@ -652,14 +694,33 @@ class SqliteFleetStore final : public FleetStore {
     }
   }
 
+  Result<std::vector<std::string>> RecordTexts(
+      const std::vector<std::string>& result_ids) override {
+    std::vector<std::string> texts(result_ids.size());
+    if (result_ids.empty()) return texts;
+    std::string marks;
+    for (size_t i = 0; i < result_ids.size(); ++i) marks += i ? ", ?" : "?";
+    auto stmt =
+        db_->Prepare("SELECT result_id, record FROM results WHERE result_id IN (" + marks + ")");
+    if (!stmt.ok()) return Err(stmt.error());
+    std::map<std::string, std::vector<size_t>> where;
+    for (size_t i = 0; i < result_ids.size(); ++i) {
+      stmt->Bind(static_cast<int>(i) + 1, result_ids[i]);
+      where[result_ids[i]].push_back(i);
+    }
+    for (;;) {
+      auto has_row = stmt->Step("reading results");
+      if (!has_row.ok()) return Err(has_row.error());
+      if (!*has_row) return texts;
+      for (size_t i : where[stmt->Text(0)]) texts[i] = stmt->Text(1);
+    }
+  }
+
   Result<std::vector<json>> Records(const ResultFilter& filter) override {
-    auto built = BuildWhere(filter);
+    auto built = NewestSelect(filter, "result_id, record, started_at", {}, filter.limit);
     if (!built.ok()) return built.error();
     const Where& where = *built;
-    std::string sql = "SELECT result_id, record FROM results" + where.sql +
-                      " ORDER BY started_at DESC, result_id DESC";
-    if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
-    auto stmt = db_->Prepare(sql);
+    auto stmt = db_->Prepare(where.sql);
     if (!stmt.ok()) return Err(stmt.error());
     for (size_t i = 0; i < where.params.size(); ++i) stmt->Bind(int(i) + 1, where.params[i]);
     std::vector<json> records;

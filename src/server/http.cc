@@ -82,6 +82,11 @@ void WriteReply(const httplib::Request& req, httplib::Response& res, const Reply
   switch (reply.outcome) {
     case Outcome::kOk:
     case Outcome::kCreated:
+      if (!reply.body_text.empty()) {
+        res.status = status;
+        res.set_content(reply.body_text, "application/json");
+        return;
+      }
       WriteJson(res, status, reply.body);
       return;
     case Outcome::kNoContent:

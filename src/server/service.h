@@ -37,6 +37,9 @@ enum class Outcome {
 struct Reply {
   Outcome outcome = Outcome::kOk;
   nlohmann::json body;  // success body (null for kNoContent)
+  // A success body already serialized as JSON, sent instead of `body` when not empty (a page of
+  // stored records, spliced without parsing them).
+  std::string body_text;
   std::string error;    // one line
   int retry_after_s = 0;
   std::string client_id;  // the authenticated client, for the request log ("" when none)

@@ -356,11 +356,22 @@ class PgFleetStore final : public FleetStore {
       Snapshot tx(c);
       ResultPage page;
       // The total before the cursor narrows the rows; unfiltered, the kept count costs nothing.
-      page.total =
-          where->empty()
-              ? std::atoll(
-                    tx.exec("SELECT value FROM meta WHERE key = 'result_count'")[0][0].c_str())
-              : tx.exec("SELECT count(*) FROM results" + *where)[0][0].as<int64_t>();
+      // Filtered, it is counted once per number of stored results: results are never deleted,
+      // so while result_count (kept in each insert's transaction) stays, so does every count.
+      const int64_t stored =
+          std::atoll(tx.exec("SELECT value FROM meta WHERE key = 'result_count'")[0][0].c_str());
+      if (where->empty()) {
+        page.total = stored;
+      } else {
+        auto cached = counts_.find(*where);
+        if (cached != counts_.end() && cached->second.first == stored) {
+          page.total = cached->second.second;
+        } else {
+          page.total = tx.exec("SELECT count(*) FROM results" + *where)[0][0].as<int64_t>();
+          if (counts_.size() >= kCachedCounts) counts_.clear();
+          counts_[*where] = {stored, page.total};
+        }
+      }
       if (filter.limit > 0) page.total = std::min<int64_t>(page.total, filter.limit);
       std::string page_where = *where;
       if (after) {
@@ -423,6 +434,26 @@ class PgFleetStore final : public FleetStore {
                 if (r.empty()) return std::optional<json>();
                 return std::optional<json>(ParseRecord(result_id, r[0][0].as<std::string>()));
               });
+  }
+
+  Result<std::vector<std::string>> RecordTexts(
+      const std::vector<std::string>& result_ids) override {
+    return Do("reading results", [&](pqxx::connection& c) -> Result<std::vector<std::string>> {
+      std::vector<std::string> texts(result_ids.size());
+      if (result_ids.empty()) return texts;
+      std::string list;
+      std::map<std::string, std::vector<size_t>> where;
+      for (size_t i = 0; i < result_ids.size(); ++i) {
+        list += (i ? ", " : "") + c.quote(result_ids[i]);
+        where[result_ids[i]].push_back(i);
+      }
+      pqxx::nontransaction tx(c);
+      for (const auto& r :
+           tx.exec("SELECT result_id, record FROM results WHERE result_id IN (" + list + ")")) {
+        for (size_t i : where[r[0].c_str()]) texts[i] = r[1].as<std::string>();
+      }
+      return texts;
+    });
   }
 
   Result<std::vector<std::string>> ResultIdsStartingWith(const std::string& prefix,
@@ -946,6 +977,9 @@ class PgFleetStore final : public FleetStore {
   const std::string connect_url_;
   const SafeUrl safe_;
   std::unique_ptr<pqxx::connection> conn_;
+  // ListResults' filtered totals: WHERE clause -> (result_count when counted, the count).
+  static constexpr size_t kCachedCounts = 256;
+  std::map<std::string, std::pair<int64_t, int64_t>> counts_;
 };
 
 }  // namespace
