@@ -78,6 +78,12 @@ enum class PutOutcome {
   kConflict,  // this result_id was stored before with other content: nothing changed
 };
 
+// What a listing computes beyond its rows.
+struct ListOptions {
+  // Each row's short_id (two index probes a row): false for charts, which show no ids.
+  bool short_ids = true;
+};
+
 // One page of ListResults.
 struct ResultPage {
   std::vector<FleetResultRow> rows;  // newest first (started_at, result_id descending)
@@ -157,8 +163,12 @@ class FleetStore {
                                        int64_t now) = 0;
   // Errors: a bad filter (ParseSince / ParseSettingFilter's messages), a cursor not made by this
   // store ("bad cursor; start from the first page").
+  Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
+                                 const std::string& cursor) {
+    return ListResults(filter, page_size, cursor, ListOptions{});
+  }
   virtual Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
-                                         const std::string& cursor) = 0;
+                                         const std::string& cursor, ListOptions options) = 0;
   virtual Result<std::optional<nlohmann::json>> GetResult(const std::string& result_id) = 0;
   // The result_ids that start with `prefix` (as given: ids are lowercase), in byte order, at
   // most `limit`: for reading a result by the short id a listing shows. Empty when none.

@@ -53,7 +53,8 @@ std::string Summary(const json& d) {
 DashboardResponse DevicesPage(FleetStore& store, const Query& query) {
   auto filters = ParseFilters(query);
   if (!filters.ok()) return BadRequest(filters.error().message);
-  auto page = store.ListResults(filters->ToResultFilter(), kProbeRows, "");
+  auto page =
+      store.ListResults(filters->ToResultFilter(), kProbeRows, "", ListOptions{.short_ids = false});
   if (!page.ok()) return StoreError(page.error());
   auto clients = store.ListClients();
   if (!clients.ok()) return StoreError(clients.error());
@@ -125,7 +126,7 @@ DashboardResponse DevicesPage(FleetStore& store, const Query& query) {
 DashboardResponse DevicePage(FleetStore& store, const std::string& device_id) {
   ResultFilter f;
   f.devices = {device_id};
-  auto page = store.ListResults(f, kDeviceResults, "");
+  auto page = store.ListResults(f, kDeviceResults, "", ListOptions{.short_ids = false});
   if (!page.ok()) return StoreError(page.error());
   auto clients = store.ListClients();
   if (!clients.ok()) return StoreError(clients.error());

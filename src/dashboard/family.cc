@@ -21,7 +21,7 @@ Result<std::vector<std::string>> FamilyIds(FleetStore& store, const Filters& fil
     if (in_family(s)) ids.insert(s);
   }
   ResultFilter probe = filters.ToResultFilter();
-  auto page = store.ListResults(probe, kProbeRows, "");
+  auto page = store.ListResults(probe, kProbeRows, "", ListOptions{.short_ids = false});
   if (!page.ok()) return page.error();
   for (const FleetResultRow& r : page->rows) {
     if (in_family(r.row.benchmark_id)) ids.insert(r.row.benchmark_id);
@@ -40,7 +40,8 @@ Result<std::vector<FleetResultRow>> FamilyRows(FleetStore& store, const Filters&
   std::string cursor;
   do {
     auto page =
-        store.ListResults(f, std::min(1000, max_rows - static_cast<int>(rows.size())), cursor);
+        store.ListResults(f, std::min(1000, max_rows - static_cast<int>(rows.size())), cursor,
+                          ListOptions{.short_ids = false});
     if (!page.ok()) return page.error();
     if (total) *total = page->total;
     for (FleetResultRow& r : page->rows) rows.push_back(std::move(r));

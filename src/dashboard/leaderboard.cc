@@ -77,7 +77,8 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
   if (!limit.ok()) return BadRequest(limit.error().message);
   const std::string cursor = Param(query, "cursor");
 
-  auto page = store.ListResults(filters->ToResultFilter(), *limit, cursor);
+  auto page =
+      store.ListResults(filters->ToResultFilter(), *limit, cursor, ListOptions{.short_ids = false});
   if (!page.ok()) {
     if (!cursor.empty() && page.error().message.find("cursor") != std::string::npos) {
       return BadRequest("cursor: not a cursor of this page list; start from the first page");

@@ -305,44 +305,20 @@ Result<Where> BuildWhere(const ResultFilter& f) {
 }
 
 // SELECT `columns` of the rows `filter` selects that come before `after` (a cursor position;
-// none when empty), newest first, at most `limit` of them (0: all). With several benchmarks
-// (a dashboard's family of shapes), one ORDER BY over all of them would sort every matching row:
-// each benchmark's newest `limit` come from its own range of results_by_benchmark instead, the
-// merge keeps the newest `limit` ids, and only those rows are read.
+// none when empty), newest first, at most `limit` of them (0: all). With statistics (Analyze)
+// SQLite walks results_by_time when the filter keeps many rows and a filter's index, then the
+// top of a sort, when it keeps few.
 Result<Where> NewestSelect(const ResultFilter& filter, const std::string& columns,
                            const std::pair<std::string, std::string>& after, int64_t limit) {
-  const auto narrow = [&](Where& w) {
-    if (!after.second.empty()) {
-      w.Add("(started_at, result_id) < (?, ?)", {after.first, after.second});
-    }
-  };
-  const std::string order = " ORDER BY started_at DESC, result_id DESC";
-  const std::string limit_sql = limit > 0 ? " LIMIT " + std::to_string(limit) : "";
-  std::set<std::string> benchmarks(filter.benchmarks.begin(), filter.benchmarks.end());
-  if (benchmarks.size() < 2 || limit <= 0) {
-    auto built = BuildWhere(filter);
-    if (!built.ok()) return built.error();
-    narrow(*built);
-    built->sql = "SELECT " + columns + " FROM results" + built->sql + order + limit_sql;
-    return built;
+  auto built = BuildWhere(filter);
+  if (!built.ok()) return built.error();
+  if (!after.second.empty()) {
+    built->Add("(started_at, result_id) < (?, ?)", {after.first, after.second});
   }
-  Where out;
-  std::string arms;
-  for (const std::string& b : benchmarks) {
-    ResultFilter one = filter;
-    one.benchmarks = {b};
-    auto built = BuildWhere(one);
-    if (!built.ok()) return built.error();
-    narrow(*built);
-    arms += (arms.empty() ? "" : " UNION ALL ") +
-            std::string("SELECT * FROM (SELECT started_at, result_id FROM results") +
-            built->sql + order + limit_sql + ")";
-    out.params.insert(out.params.end(), built->params.begin(), built->params.end());
-  }
-  out.sql = "SELECT " + columns +
-            " FROM results WHERE result_id IN (SELECT result_id FROM (" + arms + order +
-            limit_sql + "))" + order;
-  return out;
+  built->sql = "SELECT " + columns + " FROM results" + built->sql +
+               " ORDER BY started_at DESC, result_id DESC" +
+               (limit > 0 ? " LIMIT " + std::to_string(limit) : "");
+  return built;
 }
 
 bool FilterIsEmpty(const ResultFilter& f) {
@@ -418,10 +394,49 @@ std::vector<std::string> StringList(const std::string& text) {
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+// CountMatching's counts, shared by the connections of one process to one database file: a count
+// over many rows is taken once, not once per request thread. Thread-safe.
+struct SharedCounts {
+  struct Count {
+    int64_t max_rowid = 0;  // the rows counted: rowid <= max_rowid
+    int64_t count = 0;
+  };
+  std::optional<Count> Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = counts.find(key);
+    if (it == counts.end()) return std::nullopt;
+    return it->second;
+  }
+  void Keep(const std::string& key, Count c) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (counts.size() >= 256) counts.clear();
+    Count& kept = counts[key];
+    if (c.max_rowid >= kept.max_rowid) kept = c;
+  }
+  std::mutex mu;
+  std::map<std::string, Count> counts;  // by WHERE text and parameters
+};
+
+std::shared_ptr<SharedCounts> SharedCountsFor(const std::string& path) {
+  static std::mutex registry_mutex;
+  static std::map<std::string, std::weak_ptr<SharedCounts>> registry;
+  std::error_code ec;
+  const std::string canonical = fs::weakly_canonical(path, ec).string();
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  std::shared_ptr<SharedCounts> c = registry[ec ? path : canonical].lock();
+  if (!c) {
+    c = std::make_shared<SharedCounts>();
+    registry[ec ? path : canonical] = c;
+  }
+  return c;
+}
+
 class SqliteFleetStore final : public FleetStore {
  public:
   explicit SqliteFleetStore(std::unique_ptr<Db> db)
-      : db_(std::move(db)), writer_(fleet_store::GroupCommitFor(db_->path())) {
+      : db_(std::move(db)),
+        writer_(fleet_store::GroupCommitFor(db_->path())),
+        counts_(SharedCountsFor(db_->path())) {
     writer_->Attach(*db_);
   }
 
@@ -596,7 +611,7 @@ class SqliteFleetStore final : public FleetStore {
   }
 
   Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
-                                 const std::string& cursor) override {
+                                 const std::string& cursor, ListOptions options) override {
     auto built = BuildWhere(filter);
     if (!built.ok()) return built.error();
     Where where = std::move(*built);
@@ -634,7 +649,9 @@ class SqliteFleetStore final : public FleetStore {
       if (!*has_row) break;
       page.rows.push_back(ReadRow(*stmt));
     }
-    if (Status s = SetShortIds(page.rows); !s.ok()) return Err(s.error());
+    if (options.short_ids) {
+      if (Status s = SetShortIds(page.rows); !s.ok()) return Err(s.error());
+    }
     if (static_cast<int64_t>(page.rows.size()) > size) {
       page.rows.pop_back();
       listed += size;
@@ -1162,11 +1179,11 @@ class SqliteFleetStore final : public FleetStore {
     const int64_t now_max = max_rowid->value_or(0);
     std::string key = where.sql;
     for (const std::string& p : where.params) key += '\0' + p;
-    auto cached = counts_.find(key);
+    const std::optional<SharedCounts::Count> cached = counts_->Find(key);
     int64_t from = 0, base = 0;
-    if (cached != counts_.end() && cached->second.max_rowid <= now_max) {
-      from = cached->second.max_rowid;
-      base = cached->second.count;
+    if (cached && cached->max_rowid <= now_max) {
+      from = cached->max_rowid;
+      base = cached->count;
       if (from == now_max) return base;
     }
     // NOT INDEXED: the new rows are read by rowid, whatever index the filter could use.
@@ -1175,7 +1192,9 @@ class SqliteFleetStore final : public FleetStore {
       sql += " NOT INDEXED WHERE rowid > ? AND rowid <= ?";
       if (!where.sql.empty()) sql += " AND" + where.sql.substr(std::string(" WHERE").size());
     } else {
-      sql += where.sql + (where.sql.empty() ? " WHERE" : " AND") + " rowid <= ?";
+      // +rowid: the filter's index serves the count (its entries hold the rowid), not a walk of
+      // the whole table in rowid order.
+      sql += where.sql + (where.sql.empty() ? " WHERE" : " AND") + " +rowid <= ?";
     }
     auto count = db_->Prepare(sql);
     if (!count.ok()) return Err(count.error());
@@ -1189,8 +1208,7 @@ class SqliteFleetStore final : public FleetStore {
     auto row = count->Step("counting results");
     if (!row.ok()) return Err(row.error());
     const int64_t total = base + (*row ? count->Int(0) : 0);
-    if (counts_.size() >= 256) counts_.clear();
-    counts_[key] = {now_max, total};
+    counts_->Keep(key, {now_max, total});
     return total;
   }
 
@@ -1291,11 +1309,7 @@ class SqliteFleetStore final : public FleetStore {
   // SQLite, a writer that finds the lock taken sleeps in its busy handler (1 ms, then 2, 5, 10 ...
   // 100 ms) however soon the lock frees. Other processes still meet SQLite's busy timeout.
   std::shared_ptr<fleet_store::GroupCommit> writer_;
-  struct CachedCount {
-    int64_t max_rowid = 0;  // the rows counted: rowid <= max_rowid
-    int64_t count = 0;
-  };
-  std::map<std::string, CachedCount> counts_;  // by WHERE text and parameters
+  std::shared_ptr<SharedCounts> counts_;  // SharedCountsFor(path)
 };
 
 // Creates the schema in an empty file, or checks the version of an existing one.

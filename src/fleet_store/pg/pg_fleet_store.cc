@@ -338,7 +338,7 @@ class PgFleetStore final : public FleetStore {
   }
 
   Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
-                                 const std::string& cursor) override {
+                                 const std::string& cursor, ListOptions options) override {
     std::optional<pg::Cursor> after;
     if (!cursor.empty()) {
       auto decoded = pg::DecodeCursor(cursor);
@@ -383,7 +383,7 @@ class PgFleetStore final : public FleetStore {
                                    std::to_string(page_size + 1))) {
         page.rows.push_back(ReadResultRow(r));
       }
-      SetShortIds(c, tx, page.rows);
+      if (options.short_ids) SetShortIds(c, tx, page.rows);
       if (static_cast<int>(page.rows.size()) > page_size) {
         page.rows.pop_back();
         const ResultRow& last = page.rows.back().row;
