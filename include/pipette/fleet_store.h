@@ -84,6 +84,9 @@ struct ListOptions {
   bool short_ids = true;
 };
 
+// What Records returns of each record.
+enum class RecordParts { kWhole, kSummary };
+
 // One page of ListResults.
 struct ResultPage {
   std::vector<FleetResultRow> rows;  // newest first (started_at, result_id descending)
@@ -180,7 +183,13 @@ class FleetStore {
   virtual Result<std::vector<std::string>> RecordTexts(
       const std::vector<std::string>& result_ids) = 0;
   // Full records matching `filter` (limit applies), newest first: for compare/select/report.
-  virtual Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter) = 0;
+  Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter) {
+    return Records(filter, RecordParts::kWhole);
+  }
+  // kSummary leaves out "samples" and "logs" (most of a record's bytes), cut by the database
+  // before the text is parsed here: for pages that read metrics and configurations only.
+  virtual Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter,
+                                                      RecordParts parts) = 0;
   virtual Result<int64_t> CountResults() = 0;
 
   // --- plans and jobs ----------------------------------------------------------------------

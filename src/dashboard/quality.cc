@@ -95,7 +95,7 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
     f.benchmarks = *quality_ids;
     f.status = "ok";
     f.limit = kMaxQualityRecords;
-    auto got = store.Records(f);
+    auto got = store.Records(f, RecordParts::kSummary);
     if (!got.ok()) return StoreError(got.error());
     records = std::move(*got);
   }

@@ -427,6 +427,18 @@ TEST_P(FleetStoreTest, SeveralBenchmarksPageNewestFirstAcrossThem) {
   ASSERT_TRUE(records.ok()) << records.error().message;
   ASSERT_EQ(records->size(), 5u);
   for (size_t i = 0; i < 5; ++i) EXPECT_EQ((*records)[i]["result_id"], want[i]);
+
+  // The summary: the same records without their samples and logs.
+  auto summaries = store_->Records(f, RecordParts::kSummary);
+  ASSERT_TRUE(summaries.ok()) << summaries.error().message;
+  ASSERT_EQ(summaries->size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    json whole = (*records)[i];
+    ASSERT_TRUE(whole.contains("samples"));
+    whole.erase("samples");
+    whole.erase("logs");
+    EXPECT_EQ((*summaries)[i], whole);
+  }
 }
 
 TEST_P(FleetStoreTest, ListsWithEveryFilter) {

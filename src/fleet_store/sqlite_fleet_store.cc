@@ -733,8 +733,11 @@ class SqliteFleetStore final : public FleetStore {
     }
   }
 
-  Result<std::vector<json>> Records(const ResultFilter& filter) override {
-    auto built = NewestSelect(filter, "result_id, record, started_at", {}, filter.limit);
+  Result<std::vector<json>> Records(const ResultFilter& filter, RecordParts parts) override {
+    const std::string record = parts == RecordParts::kSummary
+                                   ? "json_remove(record, '$.samples', '$.logs')"
+                                   : std::string("record");
+    auto built = NewestSelect(filter, "result_id, " + record, {}, filter.limit);
     if (!built.ok()) return built.error();
     const Where& where = *built;
     auto stmt = db_->Prepare(where.sql);

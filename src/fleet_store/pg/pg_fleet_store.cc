@@ -472,12 +472,15 @@ class PgFleetStore final : public FleetStore {
               });
   }
 
-  Result<std::vector<json>> Records(const ResultFilter& filter) override {
+  Result<std::vector<json>> Records(const ResultFilter& filter, RecordParts parts) override {
     return Do("reading results", [&](pqxx::connection& c) -> Result<std::vector<json>> {
       auto where = pg::WhereClause(c, filter);
       if (!where.ok()) return where.error();
       pqxx::nontransaction tx(c);
-      std::string sql = "SELECT result_id, record FROM results" + *where +
+      const std::string record = parts == RecordParts::kSummary
+                                     ? "(record::jsonb - 'samples' - 'logs')::text"
+                                     : std::string("record");
+      std::string sql = "SELECT result_id, " + record + " FROM results" + *where +
                         " ORDER BY started_at DESC, result_id DESC";
       if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
       std::vector<json> out;
