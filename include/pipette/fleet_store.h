@@ -186,8 +186,10 @@ class FleetStore {
   Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter) {
     return Records(filter, RecordParts::kWhole);
   }
-  // kSummary leaves out "samples" and "logs" (most of a record's bytes), cut by the database
-  // before the text is parsed here: for pages that read metrics and configurations only.
+  // kSummary: each record's result_id, status, benchmark {id, type}, model {file_name, sha256,
+  // quant}, runtime {name, settings}, device {id, label} (from the indexed columns, "" where the
+  // record lacks a field) and its metrics, put together by the database: for pages that read
+  // metrics and configurations only (a record's other parts are most of its bytes).
   virtual Result<std::vector<nlohmann::json>> Records(const ResultFilter& filter,
                                                       RecordParts parts) = 0;
   virtual Result<int64_t> CountResults() = 0;

@@ -9,7 +9,8 @@ namespace pipette::dashboard {
 
 Result<std::vector<std::string>> FamilyIds(FleetStore& store, const Filters& filters,
                                            const std::function<bool(const std::string&)>& in_family,
-                                           const std::vector<std::string>& seeds) {
+                                           const std::vector<std::string>& seeds,
+                                           std::vector<std::string>* probed) {
   std::set<std::string> ids;
   if (!filters.benchmarks.empty()) {
     for (const std::string& b : filters.benchmarks) {
@@ -20,11 +21,20 @@ Result<std::vector<std::string>> FamilyIds(FleetStore& store, const Filters& fil
   for (const std::string& s : seeds) {
     if (in_family(s)) ids.insert(s);
   }
-  ResultFilter probe = filters.ToResultFilter();
-  auto page = store.ListResults(probe, kProbeRows, "", ListOptions{.short_ids = false});
-  if (!page.ok()) return page.error();
-  for (const FleetResultRow& r : page->rows) {
-    if (in_family(r.row.benchmark_id)) ids.insert(r.row.benchmark_id);
+  std::vector<std::string> seen;
+  if (probed != nullptr && !probed->empty()) {
+    seen = *probed;
+  } else {
+    auto page = store.ListResults(filters.ToResultFilter(), kProbeRows, "",
+                                  ListOptions{.short_ids = false});
+    if (!page.ok()) return page.error();
+    std::set<std::string> distinct;
+    for (const FleetResultRow& r : page->rows) distinct.insert(r.row.benchmark_id);
+    seen.assign(distinct.begin(), distinct.end());
+    if (probed != nullptr) *probed = seen;
+  }
+  for (const std::string& id : seen) {
+    if (in_family(id)) ids.insert(id);
   }
   return std::vector<std::string>(ids.begin(), ids.end());
 }

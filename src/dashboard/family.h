@@ -17,10 +17,13 @@ inline constexpr int kMaxChartRows = 1000;
 
 // The ids `in_family` accepts among: `seeds` (e.g. the built-in catalog's), and the benchmarks of
 // the newest kProbeRows rows matching `filters` (benchmark filter left out). When the filters
-// name benchmarks, only those of them in the family. Sorted, unique.
+// name benchmarks, only those of them in the family. Sorted, unique. `probed` (optional) keeps
+// the probe's benchmark ids for another family of the same page and filters: when it holds some,
+// they are used instead of reading the rows again.
 Result<std::vector<std::string>> FamilyIds(FleetStore& store, const Filters& filters,
                                            const std::function<bool(const std::string&)>& in_family,
-                                           const std::vector<std::string>& seeds);
+                                           const std::vector<std::string>& seeds,
+                                           std::vector<std::string>* probed = nullptr);
 
 // The newest rows (at most `max_rows`, newest first) of `benchmark_ids` matching the other
 // filters; `total` gets how many match in all.

@@ -87,7 +87,8 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
   for (int ctx : {128, 256, 512, 1024, 2048, 4096, 8192}) {
     seeds.push_back("kl_divergence_" + std::to_string(ctx));
   }
-  auto quality_ids = FamilyIds(store, *filters, IsQuality, seeds);
+  std::vector<std::string> probed;  // both families probe the same rows
+  auto quality_ids = FamilyIds(store, *filters, IsQuality, seeds, &probed);
   if (!quality_ids.ok()) return StoreError(quality_ids.error());
   std::vector<nlohmann::json> records;
   if (!quality_ids->empty()) {
@@ -121,7 +122,7 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
   // Decode speed rows.
   Filters speed_filters = *filters;
   speed_filters.benchmarks.clear();
-  auto decode_ids = FamilyIds(store, speed_filters, IsDecode, CatalogIds("decode"));
+  auto decode_ids = FamilyIds(store, speed_filters, IsDecode, CatalogIds("decode"), &probed);
   if (!decode_ids.ok()) return StoreError(decode_ids.error());
   auto rows = FamilyRows(store, speed_filters, *decode_ids, kMaxChartRows, nullptr);
   if (!rows.ok()) return StoreError(rows.error());

@@ -428,16 +428,23 @@ TEST_P(FleetStoreTest, SeveralBenchmarksPageNewestFirstAcrossThem) {
   ASSERT_EQ(records->size(), 5u);
   for (size_t i = 0; i < 5; ++i) EXPECT_EQ((*records)[i]["result_id"], want[i]);
 
-  // The summary: the same records without their samples and logs.
+  // The summary: identity, configuration and metrics, as the whole record has them.
   auto summaries = store_->Records(f, RecordParts::kSummary);
   ASSERT_TRUE(summaries.ok()) << summaries.error().message;
   ASSERT_EQ(summaries->size(), 5u);
   for (size_t i = 0; i < 5; ++i) {
-    json whole = (*records)[i];
-    ASSERT_TRUE(whole.contains("samples"));
-    whole.erase("samples");
-    whole.erase("logs");
-    EXPECT_EQ((*summaries)[i], whole);
+    const json& whole = (*records)[i];
+    const json& summary = (*summaries)[i];
+    for (const char* pointer :
+         {"/result_id", "/status", "/benchmark/id", "/benchmark/type", "/model/file_name",
+          "/model/sha256", "/model/quant", "/runtime/name", "/runtime/settings", "/device/id",
+          "/device/label", "/metrics"}) {
+      const json::json_pointer at(pointer);
+      ASSERT_TRUE(summary.contains(at)) << pointer;
+      EXPECT_EQ(summary[at], whole[at]) << pointer;
+    }
+    EXPECT_FALSE(summary.contains("samples"));
+    EXPECT_FALSE(summary.contains("logs"));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <pqxx/pqxx>
 #include <random>
@@ -159,6 +160,33 @@ json RequiresOf(const json& spec) {
 using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 
 // --- the store -----------------------------------------------------------------------------------
+
+// ListResults' filtered totals, shared by every connection of this process: (database URL, WHERE
+// clause) -> (result_count when counted, the count). A count over many rows is taken once, not
+// once per request thread. Thread-safe.
+class SharedCounts {
+ public:
+  std::optional<int64_t> Find(const std::string& key, int64_t stored) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = counts_.find(key);
+    if (it == counts_.end() || it->second.first != stored) return std::nullopt;
+    return it->second.second;
+  }
+  void Keep(const std::string& key, int64_t stored, int64_t count) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (counts_.size() >= 256) counts_.clear();
+    counts_[key] = {stored, count};
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::pair<int64_t, int64_t>> counts_;
+};
+
+SharedCounts& Counts() {
+  static SharedCounts counts;
+  return counts;
+}
 
 class PgFleetStore final : public FleetStore {
  public:
@@ -363,13 +391,13 @@ class PgFleetStore final : public FleetStore {
       if (where->empty()) {
         page.total = stored;
       } else {
-        auto cached = counts_.find(*where);
-        if (cached != counts_.end() && cached->second.first == stored) {
-          page.total = cached->second.second;
+        const std::string key = connect_url_ + '\0' + *where;
+        const std::optional<int64_t> cached = Counts().Find(key, stored);
+        if (cached) {
+          page.total = *cached;
         } else {
           page.total = tx.exec("SELECT count(*) FROM results" + *where)[0][0].as<int64_t>();
-          if (counts_.size() >= kCachedCounts) counts_.clear();
-          counts_[*where] = {stored, page.total};
+          Counts().Keep(key, stored, page.total);
         }
       }
       if (filter.limit > 0) page.total = std::min<int64_t>(page.total, filter.limit);
@@ -477,9 +505,16 @@ class PgFleetStore final : public FleetStore {
       auto where = pg::WhereClause(c, filter);
       if (!where.ok()) return where.error();
       pqxx::nontransaction tx(c);
-      const std::string record = parts == RecordParts::kSummary
-                                     ? "(record::jsonb - 'samples' - 'logs')::text"
-                                     : std::string("record");
+      // json, not jsonb: the record's text is scanned for its metrics, not converted whole.
+      const std::string record =
+          parts == RecordParts::kSummary
+              ? "json_build_object('result_id', result_id, 'status', status, 'benchmark', "
+                "json_build_object('id', benchmark_id, 'type', benchmark_type), 'model', "
+                "json_build_object('file_name', model_file, 'sha256', model_sha256, 'quant', "
+                "quant), 'runtime', json_build_object('name', runtime, 'settings', settings), "
+                "'device', json_build_object('id', device_id, 'label', label), 'metrics', "
+                "record::json -> 'metrics')::text"
+              : std::string("record");
       std::string sql = "SELECT result_id, " + record + " FROM results" + *where +
                         " ORDER BY started_at DESC, result_id DESC";
       if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
@@ -980,9 +1015,7 @@ class PgFleetStore final : public FleetStore {
   const std::string connect_url_;
   const SafeUrl safe_;
   std::unique_ptr<pqxx::connection> conn_;
-  // ListResults' filtered totals: WHERE clause -> (result_count when counted, the count).
-  static constexpr size_t kCachedCounts = 256;
-  std::map<std::string, std::pair<int64_t, int64_t>> counts_;
+
 };
 
 }  // namespace
