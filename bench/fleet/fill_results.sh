@@ -16,7 +16,9 @@
 # shape and the device), and started_at spread over the last DAYS days (default 365). Raw
 # samples are the template's, without their per-token latency lists; a stories260K record is then
 # about 13 KB, so 1,000,000 take about 16 GB in SQLite. Measured here (2 busy cores): SQLite
-# 100,000 in 22 s; PostgreSQL 50,000 in 58 s. BATCH (default 100000) rows per transaction.
+# 100,000 in 22 s (1,000,000 in 10 min, 17 GB); PostgreSQL 50,000 in 58 s, but 100,000 in 10 min
+# on a larger database: for 1,000,000 on PostgreSQL fill SQLite, then bench/fleet/copy_to_pg.sh
+# (10 min here). BATCH (default 100000) rows per transaction.
 # Every generated record still validates against docs/schema/pipette.result-1.schema.json.
 # Needs: the sqlite3 CLI (SQLite) or psql (PostgreSQL), python3 and curl for the template step.
 set -euo pipefail
