@@ -4,9 +4,9 @@
 #include <signal.h>
 #include <sqlite3.h>
 
-#include <filesystem>
-#include <map>
 #include <utility>
+
+#include "fleet_store/per_file.h"
 
 namespace pipette::fleet_store {
 
@@ -153,18 +153,7 @@ void GroupCommit::RunGroup(store::Db& db, std::deque<Piece*>& group) {
 }
 
 std::shared_ptr<GroupCommit> GroupCommitFor(const std::string& path) {
-  static std::mutex registry_mutex;
-  static std::map<std::string, std::weak_ptr<GroupCommit>> registry;
-  std::error_code ec;
-  const std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
-  const std::string& key = ec ? path : canonical;
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  std::shared_ptr<GroupCommit> g = registry[key].lock();
-  if (!g) {
-    g = std::make_shared<GroupCommit>(path);
-    registry[key] = g;
-  }
-  return g;
+  return PerFile<GroupCommit>(path);
 }
 
 }  // namespace pipette::fleet_store

@@ -35,8 +35,6 @@
 // queued jobs expire when expires_at < now.
 #include "fleet_store/sqlite_fleet_store.h"
 
-#include "fleet_store/group_commit.h"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -50,6 +48,8 @@
 #include <system_error>
 
 #include "fleet_store/common.h"
+#include "fleet_store/group_commit.h"
+#include "fleet_store/per_file.h"
 #include "pipette/record.h"
 #include "store/record.h"
 #include "store/sqlite.h"
@@ -397,6 +397,7 @@ std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 // CountMatching's counts, shared by the connections of one process to one database file: a count
 // over many rows is taken once, not once per request thread. Thread-safe.
 struct SharedCounts {
+  explicit SharedCounts(const std::string&) {}
   struct Count {
     int64_t max_rowid = 0;  // the rows counted: rowid <= max_rowid
     int64_t count = 0;
@@ -417,26 +418,12 @@ struct SharedCounts {
   std::map<std::string, Count> counts;  // by WHERE text and parameters
 };
 
-std::shared_ptr<SharedCounts> SharedCountsFor(const std::string& path) {
-  static std::mutex registry_mutex;
-  static std::map<std::string, std::weak_ptr<SharedCounts>> registry;
-  std::error_code ec;
-  const std::string canonical = fs::weakly_canonical(path, ec).string();
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  std::shared_ptr<SharedCounts> c = registry[ec ? path : canonical].lock();
-  if (!c) {
-    c = std::make_shared<SharedCounts>();
-    registry[ec ? path : canonical] = c;
-  }
-  return c;
-}
-
 class SqliteFleetStore final : public FleetStore {
  public:
   explicit SqliteFleetStore(std::unique_ptr<Db> db)
       : db_(std::move(db)),
         writer_(fleet_store::GroupCommitFor(db_->path())),
-        counts_(SharedCountsFor(db_->path())) {
+        counts_(fleet_store::PerFile<SharedCounts>(db_->path())) {
     writer_->Attach(*db_);
   }
 
@@ -1318,7 +1305,7 @@ class SqliteFleetStore final : public FleetStore {
   // SQLite, a writer that finds the lock taken sleeps in its busy handler (1 ms, then 2, 5, 10 ...
   // 100 ms) however soon the lock frees. Other processes still meet SQLite's busy timeout.
   std::shared_ptr<fleet_store::GroupCommit> writer_;
-  std::shared_ptr<SharedCounts> counts_;  // SharedCountsFor(path)
+  std::shared_ptr<SharedCounts> counts_;  // PerFile(path)
 };
 
 // Creates the schema in an empty file, or checks the version of an existing one.
