@@ -478,10 +478,10 @@ std::optional<Reply> ParseResultQuery(const Query& query, int default_page, int 
 // filter or cursor is the client's; anything else ours). `item` may fail (a store read).
 template <typename Item>
 Reply Listing(FleetStore& store, const Query& query, int default_page, int max_page,
-              const char* key, Item item) {
+              const char* key, ListOptions options, Item item) {
   ResultQuery q;
   if (std::optional<Reply> bad = ParseResultQuery(query, default_page, max_page, &q)) return *bad;
-  Result<ResultPage> page = store.ListResults(q.filter, q.page_size, q.cursor);
+  Result<ResultPage> page = store.ListResults(q.filter, q.page_size, q.cursor, options);
   if (!page.ok()) {
     return page.error().message.find("cursor") != std::string::npos
                ? Refuse(Outcome::kInvalid, "bad cursor; start from the first page")
@@ -501,7 +501,7 @@ Reply Listing(FleetStore& store, const Query& query, int default_page, int max_p
 }  // namespace
 
 Reply FleetService::ListResults(FleetStore& store, const Query& query) {
-  return Listing(store, query, 100, 1000, "results",
+  return Listing(store, query, 100, 1000, "results", ListOptions{},
                  [](const FleetResultRow& row) -> Result<json> { return RowJson(row); });
 }
 
@@ -509,7 +509,8 @@ Reply FleetService::ListRecords(FleetStore& store, const Query& query) {
   // Records are larger than rows: smaller pages. The page's ids first, then their stored texts in
   // one read, spliced into the answer as they are (parsing and dumping them was most of its time).
   std::vector<std::string> ids;
-  Reply listed = Listing(store, query, 50, 200, "records",
+  // The records carry their ids whole: no short ids.
+  Reply listed = Listing(store, query, 50, 200, "records", ListOptions{.short_ids = false},
                          [&ids](const FleetResultRow& row) -> Result<json> {
                            ids.push_back(row.row.result_id);
                            return json();

@@ -1015,7 +1015,6 @@ class PgFleetStore final : public FleetStore {
   const std::string connect_url_;
   const SafeUrl safe_;
   std::unique_ptr<pqxx::connection> conn_;
-
 };
 
 }  // namespace
