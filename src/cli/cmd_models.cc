@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -119,37 +121,52 @@ int ReportWritten(const std::string& path, CliContext& ctx) {
 struct SynthArgs {
   SynthOptions options;
   bool list = false;
+  bool miniature = false;
 };
 
 int ListPresets(const SynthArgs& args, CliContext& ctx) {
   json presets = json::array();
   for (const SynthPreset& p : SynthPresets()) {
-    Result<GgufInfo> vocab = ReadGgufInfo(SynthVocabPath(p, args.options.vocab_dir));
-    const uint64_t n_vocab = vocab.ok() ? vocab->vocab_size : 0;
+    uint64_t n_vocab = p.n_vocab;
+    if (n_vocab == 0) {
+      Result<GgufInfo> vocab = ReadGgufInfo(SynthVocabPath(p, args.options.vocab_dir));
+      n_vocab = vocab.ok() ? vocab->vocab_size : 0;
+    }
+    const SynthParams params = SynthParamCount(p, n_vocab);
     presets.push_back({{"name", p.name},
+                       {"arch", p.arch},
                        {"shape_of", p.shape_of},
+                       {"source", p.source},
+                       {"layers", SynthLayerPattern(p)},
                        {"vocab", p.vocab},
                        {"vocab_size", n_vocab},
                        {"n_embd", p.n_embd},
                        {"n_layer", p.n_layer},
                        {"n_head", p.n_head},
                        {"n_head_kv", p.n_head_kv},
+                       {"head_dim", p.HeadDim()},
                        {"n_ff", p.n_ff},
-                       {"params", n_vocab > 0 ? json(SynthParamCount(p, n_vocab)) : json()}});
+                       {"tied_embeddings", p.tied},
+                       {"n_ctx_train", p.n_ctx_train},
+                       {"params", n_vocab > 0 ? json(params.total) : json()},
+                       {"params_active", n_vocab > 0 ? json(params.active) : json()}});
   }
   if (ctx.json) {
     std::cout << presets.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{:<16}{:>7}{:>7}{:>6}{:>5}{:>7}{:>8}{:>9}  {}\n", "preset", "n_embd",
-                           "layers", "heads", "kv", "ff", "vocab", "params", "shape of");
+  std::cout << fmt::format("{:<20}{:<15}{:>9}{:>9}{:>8}{:>7}  {}\n", "preset", "arch", "params",
+                           "active", "vocab", "n_embd", "layers");
   for (const json& p : presets) {
-    const std::string params = p["params"].is_null() ? "?" : HumanCount(p["params"]);
-    std::cout << fmt::format(
-        "{:<16}{:>7}{:>7}{:>6}{:>5}{:>7}{:>8}{:>9}  {}\n", p["name"].get<std::string>(),
-        p["n_embd"].get<uint32_t>(), p["n_layer"].get<uint32_t>(), p["n_head"].get<uint32_t>(),
-        p["n_head_kv"].get<uint32_t>(), p["n_ff"].get<uint32_t>(), p["vocab_size"].get<uint64_t>(),
-        params, p["shape_of"].get<std::string>());
+    const std::string total = p["params"].is_null() ? "?" : HumanCount(p["params"]);
+    const std::string active =
+        p["params_active"].is_null() ? "?" : HumanCount(p["params_active"]);
+    std::cout << fmt::format("{:<20}{:<15}{:>9}{:>9}{:>8}{:>7}  {}\n",
+                             p["name"].get<std::string>(), p["arch"].get<std::string>(), total,
+                             active, p["vocab_size"].get<uint64_t>(), p["n_embd"].get<uint32_t>(),
+                             p["layers"].get<std::string>());
+    std::cout << fmt::format("{:<20}shape of {}; from {}\n", "",
+                             p["shape_of"].get<std::string>(), p["source"].get<std::string>());
   }
   std::cout << "Synthetic models have random weights: their performance stands for the shape, "
                "not for any model's quality.\n";
@@ -162,12 +179,28 @@ int Synth(const SynthArgs& args, CliContext& ctx) {
     return ReportError(ctx, MakeError("models synth needs -o FILE (or --list to see presets)"));
   }
   if (Status s = CheckOutputPath(args.options.out_path); !s.ok()) return ReportError(ctx, s.error());
-  if (!ctx.json && FindSynthPreset(args.options.preset) != nullptr) {
-    std::cerr << "pipette: writing synthetic " << args.options.preset << " model to "
-              << args.options.out_path << "\n";
+  const SynthPreset* preset = FindSynthPreset(args.options.preset);
+  if (preset == nullptr) {
+    return ReportError(ctx, WriteSyntheticModel(args.options).error(), kExitBadInput);
   }
-  Status s = WriteSyntheticModel(args.options);
+  const SynthPreset shape = args.miniature ? SynthMiniature(*preset) : *preset;
+  if (!ctx.json) {
+    std::cerr << "pipette: writing synthetic " << shape.name << " model (" << args.options.type
+              << ") to " << args.options.out_path << "\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Status s = WriteSyntheticModel(shape, args.options);
   if (!s.ok()) return ReportError(ctx, s.error(), ExitCodeOf(s.error()));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!ctx.json) {
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(args.options.out_path, ec);
+    if (!ec) {
+      std::cerr << fmt::format("pipette: wrote {} in {:.1f} s ({:.0f} MB/s)\n", HumanBytes(bytes),
+                               seconds, seconds > 0 ? bytes / seconds / 1e6 : 0.0);
+    }
+  }
   return ReportWritten(args.options.out_path, ctx);
 }
 
@@ -188,11 +221,16 @@ void AddSynth(CLI::App& models, CliContext& ctx) {
       "tokenizer (its performance stands for the shape, not for any model's quality)");
   sub->add_flag("--list", args->list, "list the presets and exit");
   sub->add_option("--preset", o.preset, "shape preset (see --list)")->capture_default_str();
-  sub->add_option("--ctx", o.n_ctx, "training context length written to the header (tokens)")
-      ->capture_default_str()
+  sub->add_flag("--miniature", args->miniature,
+                "the preset's architecture and layer pattern at tiny widths (for quick tests)");
+  sub->add_option("--ctx", o.n_ctx,
+                  "training context length written to the header (tokens; default: the real "
+                  "model's, at most that)")
       ->check(CLI::Range(1u, 1u << 24));
   sub->add_option("--seed", o.seed, "random seed: same seed, same bytes")->capture_default_str();
-  sub->add_option("--type", o.type, "weight type: F16 or F32 (norms stay F32)")
+  sub->add_option("--type", o.type,
+                  "file type: F16, F32, or written directly quantized Q8_0, Q4_0, Q4_K_M "
+                  "(llama-quantize's per-tensor types; norms, routers, convolutions stay F32)")
       ->capture_default_str();
   sub->add_option("--vocab-dir", o.vocab_dir,
                   "folder with llama.cpp's ggml-vocab-*.gguf (default: $PIPETTE_VOCAB_DIR or the "

@@ -14,6 +14,8 @@
 #include "ggml.h"
 #include "gguf.h"
 #include "models/llama_tools.h"
+#include "models/synth_tensors.h"
+#include "models/synth_types.h"
 #include "pipette/gguf.h"
 #include "pipette/synth.h"
 #include "platform/process.h"
@@ -314,11 +316,12 @@ TEST(Synth, PresetsHaveConsistentShapes) {
   ASSERT_NE(FindSynthPreset("stories110m"), nullptr);
   EXPECT_EQ(FindSynthPreset("nope"), nullptr);
   for (const SynthPreset& p : SynthPresets()) {
-    EXPECT_EQ(p.n_embd % p.n_head, 0u) << p.name;
-    EXPECT_EQ(p.n_head % p.n_head_kv, 0u) << p.name;
+    EXPECT_EQ(synth::CheckShape(p), "") << p.name;
+    EXPECT_EQ(synth::CheckShape(SynthMiniature(p)), "") << p.name;
+    EXPECT_EQ(synth::CheckShape(SynthMiniature(p, 256)), "") << p.name;
   }
   // stories110m with the 32000-token vocabulary (untied output): >= 100M parameters.
-  EXPECT_EQ(SynthParamCount(*FindSynthPreset("stories110m"), 32000), 134105856u);
+  EXPECT_EQ(SynthParamCount(*FindSynthPreset("stories110m"), 32000).total, 134105856u);
 }
 
 TEST(Synth, TinyIsDeterministicAndDescribesItself) {
@@ -344,7 +347,7 @@ TEST(Synth, TinyIsDeterministicAndDescribesItself) {
   const SynthPreset& p = *FindSynthPreset("tiny");
   EXPECT_EQ(info->architecture, "llama");
   EXPECT_EQ(info->vocab_size, 32000u);
-  EXPECT_EQ(info->params, SynthParamCount(p, 32000));
+  EXPECT_EQ(info->params, SynthParamCount(p, 32000).total);
   EXPECT_EQ(info->params, 64u * 32000 * 2 + 2 * (4 * 64 * 64 + 3 * 64 * 256 + 2 * 64) + 64);
   EXPECT_EQ(info->n_ctx_train, 4096u);
   EXPECT_EQ(info->n_embd, 64u);
@@ -384,8 +387,10 @@ TEST(Synth, BadOptionsAreClearErrors) {
   EXPECT_THAT(s.error().message, HasSubstr("unknown synthetic preset 'llama-70b'"));
   EXPECT_THAT(s.error().message, HasSubstr("stories15m"));
   o.preset = "tiny";
-  o.type = "Q4_0";
-  EXPECT_THAT(WriteSyntheticModel(o).error().message, HasSubstr("use F16 or F32"));
+  o.type = "Q5_1";
+  EXPECT_THAT(WriteSyntheticModel(o).error().message,
+              HasSubstr("unknown synthetic model type 'Q5_1'; valid types: F32, F16, Q8_0, Q4_0, "
+                        "Q4_K_M"));
   o.type = "F16";
   o.vocab_dir = TestDir() + "/novocab";
   EXPECT_THAT(WriteSyntheticModel(o).error().message, HasSubstr("ggml-vocab-llama-spm.gguf"));

@@ -1,15 +1,15 @@
-// Synthetic llama-shaped GGUF models (pipette/synth.h). The header is built with ggml's gguf API
-// (tokenizer keys copied from a vocabulary-only GGUF file); tensor data is generated and written
-// one chunk at a time after it, with GGUF's alignment padding.
+// Synthetic GGUF models (pipette/synth.h). The header is built with ggml's gguf API (tokenizer
+// keys copied from a vocabulary-only GGUF file and padded to the real vocabulary); tensor data is
+// generated and written one chunk at a time after it, with GGUF's alignment padding. Tensors and
+// keys per architecture: synth_tensors.cc; tensor types: synth_types.cc.
 #include "pipette/synth.h"
-#include "platform/output_path.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +21,9 @@
 #include "ggml.h"
 #include "gguf.h"
 #include "pipette/gguf.h"
+#include "platform/output_path.h"
+#include "synth_tensors.h"
+#include "synth_types.h"
 
 #ifndef PIPETTE_MODELS_VOCAB_DIR
 #define PIPETTE_MODELS_VOCAB_DIR ""
@@ -29,38 +32,15 @@
 namespace pipette {
 namespace {
 
+using synth::Fill;
+using synth::TensorSpec;
+
 constexpr float kWeightRange = 0.0346410162f;  // 0.02 * sqrt(3): uniform with stddev 0.02
 constexpr size_t kChunkElements = size_t{1} << 20;
-
-// One tensor of the model: name, shape (ggml order: ne0 is the row length) and whether it is a
-// norm (1-D, always F32, all ones).
-struct TensorSpec {
-  std::string name;
-  int64_t ne0 = 0;
-  int64_t ne1 = 1;
-  bool norm = false;
-};
-
-std::vector<TensorSpec> LlamaTensors(const SynthPreset& p, int64_t n_vocab) {
-  const int64_t embd = p.n_embd;
-  const int64_t embd_kv = static_cast<int64_t>(p.n_embd / p.n_head) * p.n_head_kv;
-  std::vector<TensorSpec> t = {{"token_embd.weight", embd, n_vocab}};
-  for (uint32_t i = 0; i < p.n_layer; ++i) {
-    const std::string b = fmt::format("blk.{}.", i);
-    t.push_back({b + "attn_norm.weight", embd, 1, true});
-    t.push_back({b + "attn_q.weight", embd, embd});
-    t.push_back({b + "attn_k.weight", embd, embd_kv});
-    t.push_back({b + "attn_v.weight", embd, embd_kv});
-    t.push_back({b + "attn_output.weight", embd, embd});
-    t.push_back({b + "ffn_norm.weight", embd, 1, true});
-    t.push_back({b + "ffn_gate.weight", embd, p.n_ff});
-    t.push_back({b + "ffn_up.weight", embd, p.n_ff});
-    t.push_back({b + "ffn_down.weight", p.n_ff, embd});
-  }
-  t.push_back({"output_norm.weight", embd, 1, true});
-  t.push_back({"output.weight", embd, n_vocab});
-  return t;
-}
+constexpr int64_t kPoolRows = 256;             // distinct quantized rows per tensor
+constexpr size_t kWriteBytes = size_t{4} << 20;
+constexpr uint32_t kDefaultContext = 8192;     // for shapes without a real model's context
+constexpr int32_t kTokenTypeUnused = 5;        // llama_token_type LLAMA_TOKEN_TYPE_UNUSED
 
 // splitmix64 (Steele, Lea, Flood 2014): fast, seedable, and the same on every platform.
 class SplitMix64 {
@@ -72,15 +52,26 @@ class SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
+  float Unit() { return static_cast<float>(Next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
   // Uniform in [-range, range).
-  float Uniform(float range) {
-    const float unit = static_cast<float>(Next() >> 40) * (1.0f / 16777216.0f);  // [0, 1)
-    return (2.0f * unit - 1.0f) * range;
-  }
+  float Uniform(float range) { return (2.0f * Unit() - 1.0f) * range; }
 
  private:
   uint64_t state_;
 };
+
+float Value(Fill fill, SplitMix64& rng) {
+  switch (fill) {
+    case Fill::kOnes: return 1.0f;
+    case Fill::kZeros: return 0.0f;
+    case Fill::kSsmA: return -(1.0f + 15.0f * rng.Unit());  // GGUF stores -exp(A_log)
+    case Fill::kSsmDtBias: {
+      const double dt = std::exp(std::log(1e-3) + rng.Unit() * (std::log(1e-1) - std::log(1e-3)));
+      return static_cast<float>(dt + std::log(-std::expm1(-dt)));  // softplus^-1(dt)
+    }
+    default: return rng.Uniform(kWeightRange);
+  }
+}
 
 struct GgufDeleter {
   void operator()(gguf_context* ctx) const { gguf_free(ctx); }
@@ -91,11 +82,6 @@ struct GgmlDeleter {
 using GgufPtr = std::unique_ptr<gguf_context, GgufDeleter>;
 using GgmlPtr = std::unique_ptr<ggml_context, GgmlDeleter>;
 
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 constexpr char kPrepareStage[] = "prepare";  // Error::stage of output failures
 
 std::string VocabDir(const std::string& vocab_dir) {
@@ -105,8 +91,46 @@ std::string VocabDir(const std::string& vocab_dir) {
   return PIPETTE_MODELS_VOCAB_DIR;
 }
 
+// Appends "[PAD<i>]" tokens of type UNUSED (score -1000) up to `n_vocab`, as llama.cpp's
+// converter does when a model's vocabulary is larger than its tokenizer's list
+// (conversion/base.py). UNUSED tokens stay out of the special-token cache, so tokenizing is
+// unchanged; the embedding and output get the real model's size.
+Status PadVocabulary(gguf_context* keys, uint32_t n_vocab, const std::string& vocab_path) {
+  const int64_t tok = gguf_find_key(keys, "tokenizer.ggml.tokens");
+  const size_t have = gguf_get_arr_n(keys, tok);
+  if (n_vocab == 0 || n_vocab == have) return Status::Ok();
+  if (n_vocab < have) {
+    return MakeError(fmt::format("{}: has {} tokens, more than the shape's vocabulary of {}",
+                                 vocab_path, have, n_vocab));
+  }
+  std::vector<std::string> tokens;
+  tokens.reserve(n_vocab);
+  for (size_t i = 0; i < have; ++i) tokens.emplace_back(gguf_get_arr_str(keys, tok, i));
+  for (size_t i = have; i < n_vocab; ++i) tokens.push_back(fmt::format("[PAD{}]", i));
+  std::vector<const char*> ptrs;
+  ptrs.reserve(tokens.size());
+  for (const std::string& t : tokens) ptrs.push_back(t.c_str());
+  gguf_set_arr_str(keys, "tokenizer.ggml.tokens", ptrs.data(), ptrs.size());
+
+  if (const int64_t k = gguf_find_key(keys, "tokenizer.ggml.token_type"); k >= 0) {
+    const auto* old = static_cast<const int32_t*>(gguf_get_arr_data(keys, k));
+    std::vector<int32_t> types(old, old + gguf_get_arr_n(keys, k));
+    types.resize(n_vocab, kTokenTypeUnused);
+    gguf_set_arr_data(keys, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, types.data(),
+                      types.size());
+  }
+  if (const int64_t k = gguf_find_key(keys, "tokenizer.ggml.scores"); k >= 0) {
+    const auto* old = static_cast<const float*>(gguf_get_arr_data(keys, k));
+    std::vector<float> scores(old, old + gguf_get_arr_n(keys, k));
+    scores.resize(n_vocab, -1000.0f);
+    gguf_set_arr_data(keys, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores.data(),
+                      scores.size());
+  }
+  return Status::Ok();
+}
+
 // Loads the tokenizer.* keys of a vocabulary-only GGUF file into a fresh gguf context.
-Result<GgufPtr> LoadTokenizerKeys(const std::string& vocab_path) {
+Result<GgufPtr> LoadTokenizerKeys(const std::string& vocab_path, uint32_t n_vocab) {
   // Our reader first: it explains a missing or broken file in one line; ggml would only log.
   Result<GgufInfo> info = ReadGgufInfo(vocab_path);
   if (!info.ok()) {
@@ -129,27 +153,20 @@ Result<GgufPtr> LoadTokenizerKeys(const std::string& vocab_path) {
     if (key.rfind("tokenizer.", 0) != 0) drop.push_back(key);
   }
   for (const std::string& key : drop) gguf_remove_key(keys.get(), key.c_str());
+  if (Status s = PadVocabulary(keys.get(), n_vocab, vocab_path); !s.ok()) return s.error();
   return keys;
 }
 
-void SetModelKeys(gguf_context* g, const SynthPreset& p, const SynthOptions& o, bool f16,
-                  uint32_t n_vocab) {
-  gguf_set_val_str(g, "general.architecture", "llama");
+void SetModelKeys(gguf_context* g, const SynthPreset& p, const SynthOptions& o,
+                  const synth::FileType& ft, uint32_t n_ctx, uint32_t n_vocab) {
+  gguf_set_val_str(g, "general.architecture", p.arch.c_str());
   gguf_set_val_str(g, "general.name", ("synthetic-" + p.name).c_str());
   gguf_set_val_str(g, "general.description",
                    "pipette synthetic model: random weights of a real model's shape; its "
                    "performance stands for the shape, not for any model's quality");
-  gguf_set_val_u32(g, "general.file_type", f16 ? 1 : 0);  // LLAMA_FTYPE_MOSTLY_F16 / ALL_F32
-  gguf_set_val_u32(g, "llama.context_length", o.n_ctx);
-  gguf_set_val_u32(g, "llama.embedding_length", p.n_embd);
-  gguf_set_val_u32(g, "llama.block_count", p.n_layer);
-  gguf_set_val_u32(g, "llama.feed_forward_length", p.n_ff);
-  gguf_set_val_u32(g, "llama.attention.head_count", p.n_head);
-  gguf_set_val_u32(g, "llama.attention.head_count_kv", p.n_head_kv);
-  gguf_set_val_u32(g, "llama.rope.dimension_count", p.n_embd / p.n_head);
-  gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  gguf_set_val_f32(g, "llama.rope.freq_base", 10000.0f);
-  gguf_set_val_u32(g, "llama.vocab_size", n_vocab);
+  gguf_set_val_u32(g, "general.file_type", static_cast<uint32_t>(ft.ftype));
+  if (ft.quantized) gguf_set_val_u32(g, "general.quantization_version", GGML_QNT_VERSION);
+  synth::SetArchKeys(g, p, n_ctx, n_vocab);
   gguf_set_val_bool(g, "pipette.synthetic", true);
   gguf_set_val_str(g, "pipette.synth.preset", p.name.c_str());
   gguf_set_val_u64(g, "pipette.synth.seed", o.seed);
@@ -186,19 +203,14 @@ class DataWriter {
   std::string error_;
 };
 
-// Generates the data of tensor number `index` chunk by chunk and writes it.
-bool WriteTensorData(DataWriter& out, const TensorSpec& t, bool f16, uint64_t seed, size_t index) {
-  const size_t total = static_cast<size_t>(t.ne0 * t.ne1);
-  if (t.norm) {
-    const std::vector<float> ones(total, 1.0f);
-    return out.Write(ones.data(), total * sizeof(float));
-  }
-  SplitMix64 rng(seed * 0xD1342543DE82EF95ull + (index + 1) * 0x9E3779B97F4A7C15ull);
+// F32 or F16 data, element by element.
+bool WriteFloats(DataWriter& out, const TensorSpec& t, bool f16, SplitMix64& rng) {
+  const size_t total = static_cast<size_t>(t.Elements());
   std::vector<float> values(std::min(total, kChunkElements));
   std::vector<ggml_fp16_t> halves(f16 ? values.size() : 0);
   for (size_t done = 0; done < total;) {
     const size_t n = std::min(values.size(), total - done);
-    for (size_t i = 0; i < n; ++i) values[i] = rng.Uniform(kWeightRange);
+    for (size_t i = 0; i < n; ++i) values[i] = Value(t.fill, rng);
     if (f16) {
       ggml_fp32_to_fp16_row(values.data(), halves.data(), static_cast<int64_t>(n));
       if (!out.Write(halves.data(), n * sizeof(ggml_fp16_t))) return false;
@@ -210,40 +222,78 @@ bool WriteTensorData(DataWriter& out, const TensorSpec& t, bool f16, uint64_t se
   return true;
 }
 
-Status Validate(const SynthOptions& o, const SynthPreset** preset, bool* f16) {
-  *preset = FindSynthPreset(o.preset);
-  if (*preset == nullptr) {
-    std::string names;
-    for (const SynthPreset& p : SynthPresets()) names += (names.empty() ? "" : ", ") + p.name;
-    return MakeError(
-        fmt::format("unknown synthetic preset '{}'; valid presets: {}", o.preset, names));
+// Quantized data: up to kPoolRows random rows quantized by ggml, the tensor's rows drawn from
+// them (all distinct when the tensor has no more rows than the pool).
+bool WriteQuantized(DataWriter& out, const TensorSpec& t, ggml_type type, SplitMix64& rng) {
+  const int64_t n_per_row = t.ne[0], rows = t.Rows();
+  const int64_t pool_rows = std::min(rows, kPoolRows);
+  std::vector<float> src(static_cast<size_t>(pool_rows * n_per_row));
+  for (float& v : src) v = Value(t.fill, rng);
+  const size_t row_size = ggml_row_size(type, n_per_row);
+  std::vector<uint8_t> pool(row_size * static_cast<size_t>(pool_rows));
+  ggml_quantize_chunk(type, src.data(), pool.data(), 0, pool_rows, n_per_row, nullptr);
+  std::vector<uint8_t> buf;
+  buf.reserve(kWriteBytes + row_size);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t k = rows <= kPoolRows ? r : static_cast<int64_t>(rng.Next() % kPoolRows);
+    const uint8_t* row = pool.data() + static_cast<size_t>(k) * row_size;
+    buf.insert(buf.end(), row, row + row_size);
+    if (buf.size() >= kWriteBytes) {
+      if (!out.Write(buf.data(), buf.size())) return false;
+      buf.clear();
+    }
   }
-  const std::string type = Upper(o.type);
-  if (type != "F16" && type != "F32") {
-    return MakeError(fmt::format("unknown synthetic weight type '{}'; use F16 or F32", o.type));
+  return out.Write(buf.data(), buf.size());
+}
+
+bool WriteTensorData(DataWriter& out, const TensorSpec& t, ggml_type type, uint64_t seed,
+                     size_t index) {
+  SplitMix64 rng(seed * 0xD1342543DE82EF95ull + (index + 1) * 0x9E3779B97F4A7C15ull);
+  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) {
+    return WriteFloats(out, t, type == GGML_TYPE_F16, rng);
   }
-  *f16 = type == "F16";
-  if (o.n_ctx == 0) return MakeError("synthetic model context length must be at least 1 token");
+  return WriteQuantized(out, t, type, rng);
+}
+
+struct Resolved {
+  const synth::FileType* type = nullptr;
+  uint32_t n_ctx = 0;
+};
+
+Result<Resolved> Validate(const SynthPreset& p, const SynthOptions& o) {
+  if (std::string why = synth::CheckShape(p); !why.empty()) return MakeError(why);
+  Resolved r;
+  r.type = synth::FindFileType(o.type);
+  if (r.type == nullptr) {
+    return MakeError(fmt::format("unknown synthetic model type '{}'; valid types: {}", o.type,
+                                 synth::FileTypeNames()));
+  }
+  r.n_ctx = o.n_ctx != 0 ? o.n_ctx : (p.n_ctx_train != 0 ? p.n_ctx_train : kDefaultContext);
+  if (p.n_ctx_train != 0 && r.n_ctx > p.n_ctx_train) {
+    return MakeError(fmt::format("a context of {} tokens was asked for, but {} ({}) has a context "
+                                 "of {} tokens; ask for at most that",
+                                 r.n_ctx, p.name, p.shape_of, p.n_ctx_train));
+  }
   if (o.out_path.empty()) return MakeError("no output path given for the synthetic model");
-  return Status::Ok();
+  return r;
 }
 
 // Writes header and data to the already open `f`. The caller owns `f` and the temporary file.
 Status WriteModel(FILE* f, const std::string& out_path, const SynthPreset& p, const SynthOptions& o,
-                  bool f16, gguf_context* tokenizer) {
+                  const Resolved& r, gguf_context* tokenizer) {
   const int64_t tok_key = gguf_find_key(tokenizer, "tokenizer.ggml.tokens");
   const auto n_vocab = static_cast<uint32_t>(gguf_get_arr_n(tokenizer, tok_key));
   GgufPtr g(gguf_init_empty());
-  SetModelKeys(g.get(), p, o, f16, n_vocab);
+  SetModelKeys(g.get(), p, o, *r.type, r.n_ctx, n_vocab);
   gguf_set_kv(g.get(), tokenizer);
 
-  const std::vector<TensorSpec> specs = LlamaTensors(p, n_vocab);
+  const std::vector<TensorSpec> specs = synth::Tensors(p, n_vocab);
+  const std::vector<ggml_type> types = synth::TensorTypes(p, specs, *r.type);
   ggml_init_params params = {ggml_tensor_overhead() * (specs.size() + 1), nullptr, true};
   GgmlPtr tensors(ggml_init(params));
-  for (const TensorSpec& t : specs) {
-    const ggml_type type = (t.norm || !f16) ? GGML_TYPE_F32 : GGML_TYPE_F16;
-    ggml_tensor* tensor = t.norm ? ggml_new_tensor_1d(tensors.get(), type, t.ne0)
-                                 : ggml_new_tensor_2d(tensors.get(), type, t.ne0, t.ne1);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const TensorSpec& t = specs[i];
+    ggml_tensor* tensor = ggml_new_tensor(tensors.get(), types[i], t.n_dims, t.ne);
     ggml_set_name(tensor, t.name.c_str());
     gguf_add_tensor(g.get(), tensor);
   }
@@ -259,7 +309,7 @@ Status WriteModel(FILE* f, const std::string& out_path, const SynthPreset& p, co
       return MakeError(fmt::format("internal error: tensor {} at byte {}, expected {}",
                                    specs[i].name, out.written(), expected));
     }
-    WriteTensorData(out, specs[i], f16, o.seed, i);
+    WriteTensorData(out, specs[i], types[i], o.seed, i);
     out.PadTo(alignment);
   }
   if (!out.error().empty()) {
@@ -273,32 +323,14 @@ Status WriteModel(FILE* f, const std::string& out_path, const SynthPreset& p, co
 
 }  // namespace
 
-const std::vector<SynthPreset>& SynthPresets() {
-  static const std::vector<SynthPreset> presets = {
-      {"tiny", "no real model: a minimal llama shape for tests", "llama-spm", 64, 2, 4, 4, 256},
-      {"stories15m", "llama2.c stories15M", "llama-spm", 288, 6, 6, 6, 768},
-      {"stories110m", "llama2.c stories110M", "llama-spm", 768, 12, 12, 12, 2048},
-      {"llama-160m", "JackFram/llama-160m", "llama-spm", 768, 12, 12, 12, 3072},
-      {"smollm-135m", "HuggingFaceTB/SmolLM-135M (its layers; llama-spm vocabulary)", "llama-spm",
-       576, 30, 9, 3, 1536},
-      {"tinyllama-1.1b", "TinyLlama/TinyLlama-1.1B", "llama-spm", 2048, 22, 32, 4, 5632},
-  };
-  return presets;
-}
-
-const SynthPreset* FindSynthPreset(const std::string& name) {
-  for (const SynthPreset& p : SynthPresets()) {
-    if (p.name == name) return &p;
+SynthParams SynthParamCount(const SynthPreset& p, uint64_t n_vocab) {
+  SynthParams n;
+  for (const TensorSpec& t : synth::Tensors(p, static_cast<int64_t>(n_vocab))) {
+    const auto e = static_cast<uint64_t>(t.Elements());
+    n.total += e;
+    n.active += t.Expert() ? e / p.n_expert * p.n_expert_used : e;
   }
-  return nullptr;
-}
-
-uint64_t SynthParamCount(const SynthPreset& p, uint64_t n_vocab) {
-  uint64_t total = 0;
-  for (const TensorSpec& t : LlamaTensors(p, static_cast<int64_t>(n_vocab))) {
-    total += static_cast<uint64_t>(t.ne0 * t.ne1);
-  }
-  return total;
+  return n;
 }
 
 std::string SynthVocabPath(const SynthPreset& preset, const std::string& vocab_dir) {
@@ -307,12 +339,23 @@ std::string SynthVocabPath(const SynthPreset& preset, const std::string& vocab_d
 }
 
 Status WriteSyntheticModel(const SynthOptions& options) {
-  const SynthPreset* preset = nullptr;
-  bool f16 = true;
-  if (Status s = Validate(options, &preset, &f16); !s.ok()) return s;
+  const SynthPreset* preset = FindSynthPreset(options.preset);
+  if (preset == nullptr) {
+    std::string names;
+    for (const SynthPreset& p : SynthPresets()) names += (names.empty() ? "" : ", ") + p.name;
+    return MakeError(
+        fmt::format("unknown synthetic preset '{}'; valid presets: {}", options.preset, names));
+  }
+  return WriteSyntheticModel(*preset, options);
+}
+
+Status WriteSyntheticModel(const SynthPreset& shape, const SynthOptions& options) {
+  Result<Resolved> resolved = Validate(shape, options);
+  if (!resolved.ok()) return resolved.error();
   if (Status s = CheckOutputPath(options.out_path); !s.ok()) return s;
 
-  Result<GgufPtr> tokenizer = LoadTokenizerKeys(SynthVocabPath(*preset, options.vocab_dir));
+  const std::string vocab_path = SynthVocabPath(shape, options.vocab_dir);
+  Result<GgufPtr> tokenizer = LoadTokenizerKeys(vocab_path, shape.n_vocab);
   if (!tokenizer.ok()) return tokenizer.error();
 
   const std::string tmp = fmt::format("{}.tmp-{}", options.out_path, ::getpid());
@@ -323,7 +366,7 @@ Status WriteSyntheticModel(const SynthOptions& options) {
                                  options.out_path, std::strerror(errno)),
                      kPrepareStage);
   }
-  Status status = WriteModel(f, options.out_path, *preset, options, f16, tokenizer->get());
+  Status status = WriteModel(f, options.out_path, shape, options, *resolved, tokenizer->get());
   const bool flushed = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
   const std::string flush_error = flushed ? "" : std::strerror(errno);
   const bool closed = std::fclose(f) == 0;
