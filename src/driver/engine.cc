@@ -224,6 +224,21 @@ int32_t Engine::GreedyNext() const {
   return static_cast<int32_t>(std::max_element(logits, logits + facts_.n_vocab) - logits);
 }
 
+Status Engine::CheckLogitsFinite(size_t n_tokens, const char* stage) const {
+  // Outside the timed steps: once a hidden state is NaN or infinite every later logit is too, so
+  // the last position tells whether the model ran away (e.g. a recurrent state that grew).
+  const float* logits = llama_get_logits_ith(ctx_, -1);
+  for (int t = 0; t < facts_.n_vocab; ++t) {
+    if (!std::isfinite(logits[t]) && !(std::isinf(logits[t]) && logits[t] < 0)) {
+      return MakeError("the model's logits are not finite (NaN or infinity) after " +
+                           std::to_string(n_tokens) +
+                           " tokens: its weights or the runtime's arithmetic broke down",
+                       stage);
+    }
+  }
+  return Status::Ok();
+}
+
 std::string Engine::Piece(int32_t token) const {
   char buf[256];
   const int n = llama_token_to_piece(vocab_, token, buf, sizeof buf, 0, false);
@@ -239,7 +254,9 @@ Result<int64_t> Engine::Prefill(const std::vector<int32_t>& tokens) {
   if (auto s = DecodeBatch(tokens.data(), static_cast<int>(tokens.size())); !s) {
     return Error{s.error().message, "prefill"};
   }
-  return NsSince(t0);
+  const int64_t ns = NsSince(t0);
+  if (auto s = CheckLogitsFinite(tokens.size(), "prefill"); !s) return s.error();
+  return ns;
 }
 
 Result<DecodeTiming> Engine::Decode(const std::vector<int32_t>& context, int n) {
@@ -262,6 +279,9 @@ Result<DecodeTiming> Engine::Decode(const std::vector<int32_t>& context, int n) 
     token = GreedyNext();
     out.step_ns.push_back(NsSince(t0));
     out.tokens.push_back(token);
+  }
+  if (auto s = CheckLogitsFinite(context.size() + static_cast<size_t>(n), "decode"); !s) {
+    return s.error();
   }
   return out;
 }
@@ -297,6 +317,9 @@ Result<GenerateTiming> Engine::Generate(const std::string& text, int n, bool add
     token = GreedyNext();
     out.text += Piece(token);
     out.token_ns.push_back(NsSince(t0));
+  }
+  if (auto s = CheckLogitsFinite(prompt->size() + static_cast<size_t>(n), "generate"); !s) {
+    return s.error();
   }
   out.n_prompt_tokens = static_cast<int>(prompt->size());
   out.prompt_tokens = std::move(*prompt);

@@ -131,6 +131,9 @@ class Engine {
   Result<CompletionChunk> Produce(int n, CompletionChunk out);
   Status DecodeBatch(const int32_t* tokens, int n);
   int32_t GreedyNext() const;
+  // An error (stage `stage`) when the last position's logits hold a NaN or +infinity (the masked
+  // end-of-generation tokens are -infinity on purpose).
+  Status CheckLogitsFinite(size_t n_tokens, const char* stage) const;
   std::string Piece(int32_t token) const;
   Status CheckFits(size_t n_tokens) const;
 

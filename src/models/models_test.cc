@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <sys/mount.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -419,6 +422,187 @@ TEST(Synth, LlamaBenchRunsTinyModel) {
   ASSERT_TRUE(exit.ok());
   EXPECT_TRUE(exit->exited && exit->code == 0) << output;
   EXPECT_THAT(output, HasSubstr("pp16"));
+}
+
+// The llama presets of earlier versions keep their exact bytes: results recorded on them name
+// the same file (its SHA-256) after the writer learned other architectures.
+TEST(Synth, EarlierPresetsKeepTheirBytes) {
+  SKIP_WITHOUT_VOCAB();
+  SynthOptions o;
+  o.preset = "tiny";
+  o.n_ctx = 4096;
+  o.seed = 7;
+  o.out_path = TestDir() + "/tiny.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  EXPECT_EQ(*Sha256OfFile(o.out_path),
+            "00dc8adf1daaa328961f47dfdbc69c4eb2395baaea2c731d681510c200ea4372");
+  o = {};
+  o.preset = "stories15m";
+  o.out_path = TestDir() + "/s15.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(o).ok());
+  EXPECT_EQ(*Sha256OfFile(o.out_path),
+            "293eef6eb49ec0954023ec0b47a104678d9150d396a11deac97c2b85bee4d391");
+}
+
+// Parameter counts against the published ones (synthetic-architectures.md section 2).
+TEST(Synth, ParameterCountsOfRealShapes) {
+  auto count = [](const std::string& name) {
+    const SynthPreset& p = *FindSynthPreset(name);
+    return SynthParamCount(p, p.n_vocab);
+  };
+  // MiniCPM5-1B: 1,080,632,832 parameters, exactly (litert-community/MiniCPM5-1B).
+  EXPECT_EQ(count("minicpm5-1b").total, 1080632832u);
+  EXPECT_EQ(count("minicpm5-1b").active, 1080632832u);
+  // LFM2-8B-A1B: "8.3B total parameters and 1.5B active".
+  EXPECT_NEAR(count("lfm2-8b-a1b").total / 1e9, 8.34, 0.02);
+  EXPECT_NEAR(count("lfm2-8b-a1b").active / 1e9, 1.56, 0.02);
+  // Qwen3-30B-A3B: 30.5B total, 3.3B active.
+  EXPECT_NEAR(count("qwen3-30b-a3b").total / 1e9, 30.5, 0.1);
+  EXPECT_NEAR(count("qwen3-30b-a3b").active / 1e9, 3.3, 0.1);
+  EXPECT_NEAR(count("granite-4.0-h-350m").total / 1e6, 340, 10);
+  EXPECT_NEAR(count("granite-4.0-350m").total / 1e6, 352, 10);
+  EXPECT_NEAR(count("lfm2-1.2b").total / 1e9, 1.17, 0.01);
+  EXPECT_NEAR(count("qwen3.5-4b").total / 1e9, 4.2, 0.1);
+  EXPECT_NEAR(count("ministral-3-3b").total / 1e9, 3.43, 0.02);
+  EXPECT_NEAR(count("smollm2-135m").total / 1e6, 134.5, 1);
+  EXPECT_NEAR(count("smollm2-360m").total / 1e6, 361.8, 1);
+}
+
+TEST(Synth, PadsTheVocabularyToTheRealSize) {
+  SKIP_WITHOUT_VOCAB();
+  SynthOptions o;
+  o.out_path = TestDir() + "/q35.gguf";
+  const SynthPreset mini = SynthMiniature(*FindSynthPreset("qwen3.5-4b"));
+  ASSERT_TRUE(WriteSyntheticModel(mini, o).ok());
+  Result<GgufInfo> info = ReadGgufInfo(o.out_path);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->architecture, "qwen35");
+  EXPECT_EQ(info->vocab_size, 248320u);  // ggml-vocab-qwen35.gguf has 151936
+  EXPECT_EQ(info->params, SynthParamCount(mini, 248320).total);
+  EXPECT_EQ(info->n_ctx_train, 262144u);
+  gguf_init_params params = {true, nullptr};
+  gguf_context* g = gguf_init_from_file(o.out_path.c_str(), params);
+  ASSERT_NE(g, nullptr);
+  const int64_t tokens = gguf_find_key(g, "tokenizer.ggml.tokens");
+  EXPECT_STREQ(gguf_get_arr_str(g, tokens, 248319), "[PAD248319]");
+  const int64_t types = gguf_find_key(g, "tokenizer.ggml.token_type");
+  ASSERT_GE(types, 0);
+  EXPECT_EQ(gguf_get_arr_n(g, types), 248320u);
+  EXPECT_EQ(static_cast<const int32_t*>(gguf_get_arr_data(g, types))[248319], 5);  // UNUSED
+  gguf_free(g);
+}
+
+// Tensor name -> ggml type name of every tensor of a GGUF file.
+std::map<std::string, std::string> TensorTypesOf(const std::string& path) {
+  std::map<std::string, std::string> out;
+  gguf_init_params params = {true, nullptr};
+  gguf_context* g = gguf_init_from_file(path.c_str(), params);
+  if (g == nullptr) return out;
+  for (int64_t i = 0; i < gguf_get_n_tensors(g); ++i) {
+    out[gguf_get_tensor_name(g, i)] = ggml_type_name(gguf_get_tensor_type(g, i));
+  }
+  gguf_free(g);
+  return out;
+}
+
+// A file written directly in a quantized type has, tensor by tensor, the types llama-quantize
+// gives the F16 file of the same shape: every architecture in Q4_K_M (the type with the most
+// per-tensor rules); Q8_0 and Q4_0 too for an untied llama and an 8-expert mixture (the rules
+// that bump attention and output tensors with 8 experts apply to every type).
+class SynthQuantTypes : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SynthQuantTypes, DirectQuantizationMatchesLlamaQuantize) {
+  SKIP_WITHOUT_VOCAB();
+  if (!fs::exists(LlamaToolsDir() + "/llama-quantize")) {
+    GTEST_SKIP() << "no llama-quantize in " << LlamaToolsDir();
+  }
+  const std::string name = GetParam();
+  const std::string dir = TestDir();
+  // Widths of 256 so that K-quant blocks fit most rows (the rest take llama-quantize's
+  // fallbacks); the 32000-token vocabulary keeps the files small (types do not depend on it).
+  SynthPreset shape = SynthMiniature(*FindSynthPreset(name), 256);
+  shape.vocab = "llama-spm";
+  shape.n_vocab = 0;
+  SynthOptions o;
+  o.out_path = dir + "/F16.gguf";
+  ASSERT_TRUE(WriteSyntheticModel(shape, o).ok());
+  std::vector<std::string> types = {"Q4_K_M"};
+  if (name == "minicpm5-1b" || name == "lfm2-8b-a1b") types = {"Q8_0", "Q4_0", "Q4_K_M"};
+  for (const std::string& type : types) {
+    const std::string ref = dir + "/" + type + "-ref.gguf";
+    Status q = QuantizeModel(o.out_path, type, ref);
+    ASSERT_TRUE(q.ok()) << type << ": " << q.error().message;
+    SynthOptions direct = o;
+    direct.type = type;
+    direct.out_path = dir + "/" + type + ".gguf";
+    Status s = WriteSyntheticModel(shape, direct);
+    ASSERT_TRUE(s.ok()) << type << ": " << s.error().message;
+    const auto want = TensorTypesOf(ref);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(TensorTypesOf(direct.out_path), want) << type;
+    Result<GgufInfo> a = ReadGgufInfo(ref), b = ReadGgufInfo(direct.out_path);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(b->tensor_bytes, a->tensor_bytes) << type;
+    EXPECT_EQ(b->quant, type);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryArchitecture, SynthQuantTypes,
+                         ::testing::Values("granite-4.0-h-350m", "granite-4.0-350m", "lfm2-350m",
+                                           "lfm2-8b-a1b", "qwen3-0.6b", "qwen3-30b-a3b",
+                                           "qwen3.5-4b", "ministral-3-3b", "minicpm5-1b",
+                                           "smollm2-135m"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
+
+TEST(Synth, ContextBeyondTheRealModelsIsRefused) {
+  SynthOptions o;
+  o.preset = "granite-4.0-350m";
+  o.n_ctx = 65536;
+  o.out_path = TestDir() + "/g.gguf";
+  Status s = WriteSyntheticModel(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "a context of 65536 tokens was asked for, but granite-4.0-350m "
+            "(ibm-granite/granite-4.0-350m) has a context of 32768 tokens; ask for at most that");
+  EXPECT_TRUE(s.error().stage.empty());
+  EXPECT_FALSE(fs::exists(o.out_path));
+  SynthPreset bad = *FindSynthPreset("qwen3-0.6b");
+  bad.arch = "gpt5";
+  EXPECT_THAT(WriteSyntheticModel(bad, o).error().message,
+              HasSubstr("unknown synthetic architecture 'gpt5'; known architectures: llama, "
+                        "granite, granitehybrid, lfm2, lfm2moe, qwen3, qwen3moe, qwen35, "
+                        "mistral3"));
+}
+
+// A disk that fills while the model is written: a one-line error naming the file, and no file
+// left under either name. A real full file system: a small tmpfs (mounting needs root; elsewhere
+// the test skips).
+TEST(Synth, FullDiskLeavesNoFile) {
+  SKIP_WITHOUT_VOCAB();
+  const std::string dir = TestDir() + "/small";
+  fs::create_directories(dir);
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=4m") != 0) {
+    GTEST_SKIP() << "cannot mount a small tmpfs at " << dir << " (" << std::strerror(errno)
+                 << "); run as root to test a full disk";
+  }
+  SynthOptions o;
+  o.preset = "stories15m";  // 48 MiB in F16
+  o.out_path = dir + "/s15.gguf";
+  Status s = WriteSyntheticModel(o);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  umount(dir.c_str());
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr(o.out_path + ": writing the synthetic model failed ("));
+  EXPECT_THAT(s.error().message, HasSubstr("No space left on device"));
+  EXPECT_EQ(s.error().stage, "prepare");
+  EXPECT_TRUE(left.empty()) << left.front();
 }
 
 TEST(LlamaTools, ImportAndQuantizeStories260K) {
