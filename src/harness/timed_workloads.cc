@@ -115,12 +115,20 @@ class TimedWorkload : public Workload {
         // A fresh runtime per repetition: load, prefill P, decode 1, then its peak memory.
         auto t = session.Decode(tokens_, text_, 1);
         if (!t) return t.error();
+        // The split first: the peak's own last reading then comes after the split's reading, so
+        // anonymous + file-backed + shared <= VmRSS then <= VmHWM now <= the peak.
+        const auto split = session.ResidentAtPeak();
         const auto peak = session.PeakHostBytes();
         if (!peak) {
           return MakeError("the runtime's process is not pipette's, so its memory cannot be read",
                            "memory");
         }
         rep.values = {{"max_host_usage", static_cast<double>(*peak)}};
+        if (split) {  // what the resident set was made of: mmapped weights are file-backed
+          rep.values["rss_anon_at_peak"] = static_cast<double>(split->anon_bytes);
+          rep.values["rss_file_at_peak"] = static_cast<double>(split->file_bytes);
+          rep.values["rss_shmem_at_peak"] = static_cast<double>(split->shmem_bytes);
+        }
         if (session.Facts().load_ms > 0) rep.values["load_time"] = session.Facts().load_ms;
         if (const uint64_t swap = session.PeakSwapBytes(); swap > 0) {
           rep.values["swap_observed"] = static_cast<double>(swap);
