@@ -33,12 +33,11 @@ double MsSince(SteadyTime::time_point t0) {
   return std::chrono::duration<double, std::milli>(SteadyTime::now() - t0).count();
 }
 
-// Step 5's validation: every value finite and positive; harness_overhead may be zero or less, a KL
-// divergence zero (a model against itself), and a part of the resident set zero (no shared
-// memory is the usual case).
+// Step 5's validation: every value finite and positive; harness_overhead may be zero or less, and
+// a KL divergence zero (a model against itself).
 Status Validate(const Rep& rep) {
   for (const auto& [name, v] : rep.values) {
-    const bool may_be_zero = (name == "kl_divergence" || name.starts_with("rss_")) && v == 0;
+    const bool may_be_zero = name == "kl_divergence" && v == 0;
     if (!std::isfinite(v) || (v <= 0 && name != "harness_overhead" && !may_be_zero)) {
       return MakeError(name + " = " + std::to_string(v) + " is not a finite positive value",
                        "validate");

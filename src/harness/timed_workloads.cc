@@ -124,10 +124,16 @@ class TimedWorkload : public Workload {
                            "memory");
         }
         rep.values = {{"max_host_usage", static_cast<double>(*peak)}};
-        if (split) {  // what the resident set was made of: mmapped weights are file-backed
-          rep.values["rss_anon_at_peak"] = static_cast<double>(split->anon_bytes);
-          rep.values["rss_file_at_peak"] = static_cast<double>(split->file_bytes);
-          rep.values["rss_shmem_at_peak"] = static_cast<double>(split->shmem_bytes);
+        if (split) {
+          // What the resident set was made of (mmapped weights are file-backed). A part is there
+          // when some of it was resident, as swap_observed: a metric of zeros has no ratio.
+          const std::pair<const char*, uint64_t> parts[] = {
+              {"rss_anon_at_peak", split->anon_bytes},
+              {"rss_file_at_peak", split->file_bytes},
+              {"rss_shmem_at_peak", split->shmem_bytes}};
+          for (const auto& [name, bytes] : parts) {
+            if (bytes > 0) rep.values[name] = static_cast<double>(bytes);
+          }
         }
         if (session.Facts().load_ms > 0) rep.values["load_time"] = session.Facts().load_ms;
         if (const uint64_t swap = session.PeakSwapBytes(); swap > 0) {
