@@ -174,6 +174,17 @@ struct Completion {
   nlohmann::json sampling = nlohmann::json::object();  // the chain as applied: top_k, ..., seed
 };
 
+// The resident memory of a measured process at one reading of /proc/<pid>/status, split as Linux
+// splits it, in bytes: anon_bytes + file_bytes + shmem_bytes = that reading's VmRSS.
+struct ResidentSplit {
+  uint64_t resident_bytes = 0;  // VmRSS + VmSwap of the reading (what "largest" compares)
+  uint64_t anon_bytes = 0;      // RssAnon: private anonymous pages (heap, loaded or copied
+                                // weights, KV cache, compute buffers)
+  uint64_t file_bytes = 0;      // RssFile: resident pages of mapped files (mmapped weights, the
+                                // program and its libraries); shared with the page cache
+  uint64_t shmem_bytes = 0;     // RssShmem: shared memory (POSIX/SysV shm, tmpfs, shared anon)
+};
+
 // What a session learned while loading: recorded in runtime.* and logs.warnings.
 struct LoadFacts {
   double load_ms = 0;  // runtime start to model ready (DESIGN.md 4.3 load_time); 0 = not timed
@@ -222,6 +233,12 @@ class RuntimeSession {
   // process is not ours (never 0 for unknown).
   virtual std::optional<uint64_t> PeakHostBytes() = 0;
   virtual uint64_t PeakSwapBytes() { return 0; }
+  // The resident set at the peak, split: of the readings behind PeakHostBytes(), the one whose
+  // VmRSS + VmSwap was largest (VmHWM may have been set between readings, so its
+  // resident_bytes can be below PeakHostBytes(); without sampling, the one reading taken now).
+  // Over several processes, the reading of the process with the largest resident set. nullopt
+  // when the process is not ours or the kernel does not split VmRSS (Linux before 4.5).
+  virtual std::optional<ResidentSplit> ResidentAtPeak() { return std::nullopt; }
   // The last bytes of the engine's log.
   virtual std::string LogTail() const = 0;
   // Stops the engine (a clean quit where possible). Idempotent.

@@ -6,6 +6,7 @@
 
 #include "analysis/byte_size.h"
 #include "analysis/group_filter.h"
+#include "analysis/record_fields.h"
 #include "analysis/select_parts.h"
 #include "pipette/analysis.h"
 #include "pipette/gguf.h"
@@ -466,6 +467,32 @@ TEST(Select, EmptyInput) {
 }
 
 // --- command-line helpers ---
+
+// The peak with its parts for people: from a memory benchmark's medians, else from the logs of a
+// one-session cell; shared memory only when there was some; nothing from a record without them.
+TEST(ResidentSplitText, MemoryMetricsThenLogsElseNothing) {
+  json memory = Record(Model{}, "max_memory_usage_64",
+                       {{"max_host_usage", 812 * kMiB}, {"rss_anon_at_peak", 40 * kMiB},
+                        {"rss_file_at_peak", 770 * kMiB}});
+  memory["model"]["size_bytes"] = 760 * kMiB;
+  EXPECT_EQ(analysis::ResidentSplitText(memory).value_or("none"),
+            "peak 812.00 MiB (anonymous 40.00 MiB, file-backed 770.00 MiB; the model file "
+            "760.00 MiB)");
+  memory["metrics"]["rss_shmem_at_peak"] = {{"unit", "bytes"}, {"n", 5}, {"median", 2 * kMiB}};
+  EXPECT_EQ(analysis::ResidentSplitText(memory).value_or("none"),
+            "peak 812.00 MiB (anonymous 40.00 MiB, file-backed 770.00 MiB, shared 2.00 MiB; the "
+            "model file 760.00 MiB)");
+
+  json decode = Record(Model{}, "decode_throughput_64_16", {{"decode_throughput", 900.0}});
+  EXPECT_EQ(analysis::ResidentSplitText(decode), std::nullopt);  // records before the split
+  decode["logs"] = {{"peak_host_bytes_during_cell", 12 * 1048576},
+                    {"rss_anon_bytes_at_peak_during_cell", 3 * 1048576},
+                    {"rss_file_bytes_at_peak_during_cell", 8 * 1048576},
+                    {"rss_shmem_bytes_at_peak_during_cell", 0}};
+  decode["model"].erase("size_bytes");
+  EXPECT_EQ(analysis::ResidentSplitText(decode).value_or("none"),
+            "peak during the cell 12.00 MiB (anonymous 3.00 MiB, file-backed 8.00 MiB)");
+}
 
 TEST(ParseNonNegative, FiniteNumbersAtLeastZeroOnly) {
   EXPECT_DOUBLE_EQ(*analysis::ParseNonNegative("250", "ms"), 250);

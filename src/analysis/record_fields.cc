@@ -80,6 +80,33 @@ json ConfigurationSettings(const json& record) {
   return settings;
 }
 
+std::optional<std::string> ResidentSplitText(const json& record) {
+  struct Parts {
+    std::optional<double> peak, anon, file, shmem;
+  } p;
+  std::string what = "peak";
+  if (record::MetricValue(record, "rss_file_at_peak")) {
+    p = {record::MetricValue(record, "max_host_usage"),
+         record::MetricValue(record, "rss_anon_at_peak"),
+         record::MetricValue(record, "rss_file_at_peak"),
+         record::MetricValue(record, "rss_shmem_at_peak")};
+  } else {
+    p = {record::NumberAt(record, "/logs/peak_host_bytes_during_cell"),
+         record::NumberAt(record, "/logs/rss_anon_bytes_at_peak_during_cell"),
+         record::NumberAt(record, "/logs/rss_file_bytes_at_peak_during_cell"),
+         record::NumberAt(record, "/logs/rss_shmem_bytes_at_peak_during_cell")};
+    what = "peak during the cell";
+  }
+  if (!p.peak || !p.anon || !p.file) return std::nullopt;
+  std::string text = fmt::format("{} {} (anonymous {}, file-backed {}", what, FormatBytes(*p.peak),
+                                 FormatBytes(*p.anon), FormatBytes(*p.file));
+  if (p.shmem.value_or(0) > 0) text += ", shared " + FormatBytes(*p.shmem);
+  if (const auto size = record::NumberAt(record, "/model/size_bytes")) {
+    text += "; the model file " + FormatBytes(*size);
+  }
+  return text + ")";
+}
+
 std::string FormatBytes(double bytes) {
   if (!std::isfinite(bytes)) return "-";
   static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};

@@ -35,6 +35,14 @@ size_t PooledCountOf(const nlohmann::json& record);
 // choice: n_ctx when it equals ShapeContextOf (the default). An object (empty when absent).
 nlohmann::json ConfigurationSettings(const nlohmann::json& record);
 
+// The peak host memory with the parts of the resident set at it, for people:
+// "peak 812.00 MiB (anonymous 40.00 MiB, file-backed 770.00 MiB; the model file 760.00 MiB)",
+// shared memory named only when there was some. From the medians of max_host_usage and
+// rss_*_at_peak (memory benchmarks), else from logs.peak_host_bytes_during_cell and
+// logs.rss_*_bytes_at_peak_during_cell ("peak during the cell ..."); nullopt when the record has
+// no split.
+std::optional<std::string> ResidentSplitText(const nlohmann::json& record);
+
 // Bytes in binary units for messages: "512 B", "12.1 MiB", "1.50 GiB" (3 significant digits).
 std::string FormatBytes(double bytes);
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/noise.h"
+#include "analysis/record_fields.h"
 #include "cli/eval_output.h"
 #include "cli/result_source.h"
 #include "cli/store_reading.h"
@@ -233,6 +234,7 @@ void PrintSummary(const json& r, std::ostream& out) {
     out << '\n';
     PrintTable(metrics, out);
   }
+  if (auto split = analysis::ResidentSplitText(r)) out << '\n' << *split << '\n';
   if (r.contains("eval")) {
     out << '\n';
     PrintEvalSummary(r, out);

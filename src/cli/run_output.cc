@@ -129,6 +129,9 @@ void PrintResultTable(const json& r, std::ostream& out) {
                      "cv", "n");
   const json metrics = r.value("metrics", json::object());
   for (const auto& [name, v] : metrics.items()) PrintMetric(name, v, out);
+  if (analysis::BenchmarkTypeOf(r) == "memory") {
+    if (auto split = analysis::ResidentSplitText(r)) out << *split << "\n";
+  }
   PrintRoofline(r, out);
   const std::string target = analysis::FormatNumber(100.0 * h.value("ci_target", 0.0), 3);
   const std::string reached = h.value("ci_reached", false) ? "yes" : "no";

@@ -237,8 +237,16 @@ json CellLoop::Run() {
   }
   if (session_) {
     RecordLoadFacts(session_->Facts(), record_);  // what the runtime learned while running
+    // The split first, so that its parts stay within the peak read after it (timed_workloads.cc).
+    const auto split = session_->ResidentAtPeak();
     if (const auto peak = session_->PeakHostBytes()) {
-      record_["logs"]["peak_host_bytes_during_cell"] = *peak;
+      json& logs = record_["logs"];
+      logs["peak_host_bytes_during_cell"] = *peak;
+      if (split) {
+        logs["rss_anon_bytes_at_peak_during_cell"] = split->anon_bytes;
+        logs["rss_file_bytes_at_peak_during_cell"] = split->file_bytes;
+        logs["rss_shmem_bytes_at_peak_during_cell"] = split->shmem_bytes;
+      }
     }
     KeepLogTail();
     session_->Stop();

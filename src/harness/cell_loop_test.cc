@@ -134,6 +134,26 @@ TEST(CellLoop, MemoryStartsAFreshSessionPerRepetition) {
   ASSERT_EQ(r["status"], "ok") << r.dump(1);
   EXPECT_EQ(script.sessions, 6);
   EXPECT_DOUBLE_EQ(r["metrics"]["max_host_usage"]["median"].get<double>(), 64.0 * (1 << 20));
+  // The parts of the resident set at the peak; none of shared memory, so no such metric.
+  EXPECT_DOUBLE_EQ(r["metrics"]["rss_anon_at_peak"]["median"].get<double>(), 8.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(r["metrics"]["rss_file_at_peak"]["median"].get<double>(), 52.0 * (1 << 20));
+  EXPECT_FALSE(r["metrics"].contains("rss_shmem_at_peak"));
+  EXPECT_FALSE(r["samples"][0].contains("rss_shmem_at_peak"));
+  EXPECT_EQ(r["metrics"]["rss_file_at_peak"]["unit"], "bytes");
+  EXPECT_DOUBLE_EQ(r["samples"][0]["rss_file_at_peak"].get<double>(), 52.0 * (1 << 20));
+}
+
+// A cell of one session records the split beside logs.peak_host_bytes_during_cell.
+TEST(CellLoop, OneSessionCellRecordsTheResidentSplitBesideItsPeak) {
+  FakeScript script;
+  const json r = RunOk(Spec(script, "decode_throughput_8_10"));
+  ASSERT_EQ(r["status"], "ok") << r.dump(1);
+  const json& logs = r["logs"];
+  EXPECT_EQ(logs["peak_host_bytes_during_cell"], 64u << 20);
+  EXPECT_EQ(logs["rss_anon_bytes_at_peak_during_cell"], 8u << 20);
+  EXPECT_EQ(logs["rss_file_bytes_at_peak_during_cell"], 52u << 20);
+  EXPECT_EQ(logs["rss_shmem_bytes_at_peak_during_cell"], 0);
+  EXPECT_FALSE(r["metrics"].contains("rss_anon_at_peak"));  // only memory benchmarks measure it
 }
 
 TEST(CellLoop, SpinUpRunsUntimedWorkBeforeEveryRepetition) {

@@ -69,6 +69,11 @@ class FakeSession : public RuntimeSession {
   }
   std::vector<int> Pids() const override { return {}; }
   std::optional<uint64_t> PeakHostBytes() override { return 64u << 20; }
+  // 8 MiB anonymous, 52 MiB file-backed and no shared memory in a 60 MiB resident set: below the
+  // peak, as a reading between VmHWM's rises is.
+  std::optional<ResidentSplit> ResidentAtPeak() override {
+    return ResidentSplit{60u << 20, 8u << 20, 52u << 20, 0};
+  }
   std::string LogTail() const override { return "fake log line\n"; }
   void Stop() override {}
 

@@ -88,7 +88,8 @@ Result<json> ResolveReference(const CellSpec& spec, const GgufInfo& model, const
 
 std::string MetricUnit(const std::string& metric) {
   if (metric.ends_with("_throughput")) return "tokens/s";
-  if (metric == "max_host_usage" || metric == "max_gpu_usage" || metric == "swap_observed") {
+  if (metric == "max_host_usage" || metric == "max_gpu_usage" || metric == "swap_observed" ||
+      metric.starts_with("rss_")) {
     return "bytes";
   }
   if (metric == "kl_divergence") return "nats";

@@ -115,12 +115,26 @@ class TimedWorkload : public Workload {
         // A fresh runtime per repetition: load, prefill P, decode 1, then its peak memory.
         auto t = session.Decode(tokens_, text_, 1);
         if (!t) return t.error();
+        // The split first: the peak's own last reading then comes after the split's reading, so
+        // anonymous + file-backed + shared <= VmRSS then <= VmHWM now <= the peak.
+        const auto split = session.ResidentAtPeak();
         const auto peak = session.PeakHostBytes();
         if (!peak) {
           return MakeError("the runtime's process is not pipette's, so its memory cannot be read",
                            "memory");
         }
         rep.values = {{"max_host_usage", static_cast<double>(*peak)}};
+        if (split) {
+          // What the resident set was made of (mmapped weights are file-backed). A part is there
+          // when some of it was resident, as swap_observed: a metric of zeros has no ratio.
+          const std::pair<const char*, uint64_t> parts[] = {
+              {"rss_anon_at_peak", split->anon_bytes},
+              {"rss_file_at_peak", split->file_bytes},
+              {"rss_shmem_at_peak", split->shmem_bytes}};
+          for (const auto& [name, bytes] : parts) {
+            if (bytes > 0) rep.values[name] = static_cast<double>(bytes);
+          }
+        }
         if (session.Facts().load_ms > 0) rep.values["load_time"] = session.Facts().load_ms;
         if (const uint64_t swap = session.PeakSwapBytes(); swap > 0) {
           rep.values["swap_observed"] = static_cast<double>(swap);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "platform/cpu_affinity.h"
 #include "platform/output_path.h"
@@ -47,11 +48,65 @@ TEST(ProcMemory, ParsesStatusInBytes) {
   EXPECT_EQ(m.vm_swap, 16u * 1024);
 }
 
+// A status file as Linux 6.1 writes it for a process with an mmapped model: VmRSS is exactly
+// RssAnon + RssFile + RssShmem; tabs and padding as the kernel writes them.
+TEST(ProcMemory, ParsesTheResidentSplit) {
+  const std::string text =
+      "Name:\tpipette-llamac\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4242\nPid:\t4242\n"
+      "PPid:\t4200\nFDSize:\t64\nVmPeak:\t 1203460 kB\nVmSize:\t 1203460 kB\n"
+      "VmLck:\t       0 kB\nVmPin:\t       0 kB\nVmHWM:\t  831488 kB\nVmRSS:\t  812032 kB\n"
+      "RssAnon:\t   40960 kB\nRssFile:\t  770048 kB\nRssShmem:\t    1024 kB\n"
+      "VmData:\t  120000 kB\nVmStk:\t     132 kB\nVmExe:\t    2048 kB\nVmLib:\t   30000 kB\n"
+      "VmPTE:\t    1800 kB\nVmSwap:\t       8 kB\nHugetlbPages:\t       0 kB\n"
+      "Threads:\t3\nSigQ:\t0/96363\n";
+  const ProcMemory m = ParseProcStatus(text);
+  EXPECT_EQ(m.vm_hwm, 831488ull * 1024);
+  EXPECT_EQ(m.vm_rss, 812032ull * 1024);
+  EXPECT_EQ(m.vm_swap, 8ull * 1024);
+  EXPECT_TRUE(m.has_rss_split);
+  EXPECT_EQ(m.rss_anon, 40960ull * 1024);
+  EXPECT_EQ(m.rss_file, 770048ull * 1024);
+  EXPECT_EQ(m.rss_shmem, 1024ull * 1024);
+  EXPECT_EQ(m.rss_anon + m.rss_file + m.rss_shmem, m.vm_rss);
+  EXPECT_EQ(m.Resident(), (812032ull + 8) * 1024);
+}
+
+// A kernel before 4.5 has no Rss* lines: no split, rather than a split of zeros.
+TEST(ProcMemory, OldKernelHasNoSplit) {
+  const ProcMemory m = ParseProcStatus("VmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n");
+  EXPECT_FALSE(m.has_rss_split);
+  EXPECT_EQ(m.rss_anon, 0u);
+  EXPECT_EQ(m.rss_file, 0u);
+  EXPECT_EQ(m.vm_rss, 1024u * 1024);
+}
+
 TEST(ProcMemory, ReadsOwnProcess) {
   const auto m = ReadProcMemory(getpid());
   ASSERT_TRUE(m.has_value());
   EXPECT_GT(m->vm_rss, 0u);
   EXPECT_GE(m->vm_hwm, m->vm_rss);
+  ASSERT_TRUE(m->has_rss_split);  // Linux 4.5 and later
+  EXPECT_GT(m->rss_anon, 0u);
+  EXPECT_GT(m->rss_file, 0u);  // this test program's own pages
+  EXPECT_EQ(m->rss_anon + m->rss_file + m->rss_shmem, m->vm_rss);
+}
+
+// The sampler keeps the whole reading with the largest resident set: here our own process, whose
+// resident set grows by a touched 64 MiB buffer between two readings.
+TEST(MemorySampler, KeepsTheSplitOfTheLargestResidentSet) {
+  MemorySampler sampler(getpid(), 10);
+  sampler.Sample();
+  const auto before = sampler.AtPeak();
+  ASSERT_TRUE(before.has_value());
+  std::vector<char> buffer(64u << 20, 1);  // touched: anonymous and resident
+  sampler.Sample();
+  const auto at_peak = sampler.AtPeak();
+  sampler.Stop();
+  ASSERT_TRUE(at_peak.has_value());
+  EXPECT_GT(at_peak->Resident(), before->Resident());
+  EXPECT_GE(at_peak->rss_anon, before->rss_anon + (60u << 20)) << buffer[buffer.size() / 2];
+  EXPECT_LE(at_peak->Resident(), sampler.PeakBytes());
+  EXPECT_EQ(at_peak->rss_anon + at_peak->rss_file + at_peak->rss_shmem, at_peak->vm_rss);
 }
 
 TEST(ChildProcess, EchoesLinesAndReportsExit) {

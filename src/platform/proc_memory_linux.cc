@@ -8,7 +8,8 @@
 namespace pipette {
 namespace {
 
-uint64_t FieldKb(const std::string& text, const std::string& key) {
+// The value of the "<key>:  <n> kB" line, in kB; std::nullopt when the text has no such line.
+std::optional<uint64_t> FieldKb(const std::string& text, const std::string& key) {
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
@@ -18,14 +19,25 @@ uint64_t FieldKb(const std::string& text, const std::string& key) {
     value >> kb;
     return kb;
   }
-  return 0;
+  return std::nullopt;
+}
+
+uint64_t FieldBytes(const std::string& text, const std::string& key) {
+  return FieldKb(text, key).value_or(0) * 1024;
 }
 
 }  // namespace
 
 ProcMemory ParseProcStatus(const std::string& text) {
-  return {FieldKb(text, "VmHWM") * 1024, FieldKb(text, "VmRSS") * 1024,
-          FieldKb(text, "VmSwap") * 1024};
+  ProcMemory m;
+  m.vm_hwm = FieldBytes(text, "VmHWM");
+  m.vm_rss = FieldBytes(text, "VmRSS");
+  m.vm_swap = FieldBytes(text, "VmSwap");
+  m.rss_anon = FieldBytes(text, "RssAnon");
+  m.rss_file = FieldBytes(text, "RssFile");
+  m.rss_shmem = FieldBytes(text, "RssShmem");
+  m.has_rss_split = FieldKb(text, "RssAnon").has_value();  // kernels before 4.5 have no split
+  return m;
 }
 
 std::optional<ProcMemory> ReadProcMemory(pid_t pid, const std::string& proc_root) {
@@ -60,6 +72,7 @@ void MemorySampler::Sample() {
   std::lock_guard<std::mutex> lock(mu_);
   peak_ = std::max({peak_, m->vm_hwm, m->vm_rss + m->vm_swap});
   peak_swap_ = std::max(peak_swap_, m->vm_swap);
+  if (!at_peak_ || m->Resident() > at_peak_->Resident()) at_peak_ = *m;
   ++readings_;
 }
 
@@ -71,6 +84,11 @@ uint64_t MemorySampler::PeakBytes() const {
 uint64_t MemorySampler::PeakSwapBytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return peak_swap_;
+}
+
+std::optional<ProcMemory> MemorySampler::AtPeak() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return at_peak_;
 }
 
 int MemorySampler::Readings() const {

@@ -177,6 +177,27 @@ TEST(RecordSchema, OtherFieldsAreNamedWithTheirPointer) {
   EXPECT_EQ(Check(json::array()), "/: expected an object, got an array");
 }
 
+// The resident set's split (issue 11): optional, so the records written before it stay valid;
+// when present, byte counts.
+TEST(RecordSchema, TheResidentSplitIsOptionalAndTyped) {
+  json r = GoodRecord();
+  EXPECT_EQ(Check(r), "ok");  // a record without it, as every record before it
+  r["logs"]["peak_host_bytes_during_cell"] = 12000000;
+  r["logs"]["rss_anon_bytes_at_peak_during_cell"] = 3000000;
+  r["logs"]["rss_file_bytes_at_peak_during_cell"] = 8000000;
+  r["logs"]["rss_shmem_bytes_at_peak_during_cell"] = 0;
+  r["samples"][0]["rss_anon_at_peak"] = 3000000.0;
+  r["samples"][0]["rss_file_at_peak"] = 8000000.0;
+  r["samples"][0]["rss_shmem_at_peak"] = 0.0;
+  EXPECT_EQ(Check(r), "ok");
+  r["logs"]["rss_file_bytes_at_peak_during_cell"] = 8.5;
+  EXPECT_EQ(Check(r),
+            "/logs/rss_file_bytes_at_peak_during_cell: expected an integer, got a number");
+  r["logs"]["rss_file_bytes_at_peak_during_cell"] = 8000000;
+  r["samples"][0]["rss_anon_at_peak"] = -1.0;
+  EXPECT_EQ(Check(r), "/samples/0/rss_anon_at_peak: expected at least 0, got -1.0");
+}
+
 TEST(RecordSchema, BlocksMayGrowButKeepTheirTypes) {
   json r = GoodRecord();
   r["device"]["new_sensor"] = {{"kind", "npu"}};

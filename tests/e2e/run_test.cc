@@ -6,6 +6,7 @@
 #include "base/sha256.h"
 #include "cli_runner.h"
 #include "model_fixtures.h"
+#include "resident_checks.h"
 #include "pipette/cell.h"
 #include "pipette/synth.h"
 
@@ -137,6 +138,10 @@ TEST_P(Stories260KCli, StoresCompleteOkResult) {
   if (headline == "max_host_usage") {
     EXPECT_EQ(m["unit"], "bytes");
     EXPECT_GT(m["median"].get<double>(), rec["model"]["size_bytes"].get<double>());
+    ExpectResidentSplitWithinPeak(rec, GetParam());
+    // mmap is off by default: the weights were read into anonymous memory.
+    EXPECT_GT(rec["metrics"]["rss_anon_at_peak"]["median"].get<double>(),
+              rec["model"]["tensor_bytes"].get<double>());
   }
   // Stored: `results show` finds it.
   auto shown = RunPipette({"--store", store, "--json", "results", "show",

@@ -10,6 +10,7 @@
 
 #include "cli_runner.h"
 #include "model_fixtures.h"
+#include "resident_checks.h"
 #include "pipette/cell.h"
 #include "pipette/runtimes.h"
 #include "runtimes/openai/fault_server.h"
@@ -82,8 +83,16 @@ TEST(OpenAiRuntime, EveryTimedBenchmarkThroughAStartedLlamaServer) {
     }
     if (std::string(id).starts_with("max_memory")) {
       EXPECT_GT(rec["metrics"]["max_host_usage"]["median"].get<double>(), 1 << 20);
+      ExpectResidentSplitWithinPeak(rec, "openai " + std::string(id));
     } else {
-      EXPECT_GT(rec["logs"].value("peak_host_bytes_during_cell", 0.0), 1 << 20) << id;
+      const json& logs = rec["logs"];
+      EXPECT_GT(logs.value("peak_host_bytes_during_cell", 0.0), 1 << 20) << id;
+      EXPECT_LE(logs.value("rss_anon_bytes_at_peak_during_cell", 0.0) +
+                    logs.value("rss_file_bytes_at_peak_during_cell", 0.0) +
+                    logs.value("rss_shmem_bytes_at_peak_during_cell", 0.0),
+                logs.value("peak_host_bytes_during_cell", 0.0))
+          << id;
+      EXPECT_GT(logs.value("rss_file_bytes_at_peak_during_cell", 0.0), 0) << logs.dump();
     }
   }
 }
@@ -197,6 +206,8 @@ TEST(StockRuntime, EveryTimedBenchmarkThroughThePinnedBuildsBinaries) {
     if (!std::string(id).starts_with("end_to_end")) {
       EXPECT_EQ(rec["input"]["token_ids"], "the runtime's own (it takes a count, not ids)");
     }
+    // The sampled llama-bench process's split, read after it ended.
+    if (std::string(id).starts_with("max_memory")) ExpectResidentSplitWithinPeak(rec, "stock");
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "pipette/build_info.h"
 #include "platform/proc_memory.h"
+#include "runtimes/common/resident.h"
 #include "runtimes/common/resolve.h"
 #include "runtimes/llamacpp/driver_client.h"
 #include "runtimes/llamacpp/protocol.h"
@@ -199,6 +200,9 @@ class LlamaCppSession : public RuntimeSession {
     return std::max(m->vm_hwm, m->vm_rss + m->vm_swap);
   }
   uint64_t PeakSwapBytes() override { return sampler_ ? sampler_->PeakSwapBytes() : 0; }
+  std::optional<ResidentSplit> ResidentAtPeak() override {
+    return ResidentAtPeakOf(sampler_.get(), driver_->Pid());
+  }
 
   std::string LogTail() const override { return driver_->StderrTail(); }
 

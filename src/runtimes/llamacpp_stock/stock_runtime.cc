@@ -17,6 +17,7 @@
 #include "platform/interrupt.h"
 #include "platform/proc_memory.h"
 #include "platform/process.h"
+#include "runtimes/common/resident.h"
 #include "runtimes/common/resolve.h"
 #include "runtimes/llamacpp_stock/llama_bench.h"
 #include "runtimes/openai/served_model.h"
@@ -213,6 +214,9 @@ class StockSession : public RuntimeSession {
   uint64_t PeakSwapBytes() override {
     return std::max(bench_swap_, server_ ? server_->PeakSwapBytes() : uint64_t{0});
   }
+  std::optional<ResidentSplit> ResidentAtPeak() override {
+    return LargerResident(bench_at_peak_, server_ ? server_->ResidentAtPeak() : std::nullopt);
+  }
 
   std::string LogTail() const override {
     return o_.log_path.empty() ? "" : ReadFileTail(o_.log_path);
@@ -246,6 +250,7 @@ class StockSession : public RuntimeSession {
       sampler->Stop();
       bench_peak_ = std::max(bench_peak_, sampler->PeakBytes());
       bench_swap_ = std::max(bench_swap_, sampler->PeakSwapBytes());
+      bench_at_peak_ = LargerResident(bench_at_peak_, SplitOf(sampler->AtPeak()));
     }
     // llama-bench says which backends it ran on only after a run (the loop records the facts
     // again when the cell ends).
@@ -301,6 +306,7 @@ class StockSession : public RuntimeSession {
   std::atomic<int> server_pid_{-1};
   uint64_t bench_peak_ = 0;  // over the sampled llama-bench processes; 0 = none sampled
   uint64_t bench_swap_ = 0;
+  std::optional<ResidentSplit> bench_at_peak_;  // the sampled llama-bench reading at its peak
 };
 
 class StockRuntime : public Runtime {

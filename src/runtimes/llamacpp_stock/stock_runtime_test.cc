@@ -474,6 +474,7 @@ TEST_F(StockSessionTest, Prefill) {
   EXPECT_EQ(started_.size(), 1u);
   EXPECT_TRUE(s->Pids().empty());                // the process has ended
   EXPECT_FALSE(s->PeakHostBytes().has_value());  // not sampled
+  EXPECT_FALSE(s->ResidentAtPeak().has_value());
   std::printf("[ measured ] prefill of 64 tokens: %.3f ms, %.0f tokens/s\n", t->prefill_ms,
               64 / (t->prefill_ms / 1e3));
   // A second call is a second process.
@@ -509,6 +510,13 @@ TEST_F(StockSessionTest, MemoryOfAFreshSession) {
   const auto peak = s->PeakHostBytes();
   ASSERT_TRUE(peak.has_value());
   EXPECT_GT(*peak, 1u << 20);
+  // The ended llama-bench process's reading with the largest resident set, within the peak.
+  const auto split = s->ResidentAtPeak();
+  ASSERT_TRUE(split.has_value());
+  EXPECT_GT(split->anon_bytes, 0u);
+  EXPECT_GT(split->file_bytes, 0u);
+  EXPECT_LE(split->anon_bytes + split->file_bytes + split->shmem_bytes, split->resident_bytes);
+  EXPECT_LE(split->resident_bytes, *peak);
   EXPECT_EQ(started_.size(), 1u);
   std::printf("[ measured ] peak host memory, load + prefill 64 + decode 1: %.2f MiB\n",
               *peak / (1024.0 * 1024.0));

@@ -139,6 +139,7 @@ class OpenAiSession : public RuntimeSession {
   }
   std::optional<uint64_t> PeakHostBytes() override { return served_->PeakHostBytes(); }
   uint64_t PeakSwapBytes() override { return served_->PeakSwapBytes(); }
+  std::optional<ResidentSplit> ResidentAtPeak() override { return served_->ResidentAtPeak(); }
   std::string LogTail() const override { return served_->LogTail(); }
   void Stop() override { served_->Stop(); }
 

@@ -8,6 +8,7 @@
 
 #include "platform/file_tail.h"
 #include "platform/listening.h"
+#include "runtimes/common/resident.h"
 
 namespace pipette {
 
@@ -153,6 +154,11 @@ std::optional<uint64_t> ServedModel::PeakHostBytes() {
 }
 
 uint64_t ServedModel::PeakSwapBytes() const { return sampler_ ? sampler_->PeakSwapBytes() : 0; }
+
+std::optional<ResidentSplit> ServedModel::ResidentAtPeak() {
+  if (!server_) return std::nullopt;
+  return ResidentAtPeakOf(sampler_.get(), server_->Pid());
+}
 
 std::string ServedModel::LogTail() const { return log_path_.empty() ? "" : ReadFileTail(log_path_); }
 

@@ -54,6 +54,7 @@ class ServedModel {
   std::optional<int> Pid() const;  // a started server's, else nullopt
   std::optional<uint64_t> PeakHostBytes();
   uint64_t PeakSwapBytes() const;
+  std::optional<ResidentSplit> ResidentAtPeak();  // RuntimeSession::ResidentAtPeak
   std::string LogTail() const;
   void Stop();
 
