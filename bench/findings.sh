@@ -34,3 +34,4 @@ for finding in "$@"; do
 done
 "$pipette" --store "$store" results list --label findings
 "$pipette" --store "$store" report --label findings -o "$out/report.html"
+python3 "$root/bench/findings_tables.py" "$pipette" "$store"   # docs/findings.md's tables

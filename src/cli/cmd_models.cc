@@ -122,11 +122,20 @@ struct SynthArgs {
   SynthOptions options;
   bool list = false;
   bool miniature = false;
+  std::string arch;  // --list: only presets of this architecture
 };
 
 int ListPresets(const SynthArgs& args, CliContext& ctx) {
+  const std::vector<std::string>& archs = SynthArchitectures();
+  if (!args.arch.empty() && std::find(archs.begin(), archs.end(), args.arch) == archs.end()) {
+    std::string known;
+    for (const std::string& a : archs) known += (known.empty() ? "" : ", ") + a;
+    return ReportError(ctx, MakeError("unknown synthetic architecture '" + args.arch +
+                                      "'; known architectures: " + known));
+  }
   json presets = json::array();
   for (const SynthPreset& p : SynthPresets()) {
+    if (!args.arch.empty() && p.arch != args.arch) continue;
     uint64_t n_vocab = p.n_vocab;
     if (n_vocab == 0) {
       Result<GgufInfo> vocab = ReadGgufInfo(SynthVocabPath(p, args.options.vocab_dir));
@@ -220,6 +229,9 @@ void AddSynth(CLI::App& models, CliContext& ctx) {
       "Write a synthetic model: a real architecture's shape with random weights and a real "
       "tokenizer (its performance stands for the shape, not for any model's quality)");
   sub->add_flag("--list", args->list, "list the presets and exit");
+  sub->add_option("--arch", args->arch,
+                  "with --list: only the presets of this llama.cpp architecture (llama, granite, "
+                  "granitehybrid, lfm2, lfm2moe, qwen3, qwen3moe, qwen35, mistral3)");
   sub->add_option("--preset", o.preset, "shape preset (see --list)")->capture_default_str();
   sub->add_flag("--miniature", args->miniature,
                 "the preset's architecture and layer pattern at tiny widths (for quick tests)");

@@ -113,7 +113,7 @@ void PrintResultTable(const json& r, std::ostream& out) {
       s.contains("threads") ? fmt::format("  threads={}", s["threads"].dump()) : "";
   out << fmt::format("{}  {}  ({} {}, {} params)  {} {}{}\n",
                      r.value("benchmark", json::object()).value("id", ""), m.value("file_name", ""),
-                     m.value("architecture", ""), QuantLabel(m), m.value("params", 0),
+                     m.value("architecture", ""), QuantLabel(m), m.value("params", uint64_t{0}),
                      runtime.value("name", ""), VersionText(runtime), threads);
   if (m.value("synthetic", false)) {
     out << "note: synthetic model - its numbers stand for its shape, not for any quality\n";

@@ -71,6 +71,31 @@ TEST(BadInput, StoriesShapeAboveContext) {
   ExpectOneLineError(RunCli(model, "prefill_throughput_1024"), "512");
 }
 
+// models synth: an unknown preset or architecture names the known ones; a context beyond the
+// real model's names the model's; nothing is written.
+TEST(BadInput, SynthUnknownPresetArchitectureOrContext) {
+  const std::string out = WorkDir() + "/synth-bad.gguf";
+  CliResult r = RunPipette({"models", "synth", "--preset", "llama-70b", "-o", out});
+  ExpectOneLineError(r, "unknown synthetic preset 'llama-70b'; valid presets: tiny, ");
+  EXPECT_NE(r.err.find("granite-4.0-h-350m"), std::string::npos) << r.err;
+  r = RunPipette({"models", "synth", "--list", "--arch", "mamba3"});
+  ExpectOneLineError(r, "unknown synthetic architecture 'mamba3'; known architectures: llama, "
+                        "granite, granitehybrid, lfm2, lfm2moe, qwen3, qwen3moe, qwen35, mistral3");
+  r = RunPipette({"models", "synth", "--preset", "smollm2-135m", "--ctx", "16384", "-o", out});
+  ExpectOneLineError(r, "a context of 16384 tokens was asked for, but smollm2-135m "
+                        "(HuggingFaceTB/SmolLM2-135M) has a context of 8192 tokens");
+  r = RunPipette({"models", "synth", "--preset", "tiny", "--type", "Q3_K_S", "-o", out});
+  ExpectOneLineError(r, "valid types: F32, F16, Q8_0, Q4_0, Q4_K_M");
+  EXPECT_FALSE(fs::exists(out));
+  r = RunPipette({"--json", "models", "synth", "--list", "--arch", "granitehybrid"});
+  ASSERT_EQ(r.exit.code, 0) << r.err;
+  const json listed = json::parse(r.out);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["name"], "granite-4.0-h-350m");
+  EXPECT_EQ(listed[0]["layers"], "28 Mamba2 + 4 attention (10,13,17,27)");
+  EXPECT_EQ(listed[0]["params"], listed[0]["params_active"]);
+}
+
 TEST(BadInput, ZeroThreads) {
   ExpectOneLineError(RunCli(TinySynthetic(), "prefill_throughput_8", {"--threads", "0"}), "threads");
 }
