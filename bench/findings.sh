@@ -12,8 +12,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 pipette=${PIPETTE_BUILD_DIR:-$root/build}/src/cli/pipette
 out=$root/out/findings
 store=$out/results.db
-mkdir -p "$out"
 [ $# -gt 0 ] || set -- a b c
+for finding in "$@"; do  # all of them checked before an hour of work starts
+  case $finding in
+    a|b|c) ;;
+    *) echo "bench/findings.sh: unknown finding '$finding'; use a, b or c" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
 
 synth() {  # preset
   local m=$out/$1-Q4_K_M.gguf

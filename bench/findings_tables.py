@@ -9,13 +9,18 @@ import json
 import subprocess
 import sys
 
+if len(sys.argv) != 3:
+    sys.exit("usage: bench/findings_tables.py PIPETTE STORE  (e.g. build/src/cli/pipette "
+             "out/findings/results.db, filled by bench/findings.sh)")
 PIPETTE, STORE = sys.argv[1], sys.argv[2]
 
 
 def cli(*args):
-    out = subprocess.run([PIPETTE, "--store", STORE, "--json", *args], check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out)
+    run = subprocess.run([PIPETTE, "--store", STORE, "--json", *args], capture_output=True,
+                         text=True)
+    if run.returncode != 0:
+        sys.exit(f"bench/findings_tables.py: {run.stderr.strip() or 'pipette failed'}")
+    return json.loads(run.stdout)
 
 
 results = [r for r in cli("results", "list", "--label", "findings") if r["status"] == "ok"]

@@ -140,6 +140,10 @@ struct SynthOptions {
 Status WriteSyntheticModel(const SynthOptions& options);
 Status WriteSyntheticModel(const SynthPreset& shape, const SynthOptions& options);
 
+// The bad-input checks of WriteSyntheticModel (shape, type, context, output path), without
+// writing anything: the same errors, so a caller can report them before it announces a write.
+Status CheckSyntheticModel(const SynthPreset& shape, const SynthOptions& options);
+
 // The vocabulary file `preset` uses: <dir>/ggml-vocab-<preset.vocab>.gguf, where <dir> is
 // `vocab_dir` or, when empty, the default of SynthOptions::vocab_dir. The file may not exist.
 std::string SynthVocabPath(const SynthPreset& preset, const std::string& vocab_dir = "");

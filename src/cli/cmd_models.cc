@@ -193,6 +193,9 @@ int Synth(const SynthArgs& args, CliContext& ctx) {
     return ReportError(ctx, WriteSyntheticModel(args.options).error(), kExitBadInput);
   }
   const SynthPreset shape = args.miniature ? SynthMiniature(*preset) : *preset;
+  if (Status s = CheckSyntheticModel(shape, args.options); !s.ok()) {
+    return ReportError(ctx, s.error());
+  }
   if (!ctx.json) {
     std::cerr << "pipette: writing synthetic " << shape.name << " model (" << args.options.type
               << ") to " << args.options.out_path << "\n";

@@ -349,10 +349,16 @@ Status WriteSyntheticModel(const SynthOptions& options) {
   return WriteSyntheticModel(*preset, options);
 }
 
-Status WriteSyntheticModel(const SynthPreset& shape, const SynthOptions& options) {
+Status CheckSyntheticModel(const SynthPreset& shape, const SynthOptions& options) {
   Result<Resolved> resolved = Validate(shape, options);
   if (!resolved.ok()) return resolved.error();
-  if (Status s = CheckOutputPath(options.out_path); !s.ok()) return s;
+  return CheckOutputPath(options.out_path);
+}
+
+Status WriteSyntheticModel(const SynthPreset& shape, const SynthOptions& options) {
+  if (Status s = CheckSyntheticModel(shape, options); !s.ok()) return s;
+  Result<Resolved> resolved = Validate(shape, options);
+  if (!resolved.ok()) return resolved.error();
 
   const std::string vocab_path = SynthVocabPath(shape, options.vocab_dir);
   Result<GgufPtr> tokenizer = LoadTokenizerKeys(vocab_path, shape.n_vocab);
