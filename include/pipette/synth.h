@@ -82,6 +82,10 @@ const std::vector<SynthPreset>& SynthPresets();
 // The architectures a synthetic model can have, as llama.cpp names them.
 const std::vector<std::string>& SynthArchitectures();
 
+// "" when `arch` is one of SynthArchitectures(); else the one-line error naming the known ones:
+// "unknown synthetic architecture 'x'; known architectures: llama, granite, ...".
+std::string UnknownSynthArchitecture(const std::string& arch);
+
 // The preset named `name`, or nullptr.
 const SynthPreset* FindSynthPreset(const std::string& name);
 

@@ -126,12 +126,10 @@ struct SynthArgs {
 };
 
 int ListPresets(const SynthArgs& args, CliContext& ctx) {
-  const std::vector<std::string>& archs = SynthArchitectures();
-  if (!args.arch.empty() && std::find(archs.begin(), archs.end(), args.arch) == archs.end()) {
-    std::string known;
-    for (const std::string& a : archs) known += (known.empty() ? "" : ", ") + a;
-    return ReportError(ctx, MakeError("unknown synthetic architecture '" + args.arch +
-                                      "'; known architectures: " + known));
+  if (!args.arch.empty()) {
+    if (std::string unknown = UnknownSynthArchitecture(args.arch); !unknown.empty()) {
+      return ReportError(ctx, MakeError(unknown));
+    }
   }
   json presets = json::array();
   for (const SynthPreset& p : SynthPresets()) {

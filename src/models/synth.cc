@@ -356,9 +356,9 @@ Status CheckSyntheticModel(const SynthPreset& shape, const SynthOptions& options
 }
 
 Status WriteSyntheticModel(const SynthPreset& shape, const SynthOptions& options) {
-  if (Status s = CheckSyntheticModel(shape, options); !s.ok()) return s;
   Result<Resolved> resolved = Validate(shape, options);
   if (!resolved.ok()) return resolved.error();
+  if (Status s = CheckOutputPath(options.out_path); !s.ok()) return s;
 
   const std::string vocab_path = SynthVocabPath(shape, options.vocab_dir);
   Result<GgufPtr> tokenizer = LoadTokenizerKeys(vocab_path, shape.n_vocab);

@@ -217,6 +217,14 @@ const std::vector<std::string>& SynthArchitectures() {
   return archs;
 }
 
+std::string UnknownSynthArchitecture(const std::string& arch) {
+  const std::vector<std::string>& archs = SynthArchitectures();
+  if (std::find(archs.begin(), archs.end(), arch) != archs.end()) return "";
+  std::string known;
+  for (const std::string& a : archs) known += (known.empty() ? "" : ", ") + a;
+  return fmt::format("unknown synthetic architecture '{}'; known architectures: {}", arch, known);
+}
+
 const SynthPreset* FindSynthPreset(const std::string& name) {
   for (const SynthPreset& p : SynthPresets()) {
     if (p.name == name) return &p;

@@ -277,13 +277,7 @@ void SetArchKeys(gguf_context* g, const SynthPreset& p, uint32_t n_ctx, uint32_t
 }
 
 std::string CheckShape(const SynthPreset& p) {
-  const std::vector<std::string>& archs = SynthArchitectures();
-  if (std::find(archs.begin(), archs.end(), p.arch) == archs.end()) {
-    std::string known;
-    for (const std::string& a : archs) known += (known.empty() ? "" : ", ") + a;
-    return fmt::format("unknown synthetic architecture '{}'; known architectures: {}", p.arch,
-                       known);
-  }
+  if (std::string unknown = UnknownSynthArchitecture(p.arch); !unknown.empty()) return unknown;
   auto bad = [&p](const std::string& why) {
     return fmt::format("synthetic shape '{}' ({}): {}", p.name, p.arch, why);
   };
