@@ -76,6 +76,7 @@ enum class PutOutcome {
   kStored,    // new
   kSame,      // this result_id was stored before with identical content: nothing changed
   kConflict,  // this result_id was stored before with other content: nothing changed
+  kReplayed,  // the request's nonce was used before (PutResultWithNonce): nothing changed
 };
 
 // What a listing computes beyond its rows.
@@ -164,6 +165,22 @@ class FleetStore {
   // with the indexed columns of a ResultRow, atomically. Idempotent by result_id (PutOutcome).
   virtual Result<PutOutcome> PutResult(const nlohmann::json& record, const std::string& client_id,
                                        int64_t now) = 0;
+  // PutResult and UseNonce(client_id, nonce, keep_until) in one transaction: kReplayed (and
+  // nothing stored) when the nonce was used before. The server spends a submission's nonce so,
+  // after validating it: one commit a submission instead of two.
+  virtual Result<PutOutcome> PutResultWithNonce(const nlohmann::json& record,
+                                                const std::string& client_id,
+                                                const std::string& nonce, int64_t keep_until,
+                                                int64_t now) {
+    Result<bool> fresh = UseNonce(client_id, nonce, keep_until);
+    if (!fresh.ok()) return fresh.error();
+    if (!*fresh) return PutOutcome::kReplayed;
+    return PutResult(record, client_id, now);
+  }
+  // Says that a write is on its way (a submission being parsed and validated) until the token is
+  // dropped, so the store may hold a commit briefly for the write to share it (SQLite's group
+  // commit: at most 2 ms). nullptr where the store has no use for it. Thread-safe.
+  virtual std::shared_ptr<void> ExpectWrite() { return nullptr; }
   // Errors: a bad filter (ParseSince / ParseSettingFilter's messages), a cursor not made by this
   // store ("bad cursor; start from the first page").
   Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,

@@ -10,6 +10,11 @@
 // the transaction itself fails (BEGIN, COMMIT, or an error after which SQLite has rolled back,
 // such as a full disk), every piece of the group reports that error and none is stored.
 //
+// A group is held briefly for writes that are on their way (Expect): under load the leader waits
+// up to kGatherWindow for the expected writers to queue, so a commit carries several records and
+// writes each index page once for all of them (each commit writes about a dozen pages besides the
+// records themselves); a lone writer, or one whose peers are not writing, commits at once.
+//
 // It also checkpoints the write-ahead log: in a thread of its own, on a connection of its own,
 // with PASSIVE checkpoints that never block a writer, once the log holds kCheckpointPages. Left
 // to SQLite, the commit that crosses the threshold copies the log into the database and syncs
@@ -19,6 +24,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -51,6 +57,10 @@ class GroupCommit {
   // Returns the work's own error, the group's transaction error, or Ok once committed.
   Status Run(store::Db& mine, const std::string& doing, Work work);
 
+  // Says that a write is on its way to Run (a submission being parsed and validated) until the
+  // returned token is dropped: a leader waits up to kGatherWindow for it to join its group.
+  std::shared_ptr<void> Expect();
+
   // Held while a write with its own transaction runs on the holder's connection: no group
   // runs meanwhile.
   class Exclusive {
@@ -66,9 +76,13 @@ class GroupCommit {
 
   // The most pieces one group takes; the rest wait for the next.
   static constexpr size_t kMaxGroup = 64;
-  // SQLite's own threshold (wal_autocheckpoint), in pages; past kCatchUpPages the leader of a
+  // The longest a leader holds its group for expected writers (added to their latency at most).
+  static constexpr std::chrono::microseconds kGatherWindow{2000};
+  // Ten times SQLite's own threshold (wal_autocheckpoint), in pages: a page written by many
+  // commits in between (an index's newest leaf) is copied into the database once, not once per
+  // 1000 pages of log (measured: 10% less server CPU a submission); past kCatchUpPages the leader of a
   // group finishes the checkpoint before the next group writes, so the log stays bounded.
-  static constexpr int kCheckpointPages = 1000;
+  static constexpr int kCheckpointPages = 10000;
   static constexpr int kCatchUpPages = 4 * kCheckpointPages;
 
  private:
@@ -88,6 +102,8 @@ class GroupCommit {
   std::condition_variable changed_;
   bool leading_ = false;  // a group, or an Exclusive holder, is writing
   std::deque<Piece*> queue_;
+  size_t expected_ = 0;              // writes announced by Expect and not yet withdrawn
+  std::condition_variable arrived_;  // a piece was queued or an expected write withdrawn
 
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_due_;

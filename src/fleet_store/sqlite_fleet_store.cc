@@ -552,18 +552,26 @@ class SqliteFleetStore final : public FleetStore {
                         int64_t keep_until) override {
     bool fresh = false;
     Status s = writer_->Run(*db_, "recording a nonce", [&](Db& db) -> Status {
-      auto insert = db.Prepare(
-          "INSERT OR IGNORE INTO nonces (client_id, nonce, keep_until) VALUES (?, ?, ?)");
-      if (!insert.ok()) return insert.error();
-      insert->Bind(1, client_id);
-      insert->Bind(2, nonce);
-      insert->Bind(3, keep_until);
-      if (Status s = insert->Run("recording a nonce"); !s.ok()) return s;
-      fresh = sqlite3_changes(db.raw()) == 1;
+      auto inserted = InsertNonce(db, client_id, nonce, keep_until);
+      if (!inserted.ok()) return inserted.error();
+      fresh = *inserted;
       return Status::Ok();
     });
     if (!s.ok()) return Err(s.error());
     return fresh;
+  }
+
+  // UseNonce's insert inside the caller's write transaction: false when it was used before.
+  static Result<bool> InsertNonce(Db& db, const std::string& client_id, const std::string& nonce,
+                                  int64_t keep_until) {
+    auto insert =
+        db.Prepare("INSERT OR IGNORE INTO nonces (client_id, nonce, keep_until) VALUES (?, ?, ?)");
+    if (!insert.ok()) return insert.error();
+    insert->Bind(1, client_id);
+    insert->Bind(2, nonce);
+    insert->Bind(3, keep_until);
+    if (Status s = insert->Run("recording a nonce"); !s.ok()) return s.error();
+    return sqlite3_changes(db.raw()) == 1;
   }
 
   Status PruneNonces(int64_t now) override {
@@ -579,12 +587,44 @@ class SqliteFleetStore final : public FleetStore {
 
   Result<PutOutcome> PutResult(const json& record, const std::string& client_id,
                                int64_t now) override {
+    return Put(record, client_id, nullptr, 0, now);
+  }
+
+  Result<PutOutcome> PutResultWithNonce(const json& record, const std::string& client_id,
+                                        const std::string& nonce, int64_t keep_until,
+                                        int64_t now) override {
+    return Put(record, client_id, &nonce, keep_until, now);
+  }
+
+  std::shared_ptr<void> ExpectWrite() override {
+    // The token keeps the group commit it counts in alive.
+    struct Token {
+      std::shared_ptr<fleet_store::GroupCommit> writer;
+      std::shared_ptr<void> expected;
+    };
+    auto token = std::make_shared<Token>();
+    token->writer = writer_;
+    token->expected = writer_->Expect();
+    return token;
+  }
+
+  // PutResult, spending `nonce` first in the same transaction when there is one.
+  Result<PutOutcome> Put(const json& record, const std::string& client_id,
+                         const std::string* nonce, int64_t keep_until, int64_t now) {
     const std::string doing = "storing result " + record::StringAt(record, "/result_id");
     auto prepared = PreparePut(record, db_->path());
     if (!prepared.ok()) return Err(prepared.error());
     PutOutcome outcome = PutOutcome::kSame;
     bool put_failed = false;  // its error says "fleet store" already
     Status s = writer_->Run(*db_, doing, [&](Db& db) -> Status {
+      if (nonce != nullptr) {
+        auto fresh = InsertNonce(db, client_id, *nonce, keep_until);
+        if (!fresh.ok()) return fresh.error();
+        if (!*fresh) {
+          outcome = PutOutcome::kReplayed;
+          return Status::Ok();
+        }
+      }
       auto put = PutInTransaction(db, *prepared, client_id, now);
       if (!put.ok()) {
         put_failed = true;

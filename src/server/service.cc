@@ -37,6 +37,8 @@ Reply Success(Outcome outcome, json body) {
   return r;
 }
 
+constexpr const char* kNonceUsed = "nonce already used";
+
 constexpr const char* kResultNotStored = "the server's disk is full; the result was not stored";
 
 // What a submission answers: the generic disk-full line says what was not stored.
@@ -199,6 +201,8 @@ Reply PutReply(PutOutcome put, const std::string& result_id) {
       return Success(Outcome::kOk, {{"result_id", result_id}, {"stored", false}});
     case PutOutcome::kConflict:
       return Refuse(Outcome::kConflict, "result " + result_id + " exists with other content");
+    case PutOutcome::kReplayed:
+      return Refuse(Outcome::kUnauthenticated, kNonceUsed);
   }
   return Refuse(Outcome::kInternal, "unknown put outcome");
 }
@@ -266,18 +270,28 @@ std::optional<Reply> FleetService::CheckSignature(const SignedRequest& req,
   return std::nullopt;
 }
 
+int64_t FleetService::NonceKeptUntil(const SignedRequest& req) const {
+  return *ParseInt(req.timestamp) + options_.clock_window_s + 1;
+}
+
 std::optional<Reply> FleetService::SpendNonce(FleetStore& store, const SignedRequest& req) {
   // Kept until the timestamp can no longer pass the window, so a replay is refused by the clock
   // or by the nonce, across restarts and replicas sharing the database.
-  const int64_t keep_until = *ParseInt(req.timestamp) + options_.clock_window_s + 1;
-  Result<bool> fresh = store.UseNonce(req.client_id, req.nonce, keep_until);
+  Result<bool> fresh = store.UseNonce(req.client_id, req.nonce, NonceKeptUntil(req));
   if (!fresh.ok()) return StoreFailure(fresh.error());
-  if (!*fresh) return Refuse(Outcome::kUnauthenticated, "nonce already used");
+  if (!*fresh) return Refuse(Outcome::kUnauthenticated, kNonceUsed);
   return std::nullopt;
 }
 
 std::optional<Reply> FleetService::Authenticate(FleetStore& store, const SignedRequest& req,
                                                 FleetClient* client) {
+  if (std::optional<Reply> refused = AuthenticateKeepingNonce(store, req, client)) return refused;
+  return SpendNonce(store, req);
+}
+
+std::optional<Reply> FleetService::AuthenticateKeepingNonce(FleetStore& store,
+                                                            const SignedRequest& req,
+                                                            FleetClient* client) {
   if (req.client_id.empty() || req.timestamp.empty() || req.nonce.empty() ||
       req.signature.empty()) {
     return Refuse(Outcome::kUnauthenticated, kMissingHeaders);
@@ -307,7 +321,7 @@ std::optional<Reply> FleetService::Authenticate(FleetStore& store, const SignedR
     r.retry_after_s = wait;
     return r;
   }
-  return SpendNonce(store, req);
+  return std::nullopt;
 }
 
 Reply FleetService::Health(FleetStore& store) {
@@ -398,8 +412,11 @@ Reply FleetService::Me(FleetStore& store, const SignedRequest& req) {
 }
 
 Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
+  // Announced before the parsing and validation, so a commit under way may wait for this one.
+  const std::shared_ptr<void> expected = store.ExpectWrite();
   FleetClient client;
-  if (std::optional<Reply> refused = Authenticate(store, req, &client)) {
+  // The nonce is spent with the record, in its transaction: a replay is refused there.
+  if (std::optional<Reply> refused = AuthenticateKeepingNonce(store, req, &client)) {
     return ForResult(*refused);
   }
   json record;
@@ -407,7 +424,8 @@ Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
   if (std::optional<Reply> bad = ParseRecord(req.body, &record)) {
     r = *bad;
   } else {
-    Result<PutOutcome> put = store.PutResult(record, client.client_id, Now());
+    Result<PutOutcome> put = store.PutResultWithNonce(record, client.client_id, req.nonce,
+                                                      NonceKeptUntil(req), Now());
     r = put.ok() ? PutReply(*put, record.value("result_id", std::string()))
                  : StoreFailure(put.error());
   }

@@ -92,9 +92,16 @@ class FleetService {
   int64_t Now() const;
 
  private:
-  // The approved client that signed `req`, or the refusal.
+  // The approved client that signed `req`, or the refusal. Spends the request's nonce.
   std::optional<Reply> Authenticate(FleetStore& store, const SignedRequest& req,
                                     FleetClient* client);
+  // Authenticate without spending the nonce: the caller spends it with its write
+  // (FleetStore::PutResultWithNonce).
+  std::optional<Reply> AuthenticateKeepingNonce(FleetStore& store, const SignedRequest& req,
+                                                FleetClient* client);
+  // Until when the store keeps the nonce of `req` (a signature already checked): past it the
+  // timestamp falls outside the window, so a replay is refused by the clock instead.
+  int64_t NonceKeptUntil(const SignedRequest& req) const;
   // The checks every signed request gets once the public key is known: signature, clock window.
   std::optional<Reply> CheckSignature(const SignedRequest& req, const std::string& public_key_hex);
   std::optional<Reply> SpendNonce(FleetStore& store, const SignedRequest& req);
