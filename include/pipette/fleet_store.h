@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -167,8 +168,11 @@ class FleetStore {
                                        int64_t now) = 0;
   // PutResult and UseNonce(client_id, nonce, keep_until) in one transaction: kReplayed (and
   // nothing stored) when the nonce was used before. The server spends a submission's nonce so,
-  // after validating it: one commit a submission instead of two.
+  // after validating it: one commit a submission instead of two. `text` is the JSON text
+  // `record` was parsed from (the submitted body): a store may keep it as the record's text
+  // instead of serializing `record` again.
   virtual Result<PutOutcome> PutResultWithNonce(const nlohmann::json& record,
+                                                [[maybe_unused]] std::string_view text,
                                                 const std::string& client_id,
                                                 const std::string& nonce, int64_t keep_until,
                                                 int64_t now) {

@@ -94,6 +94,27 @@ std::string RecordQuantLabel(const nlohmann::json& record) {
   return model != nullptr ? QuantLabel(*model) : "";
 }
 
+bool IsCompactJson(std::string_view text) {
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t' ||
+               static_cast<unsigned char>(c) >= 0x80) {  // a byte-order mark
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace fleet_store
 
 IssuedPreauthKey IssuePreauthKey(std::vector<std::string> labels, int64_t expires_at) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "pipette/fleet_store.h"
 
@@ -44,6 +45,10 @@ bool ProfileMismatch(const nlohmann::json& record, const nlohmann::json& profile
 // ResultRow::quant_label of a record (QuantLabel over its model block), computed once at PutResult
 // so listing never parses records.
 std::string RecordQuantLabel(const nlohmann::json& record);
+
+// Whether a JSON text (one that parsed) is compact: no whitespace (nor a byte-order mark) outside
+// its strings, as FleetStore::RecordTexts promises of what it stores.
+bool IsCompactJson(std::string_view text);
 
 // The phrases FleetStoreFaultOf looks for: each backend words these faults with them (the SQLite
 // ones come from store/sqlite.cc's SqliteError), so the server's answer does not depend on the

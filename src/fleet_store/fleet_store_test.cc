@@ -316,6 +316,39 @@ TEST_P(FleetStoreTest, ANonceIsUsedOnceAlsoAfterReopening) {
 
 // --- results ---------------------------------------------------------------------------------
 
+TEST_P(FleetStoreTest, PutWithNonceSpendsItOnceWithTheRecord) {
+  const json record = Record(0);
+  const std::string text = record.dump();
+  const std::string nonce = fleet_store::RandomHex(16);
+  auto put = store_->PutResultWithNonce(record, text, "pc_a", nonce, kNow + 300, kNow);
+  ASSERT_TRUE(put.ok()) << put.error().message;
+  EXPECT_EQ(*put, PutOutcome::kStored);
+  // The same request again is a replay: refused, and nothing changes.
+  const json other = Record(1);
+  auto replay = store_->PutResultWithNonce(other, other.dump(), "pc_a", nonce, kNow + 300, kNow);
+  ASSERT_TRUE(replay.ok()) << replay.error().message;
+  EXPECT_EQ(*replay, PutOutcome::kReplayed);
+  EXPECT_FALSE(store_->GetResult(other["result_id"])->has_value());
+  EXPECT_EQ(*store_->CountResults(), 1);
+  // Spent in the database: the plain nonce check agrees, also after reopening.
+  store_ = Open();
+  EXPECT_FALSE(*store_->UseNonce("pc_a", nonce, kNow + 300));
+  // Stored as submitted (compact), read back equal.
+  auto texts = store_->RecordTexts({record["result_id"].get<std::string>()});
+  ASSERT_TRUE(texts.ok()) << texts.error().message;
+  ASSERT_EQ(texts->size(), 1u);
+  EXPECT_EQ(json::parse((*texts)[0]), record);
+  // Pretty-printed text is not kept as it is: what is stored stays compact.
+  const json pretty = Record(2);
+  put = store_->PutResultWithNonce(pretty, pretty.dump(2), "pc_a", fleet_store::RandomHex(16),
+                                   kNow + 300, kNow);
+  ASSERT_TRUE(put.ok()) << put.error().message;
+  texts = store_->RecordTexts({pretty["result_id"].get<std::string>()});
+  ASSERT_TRUE(texts.ok()) << texts.error().message;
+  EXPECT_TRUE(fleet_store::IsCompactJson((*texts)[0])) << (*texts)[0].substr(0, 80);
+  EXPECT_EQ(json::parse((*texts)[0]), pretty);
+}
+
 TEST_P(FleetStoreTest, PutIsIdempotentAndRefusesOtherContent) {
   const json record = Record(0);
   Put(record, "pc_a");
@@ -868,6 +901,15 @@ TEST(JobMatchesTest, ChecksEveryRequirement) {
   EXPECT_FALSE(JobMatches({{"models", {std::string(64, 'b')}}}, caps, &why));
   EXPECT_EQ(why, "needs model " + std::string(64, 'b'));
   EXPECT_FALSE(JobMatches({{"labels", {"x86"}}}, json(), nullptr));
+}
+
+TEST(FleetStoreNamesTest, CompactJsonHasNoWhitespaceOutsideStrings) {
+  EXPECT_TRUE(fleet_store::IsCompactJson(R"({"a":[1,2],"b":"x y\n\" z"})"));
+  EXPECT_TRUE(fleet_store::IsCompactJson(R"({"a":"\\","b":" "})"));
+  EXPECT_FALSE(fleet_store::IsCompactJson(R"({"a": 1})"));
+  EXPECT_FALSE(fleet_store::IsCompactJson("{\"a\":1}\n"));
+  EXPECT_FALSE(fleet_store::IsCompactJson(R"({"a":"\\" ,"b":1})"));
+  EXPECT_FALSE(fleet_store::IsCompactJson("\xef\xbb\xbf{}"));  // a byte-order mark
 }
 
 TEST(FleetStoreNamesTest, NamesAndTokens) {

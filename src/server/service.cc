@@ -424,7 +424,7 @@ Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
   if (std::optional<Reply> bad = ParseRecord(req.body, &record)) {
     r = *bad;
   } else {
-    Result<PutOutcome> put = store.PutResultWithNonce(record, client.client_id, req.nonce,
+    Result<PutOutcome> put = store.PutResultWithNonce(record, req.body, client.client_id, req.nonce,
                                                       NonceKeptUntil(req), Now());
     r = put.ok() ? PutReply(*put, record.value("result_id", std::string()))
                  : StoreFailure(put.error());

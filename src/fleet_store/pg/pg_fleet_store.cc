@@ -365,6 +365,23 @@ class PgFleetStore final : public FleetStore {
     });
   }
 
+  Result<PutOutcome> PutResultWithNonce(const json& record, std::string_view text,
+                                        const std::string& client_id, const std::string& nonce,
+                                        int64_t keep_until, int64_t now) override {
+    return Do("storing a result", [&](pqxx::connection& c) -> Result<PutOutcome> {
+      pqxx::work tx(c);
+      if (tx.exec_params("INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($1, $2, $3) "
+                         "ON CONFLICT DO NOTHING RETURNING 1",
+                         client_id, nonce, keep_until)
+              .empty()) {
+        return PutOutcome::kReplayed;  // rolled back: nothing changed
+      }
+      auto put = PutIn(tx, record, client_id, now, text);
+      if (put.ok()) tx.commit();  // the nonce is spent whatever the record's outcome
+      return put;
+    });
+  }
+
   Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
                                  const std::string& cursor, ListOptions options) override {
     std::optional<pg::Cursor> after;
@@ -920,14 +937,25 @@ class PgFleetStore final : public FleetStore {
   }
 
   // PutResult inside `tx` (not committed here). Only kStored changed anything.
+  // `given`: the compact text `input` was parsed from, stored as it is when given.
   Result<PutOutcome> PutIn(pqxx::work& tx, const json& input, const std::string& client_id,
-                           int64_t now) {
+                           int64_t now, std::optional<std::string_view> given = std::nullopt) {
     if (Status s = store::ValidateRecord(input); !s.ok()) {
       return MakeError(Prefix() + "invalid result record: " + s.error().message);
     }
-    // What is stored and compared: invalid UTF-8 becomes U+FFFD, as in any JSON text.
-    const std::string text = Dump(input);
-    const json record = json::parse(text);
+    // What is stored and compared: invalid UTF-8 becomes U+FFFD, as in any JSON text (a parsed
+    // text has none).
+    std::string text;
+    json reparsed;
+    const json* parsed = &input;
+    if (given && fleet_store::IsCompactJson(*given)) {
+      text = std::string(*given);
+    } else {
+      text = Dump(input);
+      reparsed = json::parse(text);
+      parsed = &reparsed;
+    }
+    const json& record = *parsed;
     const store::IndexedColumns col = store::ExtractColumns(record);
     const pqxx::result existing =
         tx.exec_params("SELECT record FROM results WHERE result_id = $1", col.result_id);
