@@ -10,8 +10,10 @@
 
 namespace pipette::fleet_store {
 
-GroupCommit::GroupCommit(std::string path)
-    : path_(std::move(path)), checkpointer_([this] { Checkpoints(); }) {}
+GroupCommit::GroupCommit(std::string path, std::chrono::microseconds gather_window)
+    : path_(std::move(path)),
+      gather_window_(gather_window),
+      checkpointer_([this] { Checkpoints(); }) {}
 
 GroupCommit::~GroupCommit() {
   {
@@ -112,7 +114,7 @@ Status GroupCommit::Run(store::Db& mine, const std::string& doing, Work work) {
     }
     leading_ = true;
     // Expected writers still on their way (those queued hold their tokens too).
-    const auto deadline = std::chrono::steady_clock::now() + kGatherWindow;
+    const auto deadline = std::chrono::steady_clock::now() + gather_window_;
     while (queue_.size() < kMaxGroup && queue_.size() < expected_ &&
            arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
     }

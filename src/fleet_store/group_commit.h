@@ -40,7 +40,8 @@ namespace pipette::fleet_store {
 
 class GroupCommit {
  public:
-  explicit GroupCommit(std::string path);
+  // `gather_window`: the longest a leader holds its group for expected writers.
+  explicit GroupCommit(std::string path, std::chrono::microseconds gather_window = kGatherWindow);
   ~GroupCommit();
   GroupCommit(const GroupCommit&) = delete;
   GroupCommit& operator=(const GroupCommit&) = delete;
@@ -97,6 +98,7 @@ class GroupCommit {
   void Checkpoints();
 
   const std::string path_;
+  const std::chrono::microseconds gather_window_;
 
   std::mutex mu_;
   std::condition_variable changed_;

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -43,6 +44,62 @@ class GroupCommitTest : public ::testing::Test {
   fs::path dir_;
   std::string path_;
 };
+
+TEST_F(GroupCommitTest, AnExpectedWriterJoinsTheGroupUnderWay) {
+  // A window long enough for any scheduling delay: only B's arrival ends A's wait.
+  auto group = std::make_shared<GroupCommit>(path_, std::chrono::seconds(60));
+  auto a = store::Db::Open(path_, 10000);
+  auto b = store::Db::Open(path_, 10000);
+  ASSERT_TRUE(a.ok() && b.ok());
+  group->Attach(**a);
+  group->Attach(**b);
+  const auto insert = [](store::Db& db, int64_t key) -> Status {
+    auto stmt = db.Prepare("INSERT INTO t (k, v) VALUES (?, 'x')");
+    if (!stmt.ok()) return stmt.error();
+    stmt->Bind(1, key);
+    return stmt->Run("writing");
+  };
+  // Both announced (as two submissions being validated): A leads and holds its group until B,
+  // which arrives well inside the window, has queued; B's piece then runs on A's connection.
+  std::shared_ptr<void> expect_a = group->Expect(), expect_b = group->Expect();
+  store::Db* b_ran_on = nullptr;
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    Status s = group->Run(**b, "writing b", [&](store::Db& leader) -> Status {
+      b_ran_on = &leader;
+      return insert(leader, 2);
+    });
+    EXPECT_TRUE(s.ok());
+    expect_b.reset();
+  });
+  Status s = group->Run(**a, "writing a", [&](store::Db& leader) { return insert(leader, 1); });
+  EXPECT_TRUE(s.ok());
+  expect_a.reset();
+  later.join();
+  EXPECT_EQ(b_ran_on, a->get());  // one transaction for both
+  EXPECT_EQ(Count(), 2);
+}
+
+TEST_F(GroupCommitTest, AWithdrawnExpectationEndsTheWait) {
+  auto group = std::make_shared<GroupCommit>(path_, std::chrono::seconds(60));
+  auto db = store::Db::Open(path_, 10000);
+  ASSERT_TRUE(db.ok());
+  group->Attach(**db);
+  std::shared_ptr<void> expect_a = group->Expect(), expect_b = group->Expect();
+  // B gives up (its record was refused) instead of writing: A commits without waiting 60 s.
+  std::thread gives_up([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    expect_b.reset();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  Status s = group->Run(**db, "writing", [](store::Db& leader) {
+    return leader.Exec("INSERT INTO t (k, v) VALUES (1, 'x')", "writing");
+  });
+  gives_up.join();
+  EXPECT_TRUE(s.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(Count(), 1);
+}
 
 TEST_F(GroupCommitTest, ConcurrentWritersAllCommitAndAFailingPieceIsRolledBackAlone) {
   constexpr int kThreads = 8, kEach = 200;
