@@ -412,13 +412,14 @@ Reply FleetService::Me(FleetStore& store, const SignedRequest& req) {
 }
 
 Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
-  // Announced before the parsing and validation, so a commit under way may wait for this one.
-  const std::shared_ptr<void> expected = store.ExpectWrite();
   FleetClient client;
   // The nonce is spent with the record, in its transaction: a replay is refused there.
   if (std::optional<Reply> refused = AuthenticateKeepingNonce(store, req, &client)) {
     return ForResult(*refused);
   }
+  // Announced before the parsing and validation, so a commit under way may wait for this one
+  // (only a signed request from an approved client is waited for).
+  const std::shared_ptr<void> expected = store.ExpectWrite();
   json record;
   Reply r;
   if (std::optional<Reply> bad = ParseRecord(req.body, &record)) {
