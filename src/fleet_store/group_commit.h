@@ -81,8 +81,9 @@ class GroupCommit {
   static constexpr std::chrono::microseconds kGatherWindow{2000};
   // Ten times SQLite's own threshold (wal_autocheckpoint), in pages: a page written by many
   // commits in between (an index's newest leaf) is copied into the database once, not once per
-  // 1000 pages of log (measured: 10% less server CPU a submission); past kCatchUpPages the leader of a
-  // group finishes the checkpoint before the next group writes, so the log stays bounded.
+  // 1000 pages of log (measured: 10% less server CPU a submission); past kCatchUpPages the
+  // leader of a group finishes the checkpoint before the next group writes, so the log stays
+  // bounded.
   static constexpr int kCheckpointPages = 10000;
   static constexpr int kCatchUpPages = 4 * kCheckpointPages;
 
