@@ -93,7 +93,7 @@ std::shared_ptr<void> GroupCommit::Expect() {
     std::lock_guard<std::mutex> lock(mu_);
     ++expected_;
   }
-  return std::shared_ptr<void>(this, [](GroupCommit* g) {
+  return std::shared_ptr<void>(this, [self = shared_from_this()](GroupCommit* g) {
     {
       std::lock_guard<std::mutex> lock(g->mu_);
       --g->expected_;

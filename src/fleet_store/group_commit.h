@@ -20,7 +20,8 @@
 // to SQLite, the commit that crosses the threshold copies the log into the database and syncs
 // both files while every other writer waits: the ingest's p99.
 //
-// Thread-safe; one GroupCommit per database file and process (GroupCommitFor).
+// Thread-safe; one GroupCommit per database file and process (GroupCommitFor), owned by a
+// shared_ptr.
 #pragma once
 
 #include <atomic>
@@ -38,7 +39,7 @@
 
 namespace pipette::fleet_store {
 
-class GroupCommit {
+class GroupCommit : public std::enable_shared_from_this<GroupCommit> {
  public:
   // `gather_window`: the longest a leader holds its group for expected writers.
   explicit GroupCommit(std::string path, std::chrono::microseconds gather_window = kGatherWindow);
@@ -59,7 +60,8 @@ class GroupCommit {
   Status Run(store::Db& mine, const std::string& doing, Work work);
 
   // Says that a write is on its way to Run (a submission being parsed and validated) until the
-  // returned token is dropped: a leader waits up to kGatherWindow for it to join its group.
+  // returned token is dropped: a leader waits up to kGatherWindow for it to join its group. The
+  // token keeps this GroupCommit alive. REQUIRES: this GroupCommit is owned by a shared_ptr.
   std::shared_ptr<void> Expect();
 
   // Held while a write with its own transaction runs on the holder's connection: no group

@@ -596,17 +596,7 @@ class SqliteFleetStore final : public FleetStore {
     return Put(record, text, client_id, &nonce, keep_until, now);
   }
 
-  std::shared_ptr<void> ExpectWrite() override {
-    // The token keeps the group commit it counts in alive.
-    struct Token {
-      std::shared_ptr<fleet_store::GroupCommit> writer;
-      std::shared_ptr<void> expected;
-    };
-    auto token = std::make_shared<Token>();
-    token->writer = writer_;
-    token->expected = writer_->Expect();
-    return token;
-  }
+  std::shared_ptr<void> ExpectWrite() override { return writer_->Expect(); }
 
   // PutResult, spending `nonce` first in the same transaction when there is one; `text` (the
   // text `record` was parsed from) is stored as the record when given.
