@@ -79,6 +79,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     const auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (k == "-h" || k == "--help") {
+      std::cout << "usage: ingest_load --pipette build/src/cli/pipette [-n 20000] [-c 4] "
+                   "[--db PATH|postgresql://URL] [--threads 8] [--record FILE]\n";
+      return 0;
+    }
     if (k == "--pipette")
       a.pipette = next();
     else if (k == "--db")

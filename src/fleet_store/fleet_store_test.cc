@@ -18,6 +18,7 @@
 
 #include "base/ids.h"
 #include "fleet_store/common.h"
+#include "store/sqlite.h"
 #ifdef PIPETTE_HAVE_TEST_POSTGRES
 #include "tests/support/postgres_server.h"
 #endif
@@ -936,6 +937,43 @@ TEST(SqliteFleetStoreTest, RefusesAFileOfAnotherProgram) {
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.error().message.find(path), std::string::npos) << store.error().message;
   EXPECT_EQ(store.error().message.rfind("fleet store ", 0), 0u) << store.error().message;
+  fs::remove_all(dir);
+}
+
+TEST(SqliteFleetStoreTest, UpgradesAVersion1DatabaseKeepingItsResults) {
+  char dir[] = "/tmp/pipette-fleet-store-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/v1.db";
+  const json record = Record(0);
+  {
+    auto store = OpenFleetStore(path);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    ASSERT_TRUE((*store)->PutResult(record, "pc_a", kNow).ok());
+  }
+  {  // As version 1 made it: the newest-first index without benchmark_id.
+    auto db = store::Db::Open(path, 10000);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    ASSERT_TRUE((*db)->Exec("DROP INDEX results_by_time; CREATE INDEX results_by_time ON results "
+                            "(started_at DESC, result_id DESC); UPDATE meta SET value = '1' "
+                            "WHERE key = 'schema_version'",
+                            "downgrading")
+                    .ok());
+  }
+  auto store = OpenFleetStore(path);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto page = (*store)->ListResults({}, 10, "");
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  ASSERT_EQ(page->rows.size(), 1u);
+  EXPECT_EQ(page->rows[0].row.result_id, record["result_id"]);
+  auto db = store::Db::Open(path, 10000);
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ((*db)->QueryText("SELECT value FROM meta WHERE key = 'schema_version'")->value_or(""),
+            "2");
+  const std::string index =
+      (*db)
+          ->QueryText("SELECT sql FROM sqlite_master WHERE name = 'results_by_time'")
+          ->value_or("");
+  EXPECT_NE(index.find("benchmark_id"), std::string::npos) << index;
   fs::remove_all(dir);
 }
 

@@ -281,7 +281,12 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
         std::string line;
         switch (res.status) {
           case 413:
-            line = TooLarge(std::max(record, small));
+            // httplib itself caps a form-encoded body (which no endpoint takes) at 8192 bytes.
+            line = req.get_header_value("Content-Type")
+                               .rfind("application/x-www-form-urlencoded", 0) == 0
+                       ? std::string("a form-encoded body is limited to 8192 bytes; send JSON "
+                                     "with Content-Type: application/json")
+                       : TooLarge(std::max(record, small));
             break;
           case 404:
             line = "no such endpoint: " + req.method + " " + req.path.substr(0, 200);

@@ -427,6 +427,16 @@ TEST_P(ServerTest, OversizedBodiesAre413) {
   EXPECT_EQ(r.status, 200) << r.raw;
 }
 
+TEST_P(ServerTest, AFormEncodedBodyOverHttplibsFormLimitIs413SayingSo) {
+  // What `curl --data` sends by default; httplib refuses such a body over 8192 bytes itself.
+  Response r = Parse(client_->Post("/api/results", std::string(10000, 'x'),
+                                   "application/x-www-form-urlencoded"));
+  EXPECT_EQ(r.status, 413) << r.raw;
+  EXPECT_EQ(Error(r),
+            "a form-encoded body is limited to 8192 bytes; send JSON with Content-Type: "
+            "application/json");
+}
+
 TEST_P(ServerTest, RecordOverTheRecordLimitIs413) {
   options_.max_record_bytes = 100000;
   Restart();
