@@ -194,6 +194,11 @@ class FleetStore {
   virtual Result<ResultPage> ListResults(const ResultFilter& filter, int page_size,
                                          const std::string& cursor, ListOptions options) = 0;
   virtual Result<std::optional<nlohmann::json>> GetResult(const std::string& result_id) = 0;
+  // The distinct benchmark ids among the newest `newest` results `filter` selects, in byte order:
+  // what a dashboard page probes to learn which benchmarks of a family are there. Reads no more
+  // than an index where it can (SQLite: the newest-first index carries benchmark_id).
+  virtual Result<std::vector<std::string>> RecentBenchmarkIds(const ResultFilter& filter,
+                                                              int newest) = 0;
   // The result_ids that start with `prefix` (as given: ids are lowercase), in byte order, at
   // most `limit`: for reading a result by the short id a listing shows. Empty when none.
   virtual Result<std::vector<std::string>> ResultIdsStartingWith(const std::string& prefix,

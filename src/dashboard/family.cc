@@ -25,12 +25,9 @@ Result<std::vector<std::string>> FamilyIds(FleetStore& store, const Filters& fil
   if (probed != nullptr && !probed->empty()) {
     seen = *probed;
   } else {
-    auto page = store.ListResults(filters.ToResultFilter(), kProbeRows, "",
-                                  ListOptions{.short_ids = false});
-    if (!page.ok()) return page.error();
-    std::set<std::string> distinct;
-    for (const FleetResultRow& r : page->rows) distinct.insert(r.row.benchmark_id);
-    seen.assign(distinct.begin(), distinct.end());
+    auto recent = store.RecentBenchmarkIds(filters.ToResultFilter(), kProbeRows);
+    if (!recent.ok()) return recent.error();
+    seen = std::move(*recent);
     if (probed != nullptr) *probed = seen;
   }
   for (const std::string& id : seen) {

@@ -482,6 +482,29 @@ TEST_P(FleetStoreTest, SeveralBenchmarksPageNewestFirstAcrossThem) {
   }
 }
 
+TEST_P(FleetStoreTest, RecentBenchmarkIdsAreTheNewestResultsDistinctIds) {
+  // Oldest first: decode, prefill_throughput_8, kl_divergence_512 (on device beef), prefill.
+  std::vector<json> r;
+  for (int i = 0; i < 4; ++i) r.push_back(Record(i * 60));
+  r[1]["benchmark"]["id"] = "prefill_throughput_8";
+  r[2]["benchmark"]["id"] = "kl_divergence_512";
+  r[2]["device"]["id"] = "beef0001";
+  r[3]["benchmark"]["id"] = "prefill_throughput_8";
+  for (const json& one : r) Put(one);
+  auto all = store_->RecentBenchmarkIds({}, 100);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(*all, (std::vector<std::string>{"decode_throughput_256_100", "kl_divergence_512",
+                                            "prefill_throughput_8"}));
+  auto newest_two = store_->RecentBenchmarkIds({}, 2);
+  ASSERT_TRUE(newest_two.ok()) << newest_two.error().message;
+  EXPECT_EQ(*newest_two, (std::vector<std::string>{"kl_divergence_512", "prefill_throughput_8"}));
+  ResultFilter on_beef;
+  on_beef.devices = {"beef"};
+  auto filtered = store_->RecentBenchmarkIds(on_beef, 100);
+  ASSERT_TRUE(filtered.ok()) << filtered.error().message;
+  EXPECT_EQ(*filtered, std::vector<std::string>{"kl_divergence_512"});
+}
+
 TEST_P(FleetStoreTest, ListsWithEveryFilter) {
   // 0: the template; the others each differ in one field.
   std::vector<json> r;

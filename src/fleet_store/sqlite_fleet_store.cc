@@ -682,6 +682,23 @@ class SqliteFleetStore final : public FleetStore {
     return page;
   }
 
+  Result<std::vector<std::string>> RecentBenchmarkIds(const ResultFilter& filter,
+                                                      int newest) override {
+    auto select = NewestSelect(filter, "benchmark_id", {}, std::max(1, newest));
+    if (!select.ok()) return select.error();
+    auto stmt = db_->Prepare("SELECT DISTINCT benchmark_id FROM (" + select->sql +
+                             ") ORDER BY benchmark_id");
+    if (!stmt.ok()) return Err(stmt.error());
+    for (size_t i = 0; i < select->params.size(); ++i) stmt->Bind(int(i) + 1, select->params[i]);
+    std::vector<std::string> ids;
+    for (;;) {
+      auto has_row = stmt->Step("listing benchmark ids");
+      if (!has_row.ok()) return Err(has_row.error());
+      if (!*has_row) return ids;
+      ids.push_back(stmt->Text(0));
+    }
+  }
+
   // Each row's short id from its neighbours in id order (two probes of the primary key).
   Status SetShortIds(std::vector<FleetResultRow>& rows) {
     auto stmt = db_->Prepare(

@@ -517,6 +517,23 @@ class PgFleetStore final : public FleetStore {
               });
   }
 
+  Result<std::vector<std::string>> RecentBenchmarkIds(const ResultFilter& filter,
+                                                      int newest) override {
+    return Do("listing benchmark ids", [&](pqxx::connection& c) -> Result<std::vector<std::string>> {
+      auto where = pg::WhereClause(c, filter);
+      if (!where.ok()) return where.error();
+      pqxx::nontransaction tx(c);
+      // Byte order, as SQLite's: the ids are sorted here, not by the database's collation.
+      const std::string sql = "SELECT DISTINCT benchmark_id FROM (SELECT benchmark_id FROM results" +
+                              *where + " ORDER BY started_at DESC, result_id DESC LIMIT " +
+                              std::to_string(std::max(1, newest)) + ") newest";
+      std::vector<std::string> ids;
+      for (const auto& r : tx.exec(sql)) ids.push_back(r[0].as<std::string>());
+      std::sort(ids.begin(), ids.end());
+      return ids;
+    });
+  }
+
   Result<std::vector<json>> Records(const ResultFilter& filter, RecordParts parts) override {
     return Do("reading results", [&](pqxx::connection& c) -> Result<std::vector<json>> {
       auto where = pg::WhereClause(c, filter);
