@@ -2,7 +2,9 @@
 // stories260K prefill record of the server tests (11.5 KB with its raw samples): parsing the
 // body, checking it against the record's JSON Schema, serializing it for storage, and verifying
 // the request's Ed25519 signature (SHA-256 of the body included). The sum bounds what one core
-// can ingest; compare it with bench/fleet/ingest_load's submissions/s.
+// can ingest; compare it with bench/fleet/ingest_load's submissions/s. BM_ParseRecord is what
+// the server does (pipette::ParseRecord); BM_ParseThenValidate, the json::parse and
+// ValidateRecord it replaced.
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -46,6 +48,28 @@ void BM_ValidateAgainstSchema(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ValidateAgainstSchema);
+
+// What the server does with a submission's body: one pass that parses, checks and builds.
+void BM_ParseRecord(benchmark::State& state) {
+  for (auto _ : state) {
+    pipette::Result<json> r = pipette::ParseRecord(Body());
+    if (!r.ok()) state.SkipWithError(r.error().message.c_str());
+    benchmark::DoNotOptimize(r);
+  }
+  SetBytes(state);
+}
+BENCHMARK(BM_ParseRecord);
+
+// The two steps it replaced, together.
+void BM_ParseThenValidate(benchmark::State& state) {
+  for (auto _ : state) {
+    const json record = json::parse(Body());
+    pipette::Status s = pipette::ValidateRecord(record);
+    if (!s.ok()) state.SkipWithError(s.error().message.c_str());
+  }
+  SetBytes(state);
+}
+BENCHMARK(BM_ParseThenValidate);
 
 void BM_DumpForStorage(benchmark::State& state) {
   const json record = json::parse(Body());

@@ -1,14 +1,23 @@
 #include "pipette/record_schema.h"
 
-#include <exception>
+// RapidJSON copies unescaped strings 16 bytes at a time with SSE2, which every x86-64 has.
+#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
+#define RAPIDJSON_SSE2
+#endif
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/schema.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <cctype>
+#include <cstdint>
 #include <memory>
-#include <string_view>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
 #include <vector>
+
+#include "describe.h"
+#include "utf8.h"
 
 namespace pipette {
 namespace record_schema_internal {
@@ -18,198 +27,239 @@ extern const char kSchemaText[];  // record_schema_text.cc, generated from the s
 namespace {
 
 using nlohmann::json;
+using record_schema_internal::Failure;
 
+// Iterative: deep nesting is refused (DepthLimit), never a stack overflow.
+constexpr unsigned kParseFlags = rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
+
+// A schema compiled for RapidJSON. Not shareable between threads: the compiled patterns keep
+// their matching state.
 struct Compiled {
-  json document;  // the schema as JSON, to name what a failed constraint expected
-  valijson::Schema schema;
-  std::string error;  // set when the shipped schema does not parse (a build defect)
+  rapidjson::Document source;  // the schema document refers into it
+  std::unique_ptr<rapidjson::SchemaDocument> schema;
+  std::string error;  // set when the schema text does not parse
 };
 
-const Compiled& Schema() {
-  static const std::unique_ptr<Compiled> compiled = [] {
-    auto c = std::make_unique<Compiled>();
-    try {
-      c->document = json::parse(RecordSchemaText());
-      valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-      valijson::adapters::NlohmannJsonAdapter adapter(c->document);
-      parser.populateSchema(adapter, c->schema);
-    } catch (const std::exception& e) {
-      c->error = e.what();
-    }
+std::unique_ptr<Compiled> Compile(const std::string& text) {
+  auto c = std::make_unique<Compiled>();
+  c->source.Parse(text.data(), text.size());
+  if (c->source.HasParseError()) {
+    c->error = std::string(rapidjson::GetParseError_En(c->source.GetParseError())) + " at byte " +
+               std::to_string(c->source.GetErrorOffset());
     return c;
-  }();
+  }
+  c->schema = std::make_unique<rapidjson::SchemaDocument>(c->source);
+  return c;
+}
+
+const Compiled& ThreadSchema() {
+  thread_local const std::unique_ptr<Compiled> compiled = Compile(RecordSchemaText());
   return *compiled;
 }
 
-// valijson's context ("<root>", "[metrics]", "[0]") as a JSON pointer ("/metrics/0").
-std::vector<std::string> PathOf(const std::vector<std::string>& context) {
-  std::vector<std::string> path;
-  for (const std::string& part : context) {
-    if (part == "<root>") continue;
-    const bool bracketed = part.size() >= 2 && part.front() == '[' && part.back() == ']';
-    path.push_back(bracketed ? part.substr(1, part.size() - 2) : part);
-  }
-  return path;
+// The shipped schema as JSON, to word failures; read-only, shared.
+const json& SchemaJson() {
+  static const json document = json::parse(RecordSchemaText(), nullptr, false);
+  return document;
 }
 
-std::string Pointer(const std::vector<std::string>& path) {
-  if (path.empty()) return "/";
-  std::string out;
-  for (const std::string& token : path) {
-    out += '/';
-    for (char c : token) {
-      if (c == '~') {
-        out += "~0";
-      } else if (c == '/') {
-        out += "~1";
-      } else {
-        out += c;
-      }
+std::string Stringify(const rapidjson::Pointer& p) {
+  rapidjson::StringBuffer out;
+  p.Stringify(out);
+  return std::string(out.GetString(), out.GetSize());
+}
+
+// Builds the nlohmann value from the events the validator passes on (only while they conform).
+// Holds the open containers on its own stack: no recursion.
+class JsonBuilder {
+ public:
+  bool Null() { return Add(json(nullptr)); }
+  bool Bool(bool b) { return Add(json(b)); }
+  // As json::parse: a non-negative integer is unsigned.
+  bool Int(int i) { return i < 0 ? Add(json(int64_t{i})) : Add(json(uint64_t(i))); }
+  bool Uint(unsigned u) { return Add(json(uint64_t{u})); }
+  bool Int64(int64_t i) { return i < 0 ? Add(json(i)) : Add(json(uint64_t(i))); }
+  bool Uint64(uint64_t u) { return Add(json(u)); }
+  bool Double(double d) { return Add(json(d)); }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not asked for
+  bool String(const char* s, rapidjson::SizeType n, bool) { return Add(json(std::string(s, n))); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    key_.assign(s, n);
+    return true;
+  }
+  bool StartObject() { return Open(json::object()); }
+  bool EndObject(rapidjson::SizeType) { return Close(); }
+  bool StartArray() { return Open(json::array()); }
+  bool EndArray(rapidjson::SizeType) { return Close(); }
+
+  json Take() { return std::move(root_); }
+
+ private:
+  // The open containers are the last members of their parents, and a parent grows only after its
+  // open child closes, so these pointers stay valid while they are on the stack.
+  json* Place(json v) {
+    if (open_.empty()) {
+      root_ = std::move(v);
+      return &root_;
     }
-  }
-  return out;
-}
-
-const json* Resolve(const json& root, const json* node) {
-  for (int hops = 0; node && node->is_object() && node->contains("$ref") && hops < 8; ++hops) {
-    const std::string ref = (*node)["$ref"].get<std::string>();
-    if (ref.rfind("#", 0) != 0) return nullptr;
-    const json::json_pointer p(ref.substr(1));
-    node = root.contains(p) ? &root[p] : nullptr;
-  }
-  return node;
-}
-
-// The subschema that governs the value at `path`, following properties, additionalProperties,
-// items and local $refs; nullptr where the schema says nothing about it.
-const json* SchemaAt(const json& root, const std::vector<std::string>& path) {
-  const json* node = Resolve(root, &root);
-  for (const std::string& token : path) {
-    if (!node || !node->is_object()) return nullptr;
-    const json* next = nullptr;
-    if (node->contains("properties") && (*node)["properties"].contains(token)) {
-      next = &(*node)["properties"][token];
-    } else if (node->contains("additionalProperties") &&
-               (*node)["additionalProperties"].is_object()) {
-      next = &(*node)["additionalProperties"];
-    } else if (node->contains("items") && (*node)["items"].is_object()) {
-      next = &(*node)["items"];
+    json& parent = *open_.back();
+    if (parent.is_object()) {
+      json& slot = parent.get_ref<json::object_t&>()[key_];
+      slot = std::move(v);
+      return &slot;
     }
-    node = Resolve(root, next);
+    auto& array = parent.get_ref<json::array_t&>();
+    array.push_back(std::move(v));
+    return &array.back();
   }
-  return node;
+  bool Add(json v) {
+    Place(std::move(v));
+    return true;
+  }
+  bool Open(json v) {
+    open_.push_back(Place(std::move(v)));
+    return true;
+  }
+  bool Close() {
+    open_.pop_back();
+    return true;
+  }
+
+  json root_;
+  std::vector<json*> open_;
+  std::string key_;
+};
+
+// The validator's output handler: passes events to a JsonBuilder. RapidJSON gives the validators
+// it makes for anyOf branches a default-constructed handler shared by all threads (its "null
+// handler"), so the handler itself must hold no state: this one does nothing when made so.
+class Into {
+ public:
+  Into() = default;
+  explicit Into(JsonBuilder* builder) : b_(builder) {}
+  bool Null() { return !b_ || b_->Null(); }
+  bool Bool(bool v) { return !b_ || b_->Bool(v); }
+  bool Int(int v) { return !b_ || b_->Int(v); }
+  bool Uint(unsigned v) { return !b_ || b_->Uint(v); }
+  bool Int64(int64_t v) { return !b_ || b_->Int64(v); }
+  bool Uint64(uint64_t v) { return !b_ || b_->Uint64(v); }
+  bool Double(double v) { return !b_ || b_->Double(v); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool c) {
+    return !b_ || b_->RawNumber(s, n, c);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool c) { return !b_ || b_->String(s, n, c); }
+  bool Key(const char* s, rapidjson::SizeType n, bool c) { return !b_ || b_->Key(s, n, c); }
+  bool StartObject() { return !b_ || b_->StartObject(); }
+  bool EndObject(rapidjson::SizeType n) { return !b_ || b_->EndObject(n); }
+  bool StartArray() { return !b_ || b_->StartArray(); }
+  bool EndArray(rapidjson::SizeType n) { return !b_ || b_->EndArray(n); }
+
+ private:
+  JsonBuilder* b_ = nullptr;
+};
+
+// Passes the reader's events on while the nesting stays within kMaxDepth. RapidJSON's validator
+// walks its whole stack of open values on every event, so depth d costs O(d^2): 200,000 nested
+// arrays took six minutes.
+constexpr int kMaxDepth = 64;
+template <typename Next>
+class DepthLimit {
+ public:
+  explicit DepthLimit(Next& next) : next_(next) {}
+  bool too_deep() const { return too_deep_; }
+
+  bool Null() { return next_.Null(); }
+  bool Bool(bool b) { return next_.Bool(b); }
+  bool Int(int i) { return next_.Int(i); }
+  bool Uint(unsigned u) { return next_.Uint(u); }
+  bool Int64(int64_t i) { return next_.Int64(i); }
+  bool Uint64(uint64_t u) { return next_.Uint64(u); }
+  bool Double(double d) { return next_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+    return next_.RawNumber(s, n, copy);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return next_.String(s, n, copy); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return next_.Key(s, n, copy); }
+  bool StartObject() { return Deeper() && next_.StartObject(); }
+  bool EndObject(rapidjson::SizeType n) {
+    --depth_;
+    return next_.EndObject(n);
+  }
+  bool StartArray() { return Deeper() && next_.StartArray(); }
+  bool EndArray(rapidjson::SizeType n) {
+    --depth_;
+    return next_.EndArray(n);
+  }
+
+ private:
+  bool Deeper() {
+    if (++depth_ <= kMaxDepth) return true;
+    too_deep_ = true;
+    return false;
+  }
+  Next& next_;
+  int depth_ = 0;
+  bool too_deep_ = false;
+};
+
+std::string TooDeep(const rapidjson::ParseResult& r) {
+  return "nested deeper than " + std::to_string(kMaxDepth) + " levels (byte " +
+         std::to_string(r.Offset()) + ")";
 }
 
-std::string Article(std::string_view type) {
-  if (type == "null") return "null";
-  if (type == "integer" || type == "object" || type == "array") return "an " + std::string(type);
-  return "a " + std::string(type);
+// Where `validator` stopped.
+template <typename Validator>
+Failure FailureOf(const Validator& validator) {
+  return Failure{validator.GetInvalidSchemaKeyword(), Stringify(validator.GetInvalidSchemaPointer()),
+                 Stringify(validator.GetInvalidDocumentPointer())};
 }
 
-std::string TypeOf(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "an integer";
-    case json::value_t::number_float:
-      return "a number";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    default:
-      return "an object";
-  }
+std::string NotJson(const rapidjson::ParseResult& r) {
+  std::string what = rapidjson::GetParseError_En(r.Code());
+  if (!what.empty() && what.back() == '.') what.pop_back();
+  what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+  return "not valid JSON (byte " + std::to_string(r.Offset()) + ": " + what + ")";
 }
 
-// A value as a short quoted excerpt, for messages that echo what was sent.
-std::string Excerpt(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 48) s = s.substr(0, 45) + "...";
-  return s;
+// A record made in the process may hold bytes that are not UTF-8; it is checked as its JSON text
+// has them, U+FFFD.
+std::string Text(const json& record) {
+  return record.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string ExpectedTypes(const json& type) {
-  if (type.is_string()) return Article(type.get<std::string>());
-  std::string out;
-  for (size_t i = 0; i < type.size(); ++i) {
-    if (i > 0) out += i + 1 == type.size() ? " or " : ", ";
-    out += Article(type[i].get<std::string>());
-  }
-  return out;
+// The first failure of `text` against `schema`, or the parse error that stopped it.
+struct Checked {
+  std::optional<Failure> failure;
+  std::optional<std::string> not_json;
+};
+Checked Check(const rapidjson::SchemaDocument& schema, std::string_view text) {
+  rapidjson::SchemaValidator validator(schema);
+  DepthLimit<rapidjson::SchemaValidator> limit(validator);
+  rapidjson::Reader reader;
+  rapidjson::MemoryStream in(text.data(), text.size());
+  const rapidjson::ParseResult parsed = reader.Parse<kParseFlags>(in, limit);
+  if (limit.too_deep()) return {std::nullopt, TooDeep(parsed)};
+  if (!validator.IsValid()) return {FailureOf(validator), std::nullopt};
+  if (parsed.IsError()) return {std::nullopt, NotJson(parsed)};
+  return {};
 }
 
-bool StartsWith(const std::string& s, std::string_view prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
-// Errors that only say a nested value failed; the nested error itself comes first.
-bool IsWrapper(const std::string& d) {
-  return StartsWith(d, "Failed to validate against schema associated with") ||
-         StartsWith(d, "Failed to validate item #") ||
-         StartsWith(d, "Failed to validate against a conditional schema") ||
-         StartsWith(d, "Failed to validate against additional properties schema") ||
-         StartsWith(d, "Failed to validate against any schemas allowed by anyOf") ||
-         StartsWith(d, "Failed to validate against child schema");
-}
-
-// One line for one valijson error: "<json pointer>: <what is wrong>".
-std::string Describe(const Compiled& c, const json& record,
-                     const valijson::ValidationResults::Error& e) {
-  std::vector<std::string> path = PathOf(e.context);
-  const std::string& d = e.description;
-  static constexpr std::string_view kMissing = "Missing required property '";
-  if (StartsWith(d, kMissing)) {
-    const size_t end = d.rfind('\'');
-    path.push_back(d.substr(kMissing.size(), end - kMissing.size()));
-    return Pointer(path) + ": required but missing";
-  }
-  const std::string pointer = Pointer(path);
-  const json* rule = SchemaAt(c.document, path);
-  const json::json_pointer where(path.empty() ? "" : pointer);
-  const json* value = record.contains(where) ? &record[where] : nullptr;
-  const std::string got = value ? TypeOf(*value) : "nothing";
-  if (StartsWith(d, "Value type not permitted")) {
-    if (rule && rule->contains("type")) {
-      return pointer + ": expected " + ExpectedTypes((*rule)["type"]) + ", got " + got;
-    }
-    return pointer + ": wrong type (" + got + ")";
-  }
-  if (StartsWith(d, "Failed to match against any enum values")) {
-    std::string one_of;
-    if (rule && rule->contains("enum")) {
-      for (const json& v : (*rule)["enum"]) one_of += (one_of.empty() ? "" : ", ") + v.dump();
-    }
-    return pointer + ": expected one of " + one_of + ", got " + (value ? Excerpt(*value) : got);
-  }
-  if (StartsWith(d, "Failed to match expected value set by 'const'")) {
-    const std::string want = rule && rule->contains("const") ? (*rule)["const"].dump() : "?";
-    return pointer + ": expected " + want + ", got " + (value ? Excerpt(*value) : got);
-  }
-  if (StartsWith(d, "Failed to match regex")) {
-    std::string want = "a string matching " + (rule ? rule->value("pattern", "?") : "?");
-    if (rule && rule->contains("x-expected")) want = (*rule)["x-expected"].get<std::string>();
-    return pointer + ": expected " + want + ", got " + (value ? Excerpt(*value) : got);
-  }
-  if (StartsWith(d, "String should be no fewer than")) {
-    return pointer + ": expected a non-empty string";
-  }
-  if (StartsWith(d, "Object should have no fewer than") && pointer == "/metrics") {
-    return pointer + ": expected at least one metric in an ok result";
-  }
-  if (StartsWith(d, "Expected number greater than or equal to")) {
-    return pointer + ": expected at least " +
-           (rule && rule->contains("minimum") ? (*rule)["minimum"].dump() : std::string("?")) +
-           ", got " + (value ? Excerpt(*value) : got);
-  }
-  return pointer + ": " + (d.empty() || d.back() != '.' ? d : d.substr(0, d.size() - 1));
+Status Unusable(const Compiled& c) {
+  return MakeError("the built-in pipette.result/1 schema does not parse (" + c.error +
+                   "); rebuild pipette");
 }
 
 }  // namespace
+
+namespace record_schema_internal {
+
+std::optional<Failure> FirstFailure(const json& schema, const json& record) {
+  const std::unique_ptr<Compiled> c = Compile(schema.dump());
+  if (!c->error.empty()) return std::nullopt;
+  return Check(*c->schema, Text(record)).failure;
+}
+
+}  // namespace record_schema_internal
 
 const std::string& RecordSchemaText() {
   static const std::string text(record_schema_internal::kSchemaText);
@@ -217,31 +267,47 @@ const std::string& RecordSchemaText() {
 }
 
 Status ValidateRecord(const json& record) {
-  const Compiled& c = Schema();
-  if (!c.error.empty()) {
-    return MakeError("the built-in pipette.result/1 schema does not parse (" + c.error +
-                     "); rebuild pipette");
+  const Compiled& c = ThreadSchema();
+  if (!c.error.empty()) return Unusable(c);
+  const Checked checked = Check(*c.schema, Text(record));
+  if (checked.failure) return MakeError(Describe(SchemaJson(), *checked.failure, record));
+  if (checked.not_json) return MakeError("/: " + *checked.not_json);  // not for a dumped value
+  return Status::Ok();
+}
+
+Result<json> ParseRecord(const std::string& text) {
+  const Compiled& c = ThreadSchema();
+  if (!c.error.empty()) return Unusable(c).error();
+  if (const std::optional<size_t> bad = record_schema_internal::FirstBadUtf8Byte(text)) {
+    return MakeError("not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   }
-  // One validator per thread: it caches the compiled regular expressions of `pattern`.
-  thread_local valijson::Validator validator(valijson::Validator::kStrongTypes);
-  valijson::ValidationResults results;
-  try {
-    valijson::adapters::NlohmannJsonAdapter target(record);
-    if (validator.validate(c.schema, target, &results)) return Status::Ok();
-  } catch (const std::exception& e) {
-    return MakeError(std::string("the record could not be checked against its schema: ") +
-                     e.what());
+  // StringStream (its SIMD string copy wants it) reads up to a NUL, which JSON text never holds.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    return MakeError("not valid JSON (byte " + std::to_string(nul) + ": a NUL byte)");
   }
-  const valijson::ValidationResults::Error* first = nullptr;
-  for (const auto& e : results) {
-    if (!IsWrapper(e.description)) {
-      first = &e;
-      break;
-    }
+  using Validator = rapidjson::GenericSchemaValidator<rapidjson::SchemaDocument, Into>;
+  JsonBuilder builder;
+  Into into(&builder);
+  Validator validator(*c.schema, into);
+  DepthLimit<Validator> limit(validator);
+  rapidjson::Reader reader;
+  rapidjson::StringStream in(text.c_str());
+  const rapidjson::ParseResult parsed = reader.Parse<kParseFlags>(in, limit);
+  if (limit.too_deep()) return MakeError(TooDeep(parsed));
+  if (validator.IsValid() && !parsed.IsError()) return builder.Take();
+  if (validator.IsValid()) return MakeError(NotJson(parsed));
+  // The validator stopped the reader early: the rest of the text may not even be JSON, which is
+  // the first thing to say. Wording the failure needs the whole value.
+  const json record = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (record.is_discarded()) {
+    rapidjson::BaseReaderHandler<> ignore;
+    DepthLimit<rapidjson::BaseReaderHandler<>> deep(ignore);
+    rapidjson::MemoryStream again(text.data(), text.size());
+    const rapidjson::ParseResult syntax = rapidjson::Reader().Parse<kParseFlags>(again, deep);
+    if (deep.too_deep()) return MakeError(TooDeep(syntax));
+    if (syntax.IsError()) return MakeError(NotJson(syntax));
   }
-  if (first == nullptr && results.numErrors() > 0) first = &*results.begin();
-  if (first == nullptr) return MakeError("/: does not match the pipette.result/1 schema");
-  return MakeError(Describe(c, record, *first));
+  return MakeError(Describe(SchemaJson(), FailureOf(validator), record));
 }
 
 }  // namespace pipette

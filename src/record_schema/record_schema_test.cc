@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipette/store.h"
+#include "utf8.h"
 
 namespace pipette {
 namespace {
@@ -80,9 +81,23 @@ json GoodRecord() {
   })");
 }
 
+// The verdict on `record`, from ValidateRecord and from ParseRecord over its text, which must
+// agree.
 std::string Check(const json& record) {
   const Status s = ValidateRecord(record);
-  return s.ok() ? "ok" : s.error().message;
+  const std::string by_value = s.ok() ? "ok" : s.error().message;
+  const Result<json> parsed = ParseRecord(record.dump());
+  EXPECT_EQ(parsed.ok() ? "ok" : parsed.error().message, by_value)
+      << "ParseRecord and ValidateRecord disagree";
+  if (parsed.ok()) {
+    EXPECT_EQ(*parsed, record);
+  }
+  return by_value;
+}
+
+std::string ParseError(const std::string& text) {
+  const Result<json> parsed = ParseRecord(text);
+  return parsed.ok() ? "ok" : parsed.error().message;
 }
 
 TEST(RecordSchema, AGoodRecordPasses) { EXPECT_EQ(Check(GoodRecord()), "ok"); }
@@ -94,7 +109,7 @@ TEST(RecordSchema, TheEmbeddedTextIsThePublishedFile) {
   text << in.rdbuf();
   EXPECT_EQ(RecordSchemaText(), text.str());
   const json schema = json::parse(RecordSchemaText());
-  EXPECT_EQ(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+  EXPECT_EQ(schema["$schema"], "http://json-schema.org/draft-04/schema#");
 }
 
 TEST(RecordSchema, AMissingBenchmarkIdIsNamed) {
@@ -286,6 +301,83 @@ TEST(RecordSchema, EveryRecordOfTheProjectsStoresValidates) {
                                 << r["benchmark"].value("id", "?") << ")";
     }
   }
+}
+
+TEST(RecordSchema, ParseRecordGivesWhatJsonParseGives) {
+  json r = GoodRecord();
+  r["new_block"] = {{"big", 18446744073709551615ULL}, {"negative", -9007199254740993LL},
+                    {"tenth", 0.1},   {"tiny", 4.9e-324},  {"whole", 2.0},
+                    {"text", "caf\u00e9 \u2603 \U0001F600"}, {"nothing", nullptr}};
+  const std::string text = r.dump();
+  const json expected = json::parse(text);
+  const Result<json> parsed = ParseRecord(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(*parsed, expected);
+  EXPECT_EQ(parsed->dump(), expected.dump());  // the same number types and the same digits
+  EXPECT_EQ((*parsed)["device"]["memory_bytes"].type(), json::value_t::number_unsigned);
+  EXPECT_EQ((*parsed)["new_block"]["negative"].type(), json::value_t::number_integer);
+  EXPECT_EQ((*parsed)["new_block"]["whole"].type(), json::value_t::number_float);
+}
+
+// Of a repeated member the last counts, as in json::parse; every one of them must conform.
+TEST(RecordSchema, ParseRecordKeepsTheLastOfARepeatedMember) {
+  std::string text = GoodRecord().dump();
+  text.insert(1, R"("new_block":1,)");
+  text.insert(text.size() - 1, R"(,"new_block":2)");
+  const Result<json> parsed = ParseRecord(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ((*parsed)["new_block"], 2);
+  text.insert(1, R"("status":"running",)");
+  EXPECT_EQ(ParseError(text), "/status: expected one of \"ok\", \"failed\", got \"ok\"");
+}
+
+TEST(RecordSchema, ParseRecordNamesTextThatIsNotJsonOrNotUtf8) {
+  EXPECT_EQ(ParseError(""), "not valid JSON (byte 0: the document is empty)");
+  EXPECT_EQ(ParseError(R"({"schema": })"), "not valid JSON (byte 11: invalid value)");
+  EXPECT_EQ(ParseError(GoodRecord().dump() + "x"),
+            "not valid JSON (byte " + std::to_string(GoodRecord().dump().size()) +
+                ": the document root must not be followed by other values)");
+  // A bad field early and broken text after it: the text is what is wrong first.
+  std::string text = GoodRecord().dump();
+  text.insert(1, R"("result_id":"r1",)");
+  text.pop_back();
+  EXPECT_EQ(ParseError(text).rfind("not valid JSON (byte ", 0), 0u) << ParseError(text);
+  std::string latin1 = GoodRecord().dump();
+  const size_t at = latin1.find("AMD EPYC");
+  latin1[at] = '\xc9';
+  EXPECT_EQ(ParseError(latin1), "not valid UTF-8 (byte " + std::to_string(at) + ")");
+  const std::string nul = GoodRecord().dump() + std::string(1, '\0') + "trailing";
+  EXPECT_EQ(ParseError(nul), "not valid JSON (byte " + std::to_string(GoodRecord().dump().size()) +
+                                 ": a NUL byte)");
+  EXPECT_EQ(ParseError("[]"), "/: expected an object, got an array");
+}
+
+// 64 levels are enough for any record (they nest 6 deep); deeper is refused early, whatever the
+// schema says of the member.
+TEST(RecordSchema, ParseRecordRefusesNestingDeeperThan64Levels) {
+  std::string text = GoodRecord().dump();
+  text.pop_back();
+  const std::string fits = text + R"(,"new_block":)" + std::string(63, '[') + std::string(63, ']') + "}";
+  EXPECT_EQ(ParseError(fits), "ok");
+  const std::string deep =
+      text + R"(,"new_block":)" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  EXPECT_EQ(ParseError(deep).rfind("nested deeper than 64 levels (byte ", 0), 0u)
+      << ParseError(deep);
+}
+
+TEST(RecordSchemaUtf8, FindsTheFirstByteThatIsNotUtf8) {
+  using record_schema_internal::FirstBadUtf8Byte;
+  EXPECT_EQ(FirstBadUtf8Byte(""), std::nullopt);
+  EXPECT_EQ(FirstBadUtf8Byte("plain ascii, longer than one word of eight"), std::nullopt);
+  EXPECT_EQ(FirstBadUtf8Byte("caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf"), std::nullopt);
+  EXPECT_EQ(FirstBadUtf8Byte("abcdefgh\xff"), 8u);              // never a UTF-8 byte
+  EXPECT_EQ(FirstBadUtf8Byte("a\xc0\xaf"), 1u);                // overlong "/"
+  EXPECT_EQ(FirstBadUtf8Byte("a\xe0\x80\xaf"), 1u);            // overlong, three bytes
+  EXPECT_EQ(FirstBadUtf8Byte("ab\xed\xa0\x80"), 2u);           // a UTF-16 surrogate
+  EXPECT_EQ(FirstBadUtf8Byte("\xf4\x90\x80\x80"), 0u);         // past U+10FFFF
+  EXPECT_EQ(FirstBadUtf8Byte("abc\xe2\x98"), 3u);              // cut short at the end
+  EXPECT_EQ(FirstBadUtf8Byte("\xc3\xa9\xc3("), 2u);             // a continuation missing
+  EXPECT_EQ(FirstBadUtf8Byte("\x80"), 0u);                      // a lone continuation byte
 }
 
 TEST(RecordSchema, ValidationIsThreadSafe) {

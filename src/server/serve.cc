@@ -63,9 +63,11 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   svr.set_tcp_nodelay(true);
   // httplib's default sets SO_REUSEPORT, which lets a second server bind a port in use and split
   // the connections with the first: only SO_REUSEADDR (a restart may rebind at once).
-  svr.set_socket_options([](socket_t sock) {
+  socket_t listening = INVALID_SOCKET;
+  svr.set_socket_options([&listening](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listening = sock;
   });
   server::InstallRoutes(svr, service, pool, opts, hooks.log_requests);
 
@@ -87,6 +89,9 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   } else if (!svr.bind_to_port(opts.host, port)) {
     port = -1;
   }
+  // httplib listens with a backlog of 5: a fleet's workers (or a load test) connecting at once
+  // overflow it, and each connection dropped waits a second for its SYN to be sent again.
+  if (port > 0 && listening != INVALID_SOCKET) ::listen(listening, SOMAXCONN);
   if (port <= 0) {
     const int err = errno;
     restore_mask();

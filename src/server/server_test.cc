@@ -463,7 +463,8 @@ TEST_P(ServerTest, MalformedRecordIs400NamingTheField) {
   EXPECT_EQ(Error(r).rfind("/metrics/prefill_throughput/median", 0), 0u) << Error(r);
   r = SignedSend(id, "POST", "/api/results", "{not json");
   EXPECT_EQ(r.status, 400) << r.raw;
-  EXPECT_EQ(Error(r), "the request body is not valid JSON");
+  EXPECT_EQ(Error(r),
+            "the request body is not valid JSON (byte 1: missing a name for object member)");
 }
 
 TEST_P(ServerTest, RateLimitIs429WithRetryAfter) {

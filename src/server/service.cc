@@ -207,11 +207,15 @@ Reply PutReply(PutOutcome put, const std::string& result_id) {
   return Refuse(Outcome::kInternal, "unknown put outcome");
 }
 
-// Parses and validates a submitted record; the 400 names the bad field.
+// Parses and validates a submitted record in one pass; the 400 names the bad field.
 std::optional<Reply> ParseRecord(const std::string& body, json* record) {
-  if (std::optional<Reply> bad = ParseObject(body, record)) return bad;
-  Status valid = ValidateRecord(*record);
-  if (!valid.ok()) return Refuse(Outcome::kInvalid, valid.error().message);
+  Result<json> parsed = pipette::ParseRecord(body);
+  if (!parsed.ok()) {
+    const std::string& why = parsed.error().message;
+    // A field's pointer starts with "/"; the other errors are about the body as a whole.
+    return Refuse(Outcome::kInvalid, why.rfind('/', 0) == 0 ? why : "the request body is " + why);
+  }
+  *record = std::move(*parsed);
   return std::nullopt;
 }
 
