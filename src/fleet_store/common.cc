@@ -5,7 +5,9 @@
 #include <openssl/rand.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 
 #include "base/sha256.h"
 #include "pipette/gguf.h"
@@ -95,22 +97,33 @@ std::string RecordQuantLabel(const nlohmann::json& record) {
 }
 
 bool IsCompactJson(std::string_view text) {
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
+  // Strings are skipped with memchr (most of a record's bytes are in them); between strings, only
+  // punctuation, numbers and literals may appear.
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char c = *p;
+    if (c == '"') {
+      // The closing quote: the first one after an even number of backslashes.
+      const char* q = p + 1;
+      for (;;) {
+        q = static_cast<const char*>(std::memchr(q, '"', static_cast<size_t>(end - q)));
+        if (q == nullptr) return true;  // unterminated: cannot be, in a text that parsed
+        size_t backslashes = 0;
+        while (q - 1 - backslashes > p && q[-1 - static_cast<ptrdiff_t>(backslashes)] == '\\') {
+          ++backslashes;
+        }
+        if (backslashes % 2 == 0) break;
+        ++q;
       }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t' ||
-               static_cast<unsigned char>(c) >= 0x80) {  // a byte-order mark
+      p = q + 1;
+      continue;
+    }
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t' ||
+        static_cast<unsigned char>(c) >= 0x80) {  // a byte-order mark
       return false;
     }
+    ++p;
   }
   return true;
 }

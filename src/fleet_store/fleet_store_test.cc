@@ -934,6 +934,10 @@ TEST(FleetStoreNamesTest, CompactJsonHasNoWhitespaceOutsideStrings) {
   EXPECT_FALSE(fleet_store::IsCompactJson("{\"a\":1}\n"));
   EXPECT_FALSE(fleet_store::IsCompactJson(R"({"a":"\\" ,"b":1})"));
   EXPECT_FALSE(fleet_store::IsCompactJson("\xef\xbb\xbf{}"));  // a byte-order mark
+  EXPECT_TRUE(fleet_store::IsCompactJson(R"({"a":"\\\" x","b":"cafÃ©"})"));
+  EXPECT_FALSE(fleet_store::IsCompactJson(R"({"a":"\\\\" ,"b":1})"));
+  EXPECT_TRUE(fleet_store::IsCompactJson(R"(["","\"",""])"));
+  EXPECT_FALSE(fleet_store::IsCompactJson(R"(["", ""])"));
 }
 
 TEST(FleetStoreNamesTest, NamesAndTokens) {
