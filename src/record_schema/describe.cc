@@ -101,7 +101,9 @@ std::string Describe(const json& schema, const Failure& f, const json& record) {
     return pointer + ": a required member is missing";
   }
   if (k == "type") {
-    if (rule.contains("type")) return pointer + ": expected " + ExpectedTypes(rule["type"]) + ", got " + got;
+    if (rule.contains("type")) {
+      return pointer + ": expected " + ExpectedTypes(rule["type"]) + ", got " + got;
+    }
     return pointer + ": wrong type (" + got + ")";
   }
   if (k == "enum") {
@@ -123,7 +125,9 @@ std::string Describe(const json& schema, const Failure& f, const json& record) {
     if (rule.value("minLength", 0) == 1) return pointer + ": expected a non-empty string";
     return pointer + ": expected at least " + Number(rule, "minLength") + " characters";
   }
-  if (k == "maxLength") return pointer + ": expected at most " + Number(rule, "maxLength") + " characters";
+  if (k == "maxLength") {
+    return pointer + ": expected at most " + Number(rule, "maxLength") + " characters";
+  }
   if (k == "minimum") {
     const bool strict = rule.value("exclusiveMinimum", false);
     return pointer + ": expected " + (strict ? "more than " : "at least ") +
@@ -137,7 +141,9 @@ std::string Describe(const json& schema, const Failure& f, const json& record) {
   if (k == "minProperties") {
     return pointer + ": expected at least " + Number(rule, "minProperties") + " members";
   }
-  if (k == "minItems") return pointer + ": expected at least " + Number(rule, "minItems") + " items";
+  if (k == "minItems") {
+    return pointer + ": expected at least " + Number(rule, "minItems") + " items";
+  }
   if (k == "maxItems") return pointer + ": expected at most " + Number(rule, "maxItems") + " items";
   return pointer + ": does not satisfy the schema's \"" + k + "\"";
 }

@@ -30,7 +30,8 @@ using nlohmann::json;
 using record_schema_internal::Failure;
 
 // Iterative: deep nesting is refused (DepthLimit), never a stack overflow.
-constexpr unsigned kParseFlags = rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
+constexpr unsigned kParseFlags =
+    rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
 
 // A schema compiled for RapidJSON. Not shareable between threads: the compiled patterns keep
 // their matching state.
@@ -197,8 +198,8 @@ class Into {
 };
 
 // Its states and stacks in a ScratchUse's pool.
-using Validator =
-    rapidjson::GenericSchemaValidator<rapidjson::SchemaDocument, Into, rapidjson::MemoryPoolAllocator<>>;
+using Validator = rapidjson::GenericSchemaValidator<rapidjson::SchemaDocument, Into,
+                                                   rapidjson::MemoryPoolAllocator<>>;
 
 // Passes the reader's events on while the nesting stays within kMaxDepth. RapidJSON's validator
 // walks its whole stack of open values on every event, so depth d costs O(d^2): 200,000 nested
@@ -252,7 +253,8 @@ std::string TooDeep(const rapidjson::ParseResult& r) {
 // Where `validator` stopped.
 template <typename Validator>
 Failure FailureOf(const Validator& validator) {
-  return Failure{validator.GetInvalidSchemaKeyword(), Stringify(validator.GetInvalidSchemaPointer()),
+  return Failure{validator.GetInvalidSchemaKeyword(),
+                 Stringify(validator.GetInvalidSchemaPointer()),
                  Stringify(validator.GetInvalidDocumentPointer())};
 }
 

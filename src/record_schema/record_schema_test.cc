@@ -357,7 +357,8 @@ TEST(RecordSchema, ParseRecordNamesTextThatIsNotJsonOrNotUtf8) {
 TEST(RecordSchema, ParseRecordRefusesNestingDeeperThan64Levels) {
   std::string text = GoodRecord().dump();
   text.pop_back();
-  const std::string fits = text + R"(,"new_block":)" + std::string(63, '[') + std::string(63, ']') + "}";
+  const std::string fits =
+      text + R"(,"new_block":)" + std::string(63, '[') + std::string(63, ']') + "}";
   EXPECT_EQ(ParseError(fits), "ok");
   const std::string deep =
       text + R"(,"new_block":)" + std::string(200000, '[') + std::string(200000, ']') + "}";
@@ -369,7 +370,8 @@ TEST(RecordSchemaUtf8, FindsTheFirstByteThatIsNotUtf8) {
   using record_schema_internal::FirstBadUtf8Byte;
   EXPECT_EQ(FirstBadUtf8Byte(""), std::nullopt);
   EXPECT_EQ(FirstBadUtf8Byte("plain ascii, longer than one word of eight"), std::nullopt);
-  EXPECT_EQ(FirstBadUtf8Byte("caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf"), std::nullopt);
+  EXPECT_EQ(FirstBadUtf8Byte("caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf"),
+            std::nullopt);
   EXPECT_EQ(FirstBadUtf8Byte("abcdefgh\xff"), 8u);              // never a UTF-8 byte
   EXPECT_EQ(FirstBadUtf8Byte("a\xc0\xaf"), 1u);                // overlong "/"
   EXPECT_EQ(FirstBadUtf8Byte("a\xe0\x80\xaf"), 1u);            // overlong, three bytes
