@@ -265,9 +265,7 @@ class PgFleetStore final : public FleetStore {
     return Do("reading client " + client_id,
               [&](pqxx::connection& c) -> Result<std::optional<FleetClient>> {
                 pqxx::nontransaction tx(c);
-                const pqxx::result r = tx.exec_params(
-                    std::string("SELECT ") + kClientColumns + " FROM clients WHERE client_id = $1",
-                    client_id);
+                const pqxx::result r = tx.exec_prepared("client", client_id);
                 if (r.empty()) return std::optional<FleetClient>();
                 return std::optional<FleetClient>(ReadClient(r[0]));
               });
@@ -370,10 +368,7 @@ class PgFleetStore final : public FleetStore {
                                         int64_t keep_until, int64_t now) override {
     return Do("storing a result", [&](pqxx::connection& c) -> Result<PutOutcome> {
       pqxx::work tx(c);
-      if (tx.exec_params("INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($1, $2, $3) "
-                         "ON CONFLICT DO NOTHING RETURNING 1",
-                         client_id, nonce, keep_until)
-              .empty()) {
+      if (tx.exec_prepared("spend_nonce", client_id, nonce, keep_until).empty()) {
         return PutOutcome::kReplayed;  // rolled back: nothing changed
       }
       auto put = PutIn(tx, record, client_id, now, text);
@@ -865,7 +860,10 @@ class PgFleetStore final : public FleetStore {
     for (int attempt = 0;; ++attempt) {
       bool reused = conn_ != nullptr;
       try {
-        if (!conn_) conn_ = std::make_unique<pqxx::connection>(connect_url_);
+        if (!conn_) {
+          conn_ = std::make_unique<pqxx::connection>(connect_url_);
+          PrepareStatements(*conn_);
+        }
         return f(*conn_);
       } catch (const pqxx::broken_connection& e) {
         conn_.reset();
@@ -974,13 +972,11 @@ class PgFleetStore final : public FleetStore {
     }
     const json& record = *parsed;
     const store::IndexedColumns col = store::ExtractColumns(record);
-    const pqxx::result existing =
-        tx.exec_params("SELECT record FROM results WHERE result_id = $1", col.result_id);
+    const pqxx::result existing = tx.exec_prepared("stored_record", col.result_id);
     if (!existing.empty()) return SameOrConflict(existing[0][0].as<std::string>(), text, record);
 
     json profile = json::object();
-    const pqxx::result client =
-        tx.exec_params("SELECT profile FROM clients WHERE client_id = $1", client_id);
+    const pqxx::result client = tx.exec_prepared("client_profile", client_id);
     if (!client.empty()) profile = ParseOr(client[0][0].as<std::string>(), json::object());
     const std::string metric = "/metrics/" + col.headline_metric;
     const auto number = [&](const std::string& pointer) -> std::optional<double> {
@@ -991,15 +987,8 @@ class PgFleetStore final : public FleetStore {
     const json* ci_reached = record::Find(record, "/harness/ci_reached");
     const json* settings = record::Find(record, "/runtime/settings");
     // ON CONFLICT: a concurrent PutResult of the same result_id may have inserted it since.
-    const pqxx::result inserted = tx.exec_params(
-        "INSERT INTO results (result_id, client_id, received_at, config_id, status, "
-        "benchmark_id, benchmark_type, model_file, model_sha256, quant, quant_label, runtime, "
-        "device_id, label, started_at, threads, headline_metric, headline_unit, headline, ci_low, "
-        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record) VALUES ($1, $2, $3, "
-        "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::float8, "
-        "$20::float8, $21::float8, $22, $23, $24, $25::jsonb, $26) ON CONFLICT (result_id) DO "
-        "NOTHING RETURNING 1",
-        col.result_id, client_id, now, col.config_id, col.status, col.benchmark_id,
+    const pqxx::result inserted = tx.exec_prepared(
+        "insert_result", col.result_id, client_id, now, col.config_id, col.status, col.benchmark_id,
         col.benchmark_type, col.model_file, col.model_sha256, col.quant,
         fleet_store::RecordQuantLabel(record), col.runtime, col.device_id, col.label,
         col.started_at, col.threads, col.headline_metric, col.headline_unit,
@@ -1011,12 +1000,34 @@ class PgFleetStore final : public FleetStore {
         fleet_store::ProfileMismatch(record, profile) ? 1 : 0,
         Dump(settings != nullptr && settings->is_object() ? *settings : json::object()), text);
     if (inserted.empty()) {
-      const pqxx::result stored =
-          tx.exec_params("SELECT record FROM results WHERE result_id = $1", col.result_id);
+      const pqxx::result stored = tx.exec_prepared("stored_record", col.result_id);
       return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(), text, record);
     }
-    tx.exec("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'result_count'");
+    tx.exec_prepared("count_result");
     return PutOutcome::kStored;
+  }
+
+  // The statements of a submission, prepared once per connection: PostgreSQL parsed and planned
+  // the 26-parameter INSERT again for every record.
+  static void PrepareStatements(pqxx::connection& c) {
+    c.prepare("spend_nonce",
+              "INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($1, $2, $3) "
+              "ON CONFLICT DO NOTHING RETURNING 1");
+    c.prepare("stored_record", "SELECT record FROM results WHERE result_id = $1");
+    c.prepare("client_profile", "SELECT profile FROM clients WHERE client_id = $1");
+    c.prepare("client", std::string("SELECT ") + kClientColumns +
+                            " FROM clients WHERE client_id = $1");
+    c.prepare(
+        "insert_result",
+        "INSERT INTO results (result_id, client_id, received_at, config_id, status, "
+        "benchmark_id, benchmark_type, model_file, model_sha256, quant, quant_label, runtime, "
+        "device_id, label, started_at, threads, headline_metric, headline_unit, headline, ci_low, "
+        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record) VALUES ($1, $2, $3, "
+        "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::float8, "
+        "$20::float8, $21::float8, $22, $23, $24, $25::jsonb, $26) ON CONFLICT (result_id) DO "
+        "NOTHING RETURNING 1");
+    c.prepare("count_result",
+              "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'result_count'");
   }
 
   static PutOutcome SameOrConflict(const std::string& stored, const std::string& text,

@@ -1,6 +1,7 @@
 #include "fleet_store/pg/pg_schema.h"
 
 #include <cstdlib>
+#include <string>
 
 namespace pipette::pg {
 namespace {
@@ -115,6 +116,22 @@ CREATE INDEX IF NOT EXISTS job_failures_by_job ON job_failures (job_id, client_i
 // (CREATE TABLE IF NOT EXISTS alone races on the catalog).
 constexpr int64_t kSchemaLock = 0x7069706574746531;
 
+// The records' TOAST compression: lz4 where the server has it (PostgreSQL 14 and later, built with
+// lz4), else PostgreSQL's default, pglz. Storing 20,000 copies of the 11.5 KB stories260K record
+// took the server 3.2 s with pglz and 0.7 s with lz4, for the same size on disk. Only rows stored
+// from then on are compressed so; a database made before keeps its rows as they are.
+void CompressRecordsWithLz4(pqxx::work& tx) {
+  const bool lz4 = tx.exec("SELECT EXISTS (SELECT 1 FROM pg_settings WHERE name = "
+                           "'default_toast_compression' AND 'lz4' = ANY (enumvals))")[0][0]
+                       .as<bool>();
+  if (!lz4) return;
+  const pqxx::result now = tx.exec(
+      "SELECT attcompression FROM pg_attribute WHERE attrelid = 'results'::regclass AND attname "
+      "= 'record'");
+  if (!now.empty() && std::string(now[0][0].c_str()) == "l") return;
+  tx.exec("ALTER TABLE results ALTER COLUMN record SET COMPRESSION lz4");
+}
+
 }  // namespace
 
 int EnsureSchema(pqxx::connection& conn) {
@@ -123,12 +140,18 @@ int EnsureSchema(pqxx::connection& conn) {
   if (tx.exec("SELECT to_regclass('meta') IS NOT NULL")[0][0].as<bool>()) {
     const pqxx::result v = tx.exec("SELECT value FROM meta WHERE key = 'schema_version'");
     // The tables exist; another version is left as it is, for the caller to report.
-    return v.empty() ? 0 : std::atoi(v[0][0].c_str());
+    const int version = v.empty() ? 0 : std::atoi(v[0][0].c_str());
+    if (version == kSchemaVersion) {
+      CompressRecordsWithLz4(tx);
+      tx.commit();
+    }
+    return version;
   }
   tx.exec(kTables);
   tx.exec("INSERT INTO meta (key, value) VALUES ('schema_version', '" +
           std::to_string(kSchemaVersion) +
           "'), ('result_count', '0') ON CONFLICT (key) DO NOTHING");
+  CompressRecordsWithLz4(tx);
   tx.commit();
   return kSchemaVersion;
 }
