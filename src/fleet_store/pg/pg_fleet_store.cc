@@ -368,11 +368,10 @@ class PgFleetStore final : public FleetStore {
                                         int64_t keep_until, int64_t now) override {
     return Do("storing a result", [&](pqxx::connection& c) -> Result<PutOutcome> {
       pqxx::work tx(c);
-      if (tx.exec_prepared("spend_nonce", client_id, nonce, keep_until).empty()) {
-        return PutOutcome::kReplayed;  // rolled back: nothing changed
-      }
-      auto put = PutIn(tx, record, client_id, now, text);
-      if (put.ok()) tx.commit();  // the nonce is spent whatever the record's outcome
+      const SpentNonce spend{nonce, keep_until};
+      auto put = PutIn(tx, record, client_id, now, text, &spend);
+      // The nonce is spent whatever the record's outcome; a replay changed nothing.
+      if (put.ok() && *put != PutOutcome::kReplayed) tx.commit();
       return put;
     });
   }
@@ -951,10 +950,17 @@ class PgFleetStore final : public FleetStore {
     return v;
   }
 
-  // PutResult inside `tx` (not committed here). Only kStored changed anything.
+  struct SpentNonce {
+    const std::string& nonce;
+    int64_t keep_until;
+  };
+
+  // PutResult inside `tx` (not committed here), in one statement: the nonce (when given, kReplayed
+  // if it was used), the row, the profile check and the count. Only kStored changed the results.
   // `given`: the compact text `input` was parsed from, stored as it is when given.
   Result<PutOutcome> PutIn(pqxx::work& tx, const json& input, const std::string& client_id,
-                           int64_t now, std::optional<std::string_view> given = std::nullopt) {
+                           int64_t now, std::optional<std::string_view> given = std::nullopt,
+                           const SpentNonce* spend = nullptr) {
     if (Status s = store::ValidateRecord(input); !s.ok()) {
       return MakeError(Prefix() + "invalid result record: " + s.error().message);
     }
@@ -972,12 +978,6 @@ class PgFleetStore final : public FleetStore {
     }
     const json& record = *parsed;
     const store::IndexedColumns col = store::ExtractColumns(record);
-    const pqxx::result existing = tx.exec_prepared("stored_record", col.result_id);
-    if (!existing.empty()) return SameOrConflict(existing[0][0].as<std::string>(), text, record);
-
-    json profile = json::object();
-    const pqxx::result client = tx.exec_prepared("client_profile", client_id);
-    if (!client.empty()) profile = ParseOr(client[0][0].as<std::string>(), json::object());
     const std::string metric = "/metrics/" + col.headline_metric;
     const auto number = [&](const std::string& pointer) -> std::optional<double> {
       const json* v = record::Find(record, pointer);
@@ -986,48 +986,62 @@ class PgFleetStore final : public FleetStore {
     };
     const json* ci_reached = record::Find(record, "/harness/ci_reached");
     const json* settings = record::Find(record, "/runtime/settings");
-    // ON CONFLICT: a concurrent PutResult of the same result_id may have inserted it since.
-    const pqxx::result inserted = tx.exec_prepared(
-        "insert_result", col.result_id, client_id, now, col.config_id, col.status, col.benchmark_id,
-        col.benchmark_type, col.model_file, col.model_sha256, col.quant,
-        fleet_store::RecordQuantLabel(record), col.runtime, col.device_id, col.label,
-        col.started_at, col.threads, col.headline_metric, col.headline_unit,
-        DoubleText(col.headline), DoubleText(number(metric + "/ci95_low")),
-        DoubleText(number(metric + "/ci95_high")),
-        static_cast<int64_t>(number(metric + "/n").value_or(0)),
-        // Nothing says the result is noisy unless the harness recorded so.
-        ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached ? 0 : 1,
-        fleet_store::ProfileMismatch(record, profile) ? 1 : 0,
-        Dump(settings != nullptr && settings->is_object() ? *settings : json::object()), text);
-    if (inserted.empty()) {
-      const pqxx::result stored = tx.exec_prepared("stored_record", col.result_id);
-      return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(), text, record);
-    }
-    tx.exec_prepared("count_result");
-    return PutOutcome::kStored;
+    const auto put = [&](const char* statement, auto... nonce) {
+      return tx.exec_prepared(
+          statement, col.result_id, client_id, now, col.config_id, col.status, col.benchmark_id,
+          col.benchmark_type, col.model_file, col.model_sha256, col.quant,
+          fleet_store::RecordQuantLabel(record), col.runtime, col.device_id, col.label,
+          col.started_at, col.threads, col.headline_metric, col.headline_unit,
+          DoubleText(col.headline), DoubleText(number(metric + "/ci95_low")),
+          DoubleText(number(metric + "/ci95_high")),
+          static_cast<int64_t>(number(metric + "/n").value_or(0)),
+          // Nothing says the result is noisy unless the harness recorded so.
+          ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached ? 0 : 1,
+          Dump(settings != nullptr && settings->is_object() ? *settings : json::object()), text,
+          nonce...);
+    };
+    const pqxx::result r = spend ? put("put_result_with_nonce", spend->nonce, spend->keep_until)
+                                 : put("put_result");
+    if (!r[0][0].as<bool>()) return PutOutcome::kReplayed;
+    if (r[0][1].as<bool>()) return PutOutcome::kStored;
+    // ON CONFLICT: the result_id is stored (maybe by a concurrent put since this one began).
+    const pqxx::result stored = tx.exec_prepared("stored_record", col.result_id);
+    return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(), text, record);
   }
 
   // The statements of a submission, prepared once per connection: PostgreSQL parsed and planned
-  // the 26-parameter INSERT again for every record.
+  // the 26-parameter INSERT again for every record, in six round trips where there is one now.
   static void PrepareStatements(pqxx::connection& c) {
-    c.prepare("spend_nonce",
-              "INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($1, $2, $3) "
-              "ON CONFLICT DO NOTHING RETURNING 1");
     c.prepare("stored_record", "SELECT record FROM results WHERE result_id = $1");
-    c.prepare("client_profile", "SELECT profile FROM clients WHERE client_id = $1");
     c.prepare("client", std::string("SELECT ") + kClientColumns +
                             " FROM clients WHERE client_id = $1");
-    c.prepare(
-        "insert_result",
+    // $1..$25: the columns but profile_mismatch, which compares the record's device id ($13) with
+    // the id of its client's ($2) registered profile (fleet_store::ProfileMismatch).
+    const std::string insert =
         "INSERT INTO results (result_id, client_id, received_at, config_id, status, "
         "benchmark_id, benchmark_type, model_file, model_sha256, quant, quant_label, runtime, "
         "device_id, label, started_at, threads, headline_metric, headline_unit, headline, ci_low, "
-        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record) VALUES ($1, $2, $3, "
-        "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::float8, "
-        "$20::float8, $21::float8, $22, $23, $24, $25::jsonb, $26) ON CONFLICT (result_id) DO "
-        "NOTHING RETURNING 1");
-    c.prepare("count_result",
-              "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'result_count'");
+        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record) SELECT $1::text, "
+        "$2::text, $3::bigint, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, "
+        "$10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::bigint, "
+        "$17::text, $18::text, $19::float8, $20::float8, $21::float8, $22::bigint, $23::integer, "
+        "COALESCE((SELECT CASE WHEN $13::text <> '' AND p.id <> '' AND p.id <> $13::text THEN 1 "
+        "ELSE 0 END FROM (SELECT CASE WHEN jsonb_typeof(profile::jsonb -> 'id') = 'string' THEN "
+        "profile::jsonb ->> 'id' ELSE '' END AS id FROM clients WHERE client_id = $2::text) AS p), "
+        "0), $24::jsonb, $25::text";
+    const std::string count =
+        "counted AS (UPDATE meta SET value = (value::bigint + 1)::text WHERE key = "
+        "'result_count' AND EXISTS (SELECT 1 FROM stored) RETURNING 1) ";
+    c.prepare("put_result", "WITH stored AS (" + insert +
+                                " ON CONFLICT (result_id) DO NOTHING RETURNING 1), " + count +
+                                "SELECT true, EXISTS (SELECT 1 FROM stored)");
+    c.prepare("put_result_with_nonce",
+              "WITH spent AS (INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($2::text, "
+              "$26::text, $27::bigint) ON CONFLICT DO NOTHING RETURNING 1), stored AS (" +
+                  insert +
+                  " WHERE EXISTS (SELECT 1 FROM spent) ON CONFLICT (result_id) DO NOTHING "
+                  "RETURNING 1), " +
+                  count + "SELECT EXISTS (SELECT 1 FROM spent), EXISTS (SELECT 1 FROM stored)");
   }
 
   static PutOutcome SameOrConflict(const std::string& stored, const std::string& text,
