@@ -14,6 +14,8 @@
 #include <cctype>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include "describe.h"
@@ -132,6 +134,8 @@ class JsonBuilder {
   bool EndArray(rapidjson::SizeType) { return Close(); }
 
   json Take() { return std::move(root_); }
+  // A member name repeated in one object: the builder stopped there (FirstRepeatedMember names it).
+  bool duplicate() const { return duplicate_; }
 
  private:
   // The open containers are the last members of their parents, and a parent grows only after its
@@ -143,9 +147,9 @@ class JsonBuilder {
     }
     json& parent = *open_.back();
     if (parent.is_object()) {
-      json& slot = parent.get_ref<json::object_t&>()[key_];
-      slot = std::move(v);
-      return &slot;
+      auto [slot, fresh] = parent.get_ref<json::object_t&>().try_emplace(key_, std::move(v));
+      if (!fresh) duplicate_ = true;
+      return &slot->second;
     }
     auto& array = parent.get_ref<json::array_t&>();
     array.push_back(std::move(v));
@@ -153,11 +157,11 @@ class JsonBuilder {
   }
   bool Add(json v) {
     Place(std::move(v));
-    return true;
+    return !duplicate_;
   }
   bool Open(json v) {
     open_.push_back(Place(std::move(v)));
-    return true;
+    return !duplicate_;
   }
   bool Close() {
     open_.pop_back();
@@ -167,7 +171,9 @@ class JsonBuilder {
   json root_;
   std::vector<json*> open_;
   std::string key_;
+  bool duplicate_ = false;
 };
+
 
 // The validator's output handler: passes events to a JsonBuilder. RapidJSON gives the validators
 // it makes for anyOf branches a default-constructed handler shared by all threads (its "null
@@ -248,6 +254,76 @@ class DepthLimit {
 std::string TooDeep(const rapidjson::ParseResult& r) {
   return "nested deeper than " + std::to_string(kMaxDepth) + " levels (byte " +
          std::to_string(r.Offset()) + ")";
+}
+
+// Finds the first member name given twice in one object, as a JSON pointer. For the rare paths: a
+// set of names for each open object.
+class RepeatedMemberFinder
+    : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, RepeatedMemberFinder> {
+ public:
+  bool Default() { return Value(); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    Level& level = open_.back();
+    level.token.assign(s, n);
+    if (!level.names.insert(level.token).second && !found_) found_ = Pointer();
+    return true;
+  }
+  bool StartObject() { return Open(true); }
+  bool StartArray() { return Open(false); }
+  bool EndObject(rapidjson::SizeType) { return Close(); }
+  bool EndArray(rapidjson::SizeType) { return Close(); }
+  const std::optional<std::string>& found() const { return found_; }
+
+ private:
+  struct Level {
+    bool object;
+    int64_t index = -1;  // of an array's current element
+    std::string token;   // of an object's current member
+    std::set<std::string> names;
+  };
+  bool Value() {
+    if (!open_.empty() && !open_.back().object) ++open_.back().index;
+    return true;
+  }
+  bool Open(bool object) {
+    Value();
+    open_.push_back(Level{object});
+    return true;
+  }
+  bool Close() {
+    open_.pop_back();
+    return true;
+  }
+  std::string Pointer() const {
+    std::string out;
+    for (const Level& l : open_) {
+      out += '/';
+      const std::string token = l.object ? l.token : std::to_string(l.index);
+      for (char c : token) {
+        if (c == '~') {
+          out += "~0";
+        } else if (c == '/') {
+          out += "~1";
+        } else {
+          out += c;
+        }
+      }
+    }
+    return out;
+  }
+  std::vector<Level> open_;
+  std::optional<std::string> found_;
+};
+
+// "<pointer>: given twice" for the first repeated member of `text`, when it has one.
+std::optional<std::string> RepeatedMember(const std::string& text) {
+  RepeatedMemberFinder finder;
+  DepthLimit<RepeatedMemberFinder> limit(finder);
+  rapidjson::MemoryStream in(text.data(), text.size());
+  // Read to the end: text that is not JSON is that first.
+  if (rapidjson::Reader().Parse<kParseFlags>(in, limit).IsError()) return std::nullopt;
+  if (!finder.found()) return std::nullopt;
+  return *finder.found() + ": given twice (a member name may appear once in an object)";
 }
 
 // Where `validator` stopped.
@@ -339,9 +415,9 @@ Result<json> ParseRecord(const std::string& text) {
   const rapidjson::ParseResult parsed = scratch.reader().Parse<kParseFlags>(in, limit);
   if (limit.too_deep()) return MakeError(TooDeep(parsed));
   if (validator.IsValid() && !parsed.IsError()) return builder.Take();
-  if (validator.IsValid()) return MakeError(NotJson(parsed));
-  // The validator stopped the reader early: the rest of the text may not even be JSON, which is
-  // the first thing to say. Wording the failure needs the whole value.
+  if (validator.IsValid() && !builder.duplicate()) return MakeError(NotJson(parsed));
+  // The validator or a repeated member stopped the reader early: the rest of the text may not
+  // even be JSON, which is the first thing to say. Wording the failure needs the whole value.
   const json record = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (record.is_discarded()) {
     rapidjson::BaseReaderHandler<> ignore;
@@ -351,6 +427,8 @@ Result<json> ParseRecord(const std::string& text) {
     if (deep.too_deep()) return MakeError(TooDeep(syntax));
     if (syntax.IsError()) return MakeError(NotJson(syntax));
   }
+  // A repeated member next: the validator checked each copy, the wording would see one.
+  if (std::optional<std::string> twice = RepeatedMember(text)) return MakeError(*twice);
   return MakeError(Describe(SchemaJson(), FailureOf(validator), record));
 }
 

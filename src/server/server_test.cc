@@ -465,6 +465,11 @@ TEST_P(ServerTest, MalformedRecordIs400NamingTheField) {
   EXPECT_EQ(r.status, 400) << r.raw;
   EXPECT_EQ(Error(r),
             "the request body is not valid JSON (byte 1: missing a name for object member)");
+  std::string twice = RealRecord().dump();
+  twice.insert(1, R"("status":"failed",)");
+  r = SignedSend(id, "POST", "/api/results", twice);
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_EQ(Error(r), "/status: given twice (a member name may appear once in an object)");
 }
 
 TEST_P(ServerTest, RateLimitIs429WithRetryAfter) {
