@@ -295,21 +295,9 @@ class RepeatedMemberFinder
     return true;
   }
   std::string Pointer() const {
-    std::string out;
-    for (const Level& l : open_) {
-      out += '/';
-      const std::string token = l.object ? l.token : std::to_string(l.index);
-      for (char c : token) {
-        if (c == '~') {
-          out += "~0";
-        } else if (c == '/') {
-          out += "~1";
-        } else {
-          out += c;
-        }
-      }
-    }
-    return out;
+    json::json_pointer pointer;
+    for (const Level& l : open_) pointer.push_back(l.object ? l.token : std::to_string(l.index));
+    return pointer.to_string();
   }
   std::vector<Level> open_;
   std::optional<std::string> found_;
