@@ -40,13 +40,15 @@ columns="result_id, client_id, received_at, config_id, status, benchmark_id, ben
   model_file, model_sha256, quant, quant_label, runtime, device_id, label, started_at, threads,
   headline_metric, headline_unit, headline, ci_low, ci_high, headline_n, ci_reached,
   profile_mismatch, settings, record"
-sq "SELECT $columns FROM results WHERE client_id IN ($fill_clients)" |
-  pq -c "COPY results ($columns) FROM STDIN $csv"
+# PostgreSQL keeps each record's metrics in a column of their own (src/fleet_store/pg/pg_schema.cc).
+sq "SELECT $columns, json_extract(record, '\$.metrics') FROM results
+     WHERE client_id IN ($fill_clients)" |
+  pq -c "COPY results ($columns, metrics) FROM STDIN $csv"
 echo "copy_to_pg: rows copied in $(( $(date +%s) - start )) s" >&2
 
 while IFS= read -r def; do
   [ -n "$def" ] && pq -c "SET maintenance_work_mem = '1GB'; $def"
 done <<<"$defs"
-pq -c "UPDATE meta SET value = (SELECT count(*) FROM results)::text WHERE key = 'result_count';
+pq -c "UPDATE result_counts SET n = CASE WHEN shard = 0 THEN (SELECT count(*) FROM results) ELSE 0 END;
        ANALYZE results"
-echo "copy_to_pg: done in $(( $(date +%s) - start )) s; $(pq -c "SELECT value FROM meta WHERE key = 'result_count'") results in $db" >&2
+echo "copy_to_pg: done in $(( $(date +%s) - start )) s; $(pq -c "SELECT sum(n) FROM result_counts") results in $db" >&2

@@ -271,19 +271,20 @@ s AS (
 INSERT INTO results (result_id, client_id, received_at, config_id, status, benchmark_id,
     benchmark_type, model_file, model_sha256, quant, quant_label, runtime, device_id, label,
     started_at, threads, headline_metric, headline_unit, headline, ci_low, ci_high, headline_n,
-    ci_reached, profile_mismatch, settings, record)
+    ci_reached, profile_mismatch, settings, record, metrics)
 SELECT rid, new_client, at + 60, cfg, status, bid, benchmark_type, new_file, new_sha, quant,
        quant_label, runtime, new_device, new_label, started, threads, headline_metric,
        headline_unit, headline * f, ci_low * f, ci_high * f, headline_n, ci_reached, 0, settings,
-       (CASE WHEN headline IS NULL OR headline_metric = '' OR NOT shaped OR
+       rec::text, (rec -> 'metrics')::text
+  FROM (SELECT s.*, (CASE WHEN headline IS NULL OR headline_metric = '' OR NOT shaped OR
                   NOT (r2 -> 'metrics') ? headline_metric THEN r2 ELSE
          jsonb_set(r2, ARRAY['metrics', headline_metric], (r2 -> 'metrics' -> headline_metric)
            || jsonb_build_object('median', headline * f, 'ci95_low', ci_low * f,
                                  'ci95_high', ci_high * f,
                                  'mean', (r2 -> 'metrics' -> headline_metric ->> 'mean')::float8 * f))
-        END)::text
-  FROM s;
-UPDATE meta SET value = (value::bigint + $size)::text WHERE key = 'result_count';
+        END) AS rec
+  FROM s) AS made;
+UPDATE result_counts SET n = n + $size WHERE shard = 0;
 COMMIT;
 SELECT 'fill_results: ' || ($done_rows + $size) || ' of $n';
 SQL
@@ -292,4 +293,9 @@ SQL
     echo "ANALYZE results;"
   } | psql -X -q -t -A -v ON_ERROR_STOP=1 "$db" >&2
 fi
-echo "fill_results: done; $(q "SELECT value FROM meta WHERE key = 'result_count'") results in $db" >&2
+if [ $kind = pg ]; then
+  count="SELECT sum(n) FROM result_counts"
+else
+  count="SELECT value FROM meta WHERE key = 'result_count'"
+fi
+echo "fill_results: done; $(q "$count") results in $db" >&2

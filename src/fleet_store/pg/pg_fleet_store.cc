@@ -403,9 +403,8 @@ class PgFleetStore final : public FleetStore {
       ResultPage page;
       // The total before the cursor narrows the rows; unfiltered, the kept count costs nothing.
       // Filtered, it is counted once per number of stored results: results are never deleted,
-      // so while result_count (kept in each insert's transaction) stays, so does every count.
-      const int64_t stored =
-          std::atoll(tx.exec("SELECT value FROM meta WHERE key = 'result_count'")[0][0].c_str());
+      // so while the count (kept in each insert's transaction) stays, so does every count.
+      const int64_t stored = tx.exec(pg::kCountResultsSql)[0][0].as<int64_t>();
       if (where->empty()) {
         page.total = stored;
       } else {
@@ -548,7 +547,8 @@ class PgFleetStore final : public FleetStore {
                 "json_build_object('file_name', model_file, 'sha256', model_sha256, 'quant', "
                 "quant), 'runtime', json_build_object('name', runtime, 'settings', settings), "
                 "'device', json_build_object('id', device_id, 'label', label), 'metrics', "
-                "record::json -> 'metrics')::text"
+                // Rows stored before schema version 2 have no metrics column of their own.
+                "COALESCE(metrics::json, record::json -> 'metrics'))::text"
               : std::string("record");
       std::string sql = "SELECT result_id, " + record + " FROM results" + *where +
                         " ORDER BY started_at DESC, result_id DESC";
@@ -564,8 +564,7 @@ class PgFleetStore final : public FleetStore {
   Result<int64_t> CountResults() override {
     return Do("counting results", [&](pqxx::connection& c) -> Result<int64_t> {
       pqxx::nontransaction tx(c);
-      const pqxx::result r = tx.exec("SELECT value FROM meta WHERE key = 'result_count'");
-      return r.empty() ? int64_t{0} : std::atoll(r[0][0].c_str());
+      return tx.exec(pg::kCountResultsSql)[0][0].as<int64_t>();
     });
   }
 
@@ -993,6 +992,7 @@ class PgFleetStore final : public FleetStore {
     };
     const json* ci_reached = record::Find(record, "/harness/ci_reached");
     const json* settings = record::Find(record, "/runtime/settings");
+    const json* metrics = record::Find(record, "/metrics");
     const auto put = [&](const char* statement, auto... nonce) {
       return tx.exec_prepared(
           statement, col.result_id, client_id, now, col.config_id, col.status, col.benchmark_id,
@@ -1005,7 +1005,7 @@ class PgFleetStore final : public FleetStore {
           // Nothing says the result is noisy unless the harness recorded so.
           ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached ? 0 : 1,
           Dump(settings != nullptr && settings->is_object() ? *settings : json::object()), text,
-          nonce...);
+          Dump(metrics != nullptr ? *metrics : json()), nonce...);
     };
     const pqxx::result r = spend ? put("put_result_with_nonce", spend->nonce, spend->keep_until)
                                  : put("put_result");
@@ -1022,29 +1022,30 @@ class PgFleetStore final : public FleetStore {
     c.prepare("stored_record", "SELECT record FROM results WHERE result_id = $1");
     c.prepare("client", std::string("SELECT ") + kClientColumns +
                             " FROM clients WHERE client_id = $1");
-    // $1..$25: the columns but profile_mismatch, which compares the record's device id ($13) with
+    // $1..$26: the columns but profile_mismatch, which compares the record's device id ($13) with
     // the id of its client's ($2) registered profile (fleet_store::ProfileMismatch).
     const std::string insert =
         "INSERT INTO results (result_id, client_id, received_at, config_id, status, "
         "benchmark_id, benchmark_type, model_file, model_sha256, quant, quant_label, runtime, "
         "device_id, label, started_at, threads, headline_metric, headline_unit, headline, ci_low, "
-        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record) SELECT $1::text, "
+        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record, metrics) SELECT $1::text, "
         "$2::text, $3::bigint, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, "
         "$10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::bigint, "
         "$17::text, $18::text, $19::float8, $20::float8, $21::float8, $22::bigint, $23::integer, "
         "COALESCE((SELECT CASE WHEN $13::text <> '' AND p.id <> '' AND p.id <> $13::text THEN 1 "
         "ELSE 0 END FROM (SELECT CASE WHEN jsonb_typeof(profile::jsonb -> 'id') = 'string' THEN "
         "profile::jsonb ->> 'id' ELSE '' END AS id FROM clients WHERE client_id = $2::text) AS p), "
-        "0), $24::jsonb, $25::text";
+        "0), $24::jsonb, $25::text, $26::text";
+    // The count's shard of this connection (pg_schema.cc: one row for all was a queue).
     const std::string count =
-        "counted AS (UPDATE meta SET value = (value::bigint + 1)::text WHERE key = "
-        "'result_count' AND EXISTS (SELECT 1 FROM stored) RETURNING 1) ";
+        "counted AS (UPDATE result_counts SET n = n + 1 WHERE shard = pg_backend_pid() % " +
+        std::to_string(pg::kCountShards) + " AND EXISTS (SELECT 1 FROM stored) RETURNING 1) ";
     c.prepare("put_result", "WITH stored AS (" + insert +
                                 " ON CONFLICT (result_id) DO NOTHING RETURNING 1), " + count +
                                 "SELECT true, EXISTS (SELECT 1 FROM stored)");
     c.prepare("put_result_with_nonce",
               "WITH spent AS (INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($2::text, "
-              "$26::text, $27::bigint) ON CONFLICT DO NOTHING RETURNING 1), stored AS (" +
+              "$27::text, $28::bigint) ON CONFLICT DO NOTHING RETURNING 1), stored AS (" +
                   insert +
                   " WHERE EXISTS (SELECT 1 FROM spent) ON CONFLICT (result_id) DO NOTHING "
                   "RETURNING 1), " +

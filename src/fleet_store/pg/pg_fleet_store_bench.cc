@@ -120,11 +120,11 @@ void Listing(const std::string& url, int64_t rows) {
         "to_char(timestamp '2026-01-01' + g * interval '1 second', "
         "'YYYY-MM-DD\"T\"HH24:MI:SS.000\"Z\"'), r.threads, r.headline_metric, r.headline_unit, "
         "r.headline, r.ci_low, r.ci_high, r.headline_n, r.ci_reached, r.profile_mismatch, "
-        "r.settings, r.record FROM generate_series(1, " +
+        "r.settings, r.record, r.metrics FROM generate_series(1, " +
         std::to_string(rows - have) + ") g, (SELECT * FROM results LIMIT 1) r");
     tx.exec(
-        "UPDATE meta SET value = (SELECT count(*) FROM results)::text WHERE key = "
-        "'result_count'");
+        "UPDATE result_counts SET n = CASE WHEN shard = 0 THEN (SELECT count(*) FROM results) "
+        "ELSE 0 END");
     tx.commit();
     pqxx::nontransaction(c).exec("VACUUM ANALYZE results");
   }

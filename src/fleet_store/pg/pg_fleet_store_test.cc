@@ -120,6 +120,81 @@ TEST(PgFleetStore, RecordsAreCompressedWithLz4WhereTheServerHasIt) {
   EXPECT_EQ(**back, big);
 }
 
+// The count is kept in shards, one per connection (pg_schema.cc): submissions from eight
+// connections at once are all counted, by CountResults and by a listing's total.
+TEST(PgFleetStore, ConcurrentSubmissionsAreCountedExactly) {
+  FRESH_DATABASE_OR_SKIP(url);
+  constexpr int kThreads = 8, kEach = 25;
+  std::vector<std::thread> threads;
+  std::atomic<int> stored{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto store = MustOpen(url);
+      if (store == nullptr) return;
+      for (int i = 0; i < kEach; ++i) {
+        auto put = store->PutResult(Record(t * kEach + i), "c", 1);
+        if (put.ok() && *put == PutOutcome::kStored) ++stored;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(stored.load(), kThreads * kEach);
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->CountResults(), kThreads * kEach);
+  auto page = store->ListResults(ResultFilter{}, 10, "");
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  EXPECT_EQ(page->total, kThreads * kEach);
+  // A stored duplicate is not counted again.
+  const json again = Record(0);
+  ASSERT_TRUE(store->PutResult(again, "c", 1).ok());
+  ASSERT_EQ(*store->PutResult(again, "c", 1), PutOutcome::kSame);
+  EXPECT_EQ(*store->CountResults(), kThreads * kEach + 1);
+}
+
+// A database made by schema version 1 (the count in meta, no metrics column) is migrated when a
+// store opens it: its count carries over and its rows' summaries read their records' metrics.
+TEST(PgFleetStore, ADatabaseOfSchemaVersion1IsMigrated) {
+  FRESH_DATABASE_OR_SKIP(url);
+  std::vector<json> records = {Record(1), Record(2), Record(3)};
+  {
+    auto store = MustOpen(url);
+    ASSERT_NE(store, nullptr);
+    for (const json& r : records) ASSERT_TRUE(store->PutResult(r, "c", 1).ok());
+  }
+  {
+    pqxx::connection c(url);
+    pqxx::work tx(c);
+    tx.exec("ALTER TABLE results DROP COLUMN metrics; DROP TABLE result_counts; "
+            "INSERT INTO meta (key, value) VALUES ('result_count', '3'); "
+            "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    tx.commit();
+  }
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->CountResults(), 3);
+  records.push_back(Record(4));
+  ASSERT_TRUE(store->PutResult(records.back(), "c", 1).ok());
+  EXPECT_EQ(*store->CountResults(), 4);
+  auto summaries = store->Records(ResultFilter{}, RecordParts::kSummary);
+  ASSERT_TRUE(summaries.ok()) << summaries.error().message;
+  ASSERT_EQ(summaries->size(), 4u);
+  for (const json& summary : *summaries) {
+    const auto it = std::find_if(records.begin(), records.end(), [&](const json& r) {
+      return r["result_id"] == summary["result_id"];
+    });
+    ASSERT_NE(it, records.end());
+    EXPECT_EQ(summary["metrics"], (*it)["metrics"]);
+  }
+  pqxx::connection c(url);
+  pqxx::nontransaction tx(c);
+  EXPECT_EQ(tx.exec("SELECT value FROM meta WHERE key = 'schema_version'")[0][0].as<std::string>(),
+            "2");
+  EXPECT_TRUE(tx.exec("SELECT 1 FROM meta WHERE key = 'result_count'").empty());
+  // Only the row stored after the migration has its metrics in the column.
+  EXPECT_EQ(tx.exec("SELECT count(*) FROM results WHERE metrics IS NOT NULL")[0][0].as<int>(), 1);
+}
+
 // Four workers, each with its own store (connection), claim from one plan of 40 jobs at once:
 // every job goes to exactly one of them, and none is left behind.
 TEST(PgFleetStore, FourConcurrentClaimersNeverShareAJob) {

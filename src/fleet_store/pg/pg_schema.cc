@@ -9,8 +9,16 @@ namespace {
 // The SQLite store's tables (sqlite_fleet_store.cc has the commented schema), in PostgreSQL types.
 // Text compared as bytes (COLLATE "C"), as SQLite's BINARY collation does: the order of listings,
 // the keyset cursor and lower() must not depend on the database's locale. settings is JSONB (the
-// setting filters read it); record stays TEXT, the exact bytes stored. meta's result_count is kept
-// by PutResult in its transaction, as on SQLite.
+// setting filters read it); record stays TEXT, the exact bytes stored.
+//
+// Two differences from SQLite, both for concurrent writers and readers that SQLite does not have:
+//  - The number of results is kept in kCountShards rows of result_counts, not in one meta row:
+//    every insert adds 1 to the row of its connection (pg_backend_pid() % kCountShards) in its
+//    transaction, and the count is their sum. One row would be locked by each insert from its
+//    UPDATE to its COMMIT, so concurrent submissions queued on it one at a time.
+//  - results.metrics holds the record's "metrics" member as compact JSON text (NULL in rows stored
+//    before schema version 2): the dashboard's summaries read it instead of parsing the whole
+//    record (13 KB) as json for each row, most of what /quality and /scaling cost.
 constexpr const char* kTables = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
@@ -67,7 +75,12 @@ CREATE TABLE IF NOT EXISTS results (
   ci_reached INTEGER NOT NULL,
   profile_mismatch INTEGER NOT NULL,
   settings JSONB NOT NULL,
-  record TEXT NOT NULL
+  record TEXT NOT NULL,
+  metrics TEXT
+);
+CREATE TABLE IF NOT EXISTS result_counts (
+  shard INTEGER PRIMARY KEY,
+  n BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS results_by_time ON results (started_at DESC, result_id DESC);
 CREATE INDEX IF NOT EXISTS results_by_benchmark
@@ -132,6 +145,22 @@ void CompressRecordsWithLz4(pqxx::work& tx) {
   tx.exec("ALTER TABLE results ALTER COLUMN record SET COMPRESSION lz4");
 }
 
+void AddCountShards(pqxx::work& tx, const std::string& first) {
+  tx.exec("INSERT INTO result_counts (shard, n) SELECT s, CASE WHEN s = 0 THEN " + first +
+          " ELSE 0 END FROM generate_series(0, " + std::to_string(kCountShards - 1) +
+          ") s ON CONFLICT (shard) DO NOTHING");
+}
+
+// Version 1 to 2: the count moves from meta into result_counts (shard 0 takes it), and results
+// gains its metrics column, NULL in the rows already there (readers fall back to the record).
+void MigrateFrom1(pqxx::work& tx) {
+  tx.exec("ALTER TABLE results ADD COLUMN IF NOT EXISTS metrics TEXT");
+  tx.exec("CREATE TABLE IF NOT EXISTS result_counts (shard INTEGER PRIMARY KEY, n BIGINT NOT NULL)");
+  AddCountShards(tx, "COALESCE((SELECT value::bigint FROM meta WHERE key = 'result_count'), 0)");
+  tx.exec("DELETE FROM meta WHERE key = 'result_count'");
+  tx.exec("UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+}
+
 }  // namespace
 
 int EnsureSchema(pqxx::connection& conn) {
@@ -140,7 +169,11 @@ int EnsureSchema(pqxx::connection& conn) {
   if (tx.exec("SELECT to_regclass('meta') IS NOT NULL")[0][0].as<bool>()) {
     const pqxx::result v = tx.exec("SELECT value FROM meta WHERE key = 'schema_version'");
     // The tables exist; another version is left as it is, for the caller to report.
-    const int version = v.empty() ? 0 : std::atoi(v[0][0].c_str());
+    int version = v.empty() ? 0 : std::atoi(v[0][0].c_str());
+    if (version == 1) {
+      MigrateFrom1(tx);
+      version = 2;
+    }
     if (version == kSchemaVersion) {
       CompressRecordsWithLz4(tx);
       tx.commit();
@@ -150,7 +183,8 @@ int EnsureSchema(pqxx::connection& conn) {
   tx.exec(kTables);
   tx.exec("INSERT INTO meta (key, value) VALUES ('schema_version', '" +
           std::to_string(kSchemaVersion) +
-          "'), ('result_count', '0') ON CONFLICT (key) DO NOTHING");
+          "') ON CONFLICT (key) DO NOTHING");
+  AddCountShards(tx, "0");
   CompressRecordsWithLz4(tx);
   tx.commit();
   return kSchemaVersion;
