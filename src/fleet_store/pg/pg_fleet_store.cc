@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "fleet_store/common.h"
+#include "fleet_store/pg/pg_put_batch.h"
 #include "fleet_store/pg/pg_result_query.h"
 #include "fleet_store/pg/pg_schema.h"
 #include "pipette/record.h"
@@ -370,13 +371,36 @@ class PgFleetStore final : public FleetStore {
     });
   }
 
+  // Batched with the submissions of the other connections of this process (pg_put_batch.h).
   Result<PutOutcome> PutResultWithNonce(const json& record, std::string_view text,
                                         const std::string& client_id, const std::string& nonce,
                                         int64_t keep_until, int64_t now) override {
+    auto row = RowOf(record, client_id, now, text);
+    if (!row.ok()) return row.error();
+    row->nonce = nonce;
+    row->keep_until = keep_until;
+    auto batched = batcher_->Run(*row, [&](const std::vector<const pg::BatchedRow*>& rows) {
+      return Do("storing a result", [&](pqxx::connection& c) { return StoreBatch(c, rows); });
+    });
+    if (!batched.ok()) return batched.error();
+    switch (*batched) {
+      case pg::BatchedOutcome::kStored:
+        return PutOutcome::kStored;
+      case pg::BatchedOutcome::kReplayed:
+        return PutOutcome::kReplayed;
+      case pg::BatchedOutcome::kNotInserted:
+        return Do("reading result " + row->result_id(),
+                  [&](pqxx::connection& c) -> Result<PutOutcome> {
+                    pqxx::nontransaction tx(c);
+                    return CompareStored(tx, *row);
+                  });
+      case pg::BatchedOutcome::kAlone:
+        break;
+    }
     return Do("storing a result", [&](pqxx::connection& c) -> Result<PutOutcome> {
       pqxx::work tx(c);
       const SpentNonce spend{nonce, keep_until};
-      auto put = PutIn(tx, record, client_id, now, text, &spend);
+      auto put = PutRowIn(tx, *row, &spend);
       // The nonce is spent whatever the record's outcome; a replay changed nothing.
       if (put.ok() && *put != PutOutcome::kReplayed) tx.commit();
       return put;
@@ -961,12 +985,10 @@ class PgFleetStore final : public FleetStore {
     int64_t keep_until;
   };
 
-  // PutResult inside `tx` (not committed here), in one statement: the nonce (when given, kReplayed
-  // if it was used), the row, the profile check and the count. Only kStored changed the results.
-  // `given`: the compact text `input` was parsed from, stored as it is when given.
-  Result<PutOutcome> PutIn(pqxx::work& tx, const json& input, const std::string& client_id,
-                           int64_t now, std::optional<std::string_view> given = std::nullopt,
-                           const SpentNonce* spend = nullptr) {
+  // A submission's row: the parameters $1..$26 of put_result. `given`: the compact text `input`
+  // was parsed from, stored as it is when given. Errors: `input` fails store::ValidateRecord.
+  Result<pg::BatchedRow> RowOf(const json& input, const std::string& client_id, int64_t now,
+                               std::optional<std::string_view> given) const {
     if (Status s = store::ValidateRecord(input); !s.ok()) {
       return MakeError(Prefix() + "invalid result record: " + s.error().message);
     }
@@ -993,68 +1015,189 @@ class PgFleetStore final : public FleetStore {
     const json* ci_reached = record::Find(record, "/harness/ci_reached");
     const json* settings = record::Find(record, "/runtime/settings");
     const json* metrics = record::Find(record, "/metrics");
-    const auto put = [&](const char* statement, auto... nonce) {
-      return tx.exec_prepared(
-          statement, col.result_id, client_id, now, col.config_id, col.status, col.benchmark_id,
-          col.benchmark_type, col.model_file, col.model_sha256, col.quant,
-          fleet_store::RecordQuantLabel(record), col.runtime, col.device_id, col.label,
-          col.started_at, col.threads, col.headline_metric, col.headline_unit,
-          DoubleText(col.headline), DoubleText(number(metric + "/ci95_low")),
-          DoubleText(number(metric + "/ci95_high")),
-          static_cast<int64_t>(number(metric + "/n").value_or(0)),
-          // Nothing says the result is noisy unless the harness recorded so.
-          ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached ? 0 : 1,
-          Dump(settings != nullptr && settings->is_object() ? *settings : json::object()), text,
-          Dump(metrics != nullptr ? *metrics : json()), nonce...);
-    };
-    const pqxx::result r = spend ? put("put_result_with_nonce", spend->nonce, spend->keep_until)
-                                 : put("put_result");
+    pg::BatchedRow row;
+    row.columns = {
+        col.result_id, client_id, std::to_string(now), col.config_id, col.status,
+        col.benchmark_id, col.benchmark_type, col.model_file, col.model_sha256, col.quant,
+        fleet_store::RecordQuantLabel(record), col.runtime, col.device_id, col.label,
+        col.started_at, std::to_string(col.threads), col.headline_metric, col.headline_unit,
+        DoubleText(col.headline), DoubleText(number(metric + "/ci95_low")),
+        DoubleText(number(metric + "/ci95_high")),
+        std::to_string(static_cast<int64_t>(number(metric + "/n").value_or(0))),
+        // Nothing says the result is noisy unless the harness recorded so.
+        std::string(ci_reached != nullptr && ci_reached->is_boolean() && !*ci_reached ? "0" : "1"),
+        Dump(settings != nullptr && settings->is_object() ? *settings : json::object()),
+        std::move(text), Dump(metrics != nullptr ? *metrics : json())};
+    return row;
+  }
+
+  // PutResult inside `tx` (not committed here), in one statement: the nonce (when given, kReplayed
+  // if it was used), the row, the profile check and the count. Only kStored changed the results.
+  Result<PutOutcome> PutIn(pqxx::work& tx, const json& input, const std::string& client_id,
+                           int64_t now, std::optional<std::string_view> given = std::nullopt,
+                           const SpentNonce* spend = nullptr) {
+    auto row = RowOf(input, client_id, now, given);
+    if (!row.ok()) return row.error();
+    return PutRowIn(tx, *row, spend);
+  }
+
+  Result<PutOutcome> PutRowIn(pqxx::work& tx, const pg::BatchedRow& row,
+                              const SpentNonce* spend) {
+    const auto columns = pqxx::prepare::make_dynamic_params(row.columns);
+    const pqxx::result r =
+        spend ? tx.exec_prepared("put_result_with_nonce", columns, spend->nonce, spend->keep_until)
+              : tx.exec_prepared("put_result", columns);
     if (!r[0][0].as<bool>()) return PutOutcome::kReplayed;
     if (r[0][1].as<bool>()) return PutOutcome::kStored;
     // ON CONFLICT: the result_id is stored (maybe by a concurrent put since this one began).
-    const pqxx::result stored = tx.exec_prepared("stored_record", col.result_id);
-    return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(), text, record);
+    return CompareStored(tx, row);
+  }
+
+  // Stores `rows` in one transaction with put_batch_N. A data error (of one row: a settings value
+  // jsonb refuses, say) rolls the batch back and sends every row to be stored alone.
+  static Result<std::vector<pg::BatchedOutcome>> StoreBatch(
+      pqxx::connection& c, const std::vector<const pg::BatchedRow*>& rows) {
+    std::vector<std::optional<std::string>> params;
+    params.reserve(rows.size() * (std::size(kPutColumns) + 2));
+    for (const pg::BatchedRow* row : rows) {
+      params.insert(params.end(), row->columns.begin(), row->columns.end());
+      params.emplace_back(row->nonce);
+      params.emplace_back(std::to_string(row->keep_until));
+    }
+    pqxx::work tx(c);
+    pqxx::result r;
+    try {
+      r = tx.exec_prepared("put_batch_" + std::to_string(rows.size()),
+                           pqxx::prepare::make_dynamic_params(params));
+    } catch (const pqxx::data_exception&) {
+      return std::vector<pg::BatchedOutcome>(rows.size(), pg::BatchedOutcome::kAlone);
+    } catch (const pqxx::integrity_constraint_violation&) {
+      return std::vector<pg::BatchedOutcome>(rows.size(), pg::BatchedOutcome::kAlone);
+    }
+    tx.commit();
+    std::vector<pg::BatchedOutcome> out;
+    for (const auto& row : r) {
+      out.push_back(!row[0].as<bool>()  ? pg::BatchedOutcome::kReplayed
+                    : row[1].as<bool>() ? pg::BatchedOutcome::kStored
+                                        : pg::BatchedOutcome::kNotInserted);
+    }
+    return out;
+  }
+
+  static PutOutcome CompareStored(pqxx::transaction_base& tx, const pg::BatchedRow& row) {
+    const pqxx::result stored = tx.exec_prepared("stored_record", row.result_id());
+    return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(), *row.columns[24]);
   }
 
   // The statements of a submission, prepared once per connection: PostgreSQL parsed and planned
   // the 26-parameter INSERT again for every record, in six round trips where there is one now.
   static void PrepareStatements(pqxx::connection& c) {
+    // Every statement prepared here plans the same whatever its parameters (keys, rows to
+    // insert); PostgreSQL's default plans put_batch_N anew for each call, 20% of its CPU a
+    // submission. The setting exists from PostgreSQL 12 on.
+    pqxx::nontransaction(c).exec(
+        "SELECT set_config('plan_cache_mode', 'force_generic_plan', false) WHERE "
+        "current_setting('server_version_num')::int >= 120000");
     c.prepare("stored_record", "SELECT record FROM results WHERE result_id = $1");
     c.prepare("client", std::string("SELECT ") + kClientColumns +
                             " FROM clients WHERE client_id = $1");
-    // $1..$26: the columns but profile_mismatch, which compares the record's device id ($13) with
-    // the id of its client's ($2) registered profile (fleet_store::ProfileMismatch).
-    const std::string insert =
-        "INSERT INTO results (result_id, client_id, received_at, config_id, status, "
-        "benchmark_id, benchmark_type, model_file, model_sha256, quant, quant_label, runtime, "
-        "device_id, label, started_at, threads, headline_metric, headline_unit, headline, ci_low, "
-        "ci_high, headline_n, ci_reached, profile_mismatch, settings, record, metrics) SELECT $1::text, "
-        "$2::text, $3::bigint, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, "
-        "$10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::bigint, "
-        "$17::text, $18::text, $19::float8, $20::float8, $21::float8, $22::bigint, $23::integer, "
-        "COALESCE((SELECT CASE WHEN $13::text <> '' AND p.id <> '' AND p.id <> $13::text THEN 1 "
-        "ELSE 0 END FROM (SELECT CASE WHEN jsonb_typeof(profile::jsonb -> 'id') = 'string' THEN "
-        "profile::jsonb ->> 'id' ELSE '' END AS id FROM clients WHERE client_id = $2::text) AS p), "
-        "0), $24::jsonb, $25::text, $26::text";
     // The count's shard of this connection (pg_schema.cc: one row for all was a queue).
     const std::string count =
-        "counted AS (UPDATE result_counts SET n = n + 1 WHERE shard = pg_backend_pid() % " +
+        "counted AS (UPDATE result_counts SET n = n + (SELECT count(*) FROM stored) WHERE shard "
+        "= pg_backend_pid() % " +
         std::to_string(pg::kCountShards) + " AND EXISTS (SELECT 1 FROM stored) RETURNING 1) ";
-    c.prepare("put_result", "WITH stored AS (" + insert +
+    // $1..$26: the columns.
+    std::string values;
+    for (size_t i = 0; i < std::size(kPutColumns); ++i) {
+      values += (i ? ", $" : "$") + std::to_string(i + 1) + "::" + kPutColumns[i].type;
+    }
+    c.prepare("put_result", "WITH stored AS (" + InsertFrom("(VALUES (" + values + "))") +
                                 " ON CONFLICT (result_id) DO NOTHING RETURNING 1), " + count +
                                 "SELECT true, EXISTS (SELECT 1 FROM stored)");
     c.prepare("put_result_with_nonce",
               "WITH spent AS (INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($2::text, "
               "$27::text, $28::bigint) ON CONFLICT DO NOTHING RETURNING 1), stored AS (" +
-                  insert +
-                  " WHERE EXISTS (SELECT 1 FROM spent) ON CONFLICT (result_id) DO NOTHING "
+                  InsertFrom("(VALUES (" + values + "))") +
+                  " AND EXISTS (SELECT 1 FROM spent) ON CONFLICT (result_id) DO NOTHING "
                   "RETURNING 1), " +
                   count + "SELECT EXISTS (SELECT 1 FROM spent), EXISTS (SELECT 1 FROM stored)");
+    // put_batch_N: N rows of put_result_with_nonce's 28 parameters; a row per input row, in
+    // order: (nonce spent, row stored). pqxx prepares each on its first use only.
+    for (size_t n = 1; n <= pg::PutBatcher::kMaxBatch; ++n) {
+      c.prepare("put_batch_" + std::to_string(n), BatchSql(n, count));
+    }
   }
 
-  static PutOutcome SameOrConflict(const std::string& stored, const std::string& text,
-                                   const json& record) {
-    if (stored == text || ParseOr(stored, json()) == record) return PutOutcome::kSame;
+  struct PutColumn {
+    const char* name;
+    const char* type;
+  };
+  // put_result's parameters, in order: the results columns but profile_mismatch.
+  static constexpr PutColumn kPutColumns[] = {
+      {"result_id", "text"},        {"client_id", "text"},      {"received_at", "bigint"},
+      {"config_id", "text"},        {"status", "text"},         {"benchmark_id", "text"},
+      {"benchmark_type", "text"},   {"model_file", "text"},     {"model_sha256", "text"},
+      {"quant", "text"},            {"quant_label", "text"},    {"runtime", "text"},
+      {"device_id", "text"},        {"label", "text"},          {"started_at", "text"},
+      {"threads", "bigint"},        {"headline_metric", "text"}, {"headline_unit", "text"},
+      {"headline", "float8"},       {"ci_low", "float8"},       {"ci_high", "float8"},
+      {"headline_n", "bigint"},     {"ci_reached", "integer"},  {"settings", "jsonb"},
+      {"record", "text"},           {"metrics", "text"}};
+
+  // INSERT INTO results ... SELECT ... FROM `rows` AS input (kPutColumns' names) WHERE true: the
+  // caller may add AND conditions and ON CONFLICT. profile_mismatch compares the record's device
+  // id with the id of its client's registered profile (fleet_store::ProfileMismatch).
+  static std::string InsertFrom(const std::string& rows) {
+    std::string names, selected;
+    for (const PutColumn& col : kPutColumns) {
+      names += std::string(names.empty() ? "" : ", ") + col.name;
+      selected += std::string(selected.empty() ? "" : ", ") + "input." + col.name;
+    }
+    return "INSERT INTO results (" + names + ", profile_mismatch) SELECT " + selected +
+           ", COALESCE((SELECT CASE WHEN input.device_id <> '' AND p.id <> '' AND p.id <> "
+           "input.device_id THEN 1 ELSE 0 END FROM (SELECT CASE WHEN jsonb_typeof(profile::jsonb "
+           "-> 'id') = 'string' THEN profile::jsonb ->> 'id' ELSE '' END AS id FROM clients WHERE "
+           "clients.client_id = input.client_id) AS p), 0) FROM " +
+           rows + " AS input (" + names + ") WHERE true";
+  }
+
+  static std::string BatchSql(size_t n, const std::string& count) {
+    constexpr size_t kWidth = std::size(kPutColumns) + 2;  // the columns, nonce, keep_until
+    std::string rows;
+    for (size_t r = 0; r < n; ++r) {
+      rows += r ? ", (" : "(";
+      rows += std::to_string(r);
+      for (size_t i = 0; i < kWidth; ++i) {
+        const char* type = i < std::size(kPutColumns) ? kPutColumns[i].type
+                           : i == kWidth - 2          ? "text"
+                                                      : "bigint";
+        rows += ", $" + std::to_string(r * kWidth + i + 1) + "::" + type;
+      }
+      rows += ")";
+    }
+    std::string names = "i", selected;
+    for (const PutColumn& col : kPutColumns) {
+      names += std::string(", ") + col.name;
+      selected += std::string(selected.empty() ? "given." : ", given.") + col.name;
+    }
+    // Ids compare as bytes (COLLATE "C"), as the tables' columns do.
+    return "WITH given (" + names + ", nonce, keep_until) AS (VALUES " + rows +
+           "), spent AS (INSERT INTO nonces (client_id, nonce, keep_until) SELECT client_id, "
+           "nonce, keep_until FROM given ORDER BY i ON CONFLICT DO NOTHING RETURNING client_id, "
+           "nonce), stored AS (" +
+           InsertFrom("(SELECT " + selected +
+                      " FROM given JOIN spent ON spent.client_id = given.client_id AND "
+                      "spent.nonce = given.nonce ORDER BY given.i)") +
+           " ON CONFLICT (result_id) DO NOTHING RETURNING result_id), " + count +
+           "SELECT EXISTS (SELECT 1 FROM spent WHERE spent.client_id = given.client_id AND "
+           "spent.nonce = given.nonce), EXISTS (SELECT 1 FROM stored WHERE stored.result_id = "
+           "given.result_id COLLATE \"C\") FROM given ORDER BY i";
+  }
+
+  static PutOutcome SameOrConflict(const std::string& stored, const std::string& text) {
+    if (stored == text || ParseOr(stored, json()) == ParseOr(text, json::object())) {
+      return PutOutcome::kSame;
+    }
     return PutOutcome::kConflict;
   }
 
@@ -1092,6 +1235,7 @@ class PgFleetStore final : public FleetStore {
 
   const std::string connect_url_;
   const SafeUrl safe_;
+  const std::shared_ptr<pg::PutBatcher> batcher_ = pg::PutBatcherFor(connect_url_);
   std::unique_ptr<pqxx::connection> conn_;
 };
 

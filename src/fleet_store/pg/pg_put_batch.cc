@@ -1,0 +1,74 @@
+#include "fleet_store/pg/pg_put_batch.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace pipette::pg {
+
+std::vector<PutBatcher::Piece*> PutBatcher::TakeBatch() {
+  std::vector<Piece*> batch;
+  std::set<std::string> ids;
+  std::set<std::pair<std::string, std::string>> nonces;
+  for (auto it = queue_.begin(); it != queue_.end() && batch.size() < kMaxBatch;) {
+    const BatchedRow& row = *(*it)->row;
+    if (ids.count(row.result_id()) || nonces.count({row.client_id(), row.nonce})) {
+      ++it;  // the next batch's
+      continue;
+    }
+    ids.insert(row.result_id());
+    nonces.insert({row.client_id(), row.nonce});
+    batch.push_back(*it);
+    it = queue_.erase(it);
+  }
+  return batch;
+}
+
+Result<BatchedOutcome> PutBatcher::Run(const BatchedRow& row, const Store& store) {
+  Piece piece{&row, std::nullopt};
+  std::unique_lock<std::mutex> lock(mu_);
+  queue_.push_back(&piece);
+  while (!piece.outcome) {
+    if (leading_) {
+      done_.wait(lock);
+      continue;
+    }
+    leading_ = true;
+    std::vector<Piece*> batch = TakeBatch();
+    if (getenv("PGB_DEBUG")) { static FILE* f = fopen("/tmp/pgb.log", "a"); fprintf(f, "%zu\n", batch.size()); fflush(f); }
+    lock.unlock();
+    std::vector<const BatchedRow*> rows;
+    rows.reserve(batch.size());
+    for (const Piece* p : batch) rows.push_back(p->row);
+    Result<std::vector<BatchedOutcome>> stored = store(rows);
+    lock.lock();
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (!stored.ok()) {
+        batch[i]->outcome = Result<BatchedOutcome>(stored.error());
+      } else if (i < stored->size()) {
+        batch[i]->outcome = (*stored)[i];
+      } else {
+        batch[i]->outcome = BatchedOutcome::kAlone;
+      }
+    }
+    leading_ = false;
+    done_.notify_all();
+  }
+  return *piece.outcome;
+}
+
+std::shared_ptr<PutBatcher> PutBatcherFor(const std::string& url) {
+  static std::mutex registry_mutex;
+  static std::map<std::string, std::weak_ptr<PutBatcher>> registry;
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  std::shared_ptr<PutBatcher> shared = registry[url].lock();
+  if (!shared) {
+    shared = std::make_shared<PutBatcher>();
+    registry[url] = shared;
+  }
+  return shared;
+}
+
+}  // namespace pipette::pg
