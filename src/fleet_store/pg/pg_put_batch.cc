@@ -1,7 +1,5 @@
 #include "fleet_store/pg/pg_put_batch.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <utility>
@@ -37,7 +35,6 @@ Result<BatchedOutcome> PutBatcher::Run(const BatchedRow& row, const Store& store
     }
     leading_ = true;
     std::vector<Piece*> batch = TakeBatch();
-    if (getenv("PGB_DEBUG")) { static FILE* f = fopen("/tmp/pgb.log", "a"); fprintf(f, "%zu\n", batch.size()); fflush(f); }
     lock.unlock();
     std::vector<const BatchedRow*> rows;
     rows.reserve(batch.size());
