@@ -371,6 +371,8 @@ class PgFleetStore final : public FleetStore {
     });
   }
 
+  std::shared_ptr<void> ExpectWrite() override { return batcher_->Expect(); }
+
   // Batched with the submissions of the other connections of this process (pg_put_batch.h).
   Result<PutOutcome> PutResultWithNonce(const json& record, std::string_view text,
                                         const std::string& client_id, const std::string& nonce,

@@ -9,11 +9,14 @@
 // stored alone. The first submission to arrive when no batch is running leads: it takes what is
 // queued (at most kMaxBatch, and never two with the same result_id or the same nonce, whose
 // outcomes one statement could not tell apart: those wait for the next batch), runs the batch on
-// its own connection, and wakes the others with their outcomes.
+// its own connection, and wakes the others with their outcomes. Like SQLite's group commit
+// (fleet_store/group_commit.h), a leader holds its batch up to kGatherWindow for submissions
+// announced by Expect that are still being parsed and checked: larger batches, less work each.
 //
 // Thread-safe; one PutBatcher per database URL and process (PutBatcherFor).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -49,10 +52,13 @@ enum class BatchedOutcome {
                  // caller stores this row alone, to get its own outcome or error
 };
 
-class PutBatcher {
+class PutBatcher : public std::enable_shared_from_this<PutBatcher> {
  public:
   // The most rows one batch takes (28 parameters each, well under PostgreSQL's 65,535).
   static constexpr size_t kMaxBatch = 32;
+  // The longest a leader holds its batch for expected submissions (added to their latency at
+  // most).
+  static constexpr std::chrono::microseconds kGatherWindow{2000};
 
   // Stores `rows` (1..kMaxBatch, no two with the same result_id or nonce) in one transaction and
   // returns an outcome per row, in order; an Error when the transaction failed (nothing stored).
@@ -62,6 +68,10 @@ class PutBatcher {
   // Queues `row` and waits for its outcome. `store` runs the batch when this caller leads; it
   // must use this caller's own connection.
   Result<BatchedOutcome> Run(const BatchedRow& row, const Store& store);
+
+  // Says that a submission is on its way to Run until the returned token is dropped. The token
+  // keeps this PutBatcher alive. REQUIRES: this PutBatcher is owned by a shared_ptr.
+  std::shared_ptr<void> Expect();
 
  private:
   struct Piece {
@@ -74,6 +84,8 @@ class PutBatcher {
   std::condition_variable done_;
   bool leading_ = false;
   std::deque<Piece*> queue_;
+  size_t expected_ = 0;              // submissions announced by Expect and not yet withdrawn
+  std::condition_variable arrived_;  // a piece was queued or an expected one withdrawn
 };
 
 // The PutBatcher of the database at `url` in this process (shared by its connections).
