@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -150,6 +151,75 @@ TEST(PgFleetStore, ConcurrentSubmissionsAreCountedExactly) {
   ASSERT_TRUE(store->PutResult(again, "c", 1).ok());
   ASSERT_EQ(*store->PutResult(again, "c", 1), PutOutcome::kSame);
   EXPECT_EQ(*store->CountResults(), kThreads * kEach + 1);
+}
+
+// Submissions from 16 connections at once are stored in batches (pg_put_batch.h); each still gets
+// its own outcome: the same record sent twice at once is stored once (the other copy kSame), a
+// nonce sent twice at once is spent once (the other kReplayed), and a row PostgreSQL refuses
+// (jsonb has no NUL character) fails alone while the rest of its batch is stored.
+TEST(PgFleetStore, BatchedSubmissionsEachGetTheirOwnOutcome) {
+  FRESH_DATABASE_OR_SKIP(url);
+  constexpr int kThreads = 16, kEach = 12;
+  std::vector<json> records;
+  for (int i = 0; i < kThreads * kEach; ++i) records.push_back(Record(i));
+  json bad = Record(999);
+  bad["runtime"]["settings"]["threads"] = std::string("a\0b", 3);
+  std::mutex mu;
+  std::map<std::string, std::vector<PutOutcome>> by_id;
+  std::map<std::string, int> replays;  // nonce -> kReplayed outcomes
+  std::vector<std::string> errors;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto store = MustOpen(url);
+      if (store == nullptr) return;
+      for (int i = 0; i < kEach; ++i) {
+        // Threads t and t ^ 1 send the same records, and pairs of them the same nonces.
+        const json& r = records[(t / 2) * kEach + i];
+        const std::string nonce =
+            i % 3 == 0 ? "shared-" + std::to_string(t / 2) + "-" + std::to_string(i)
+                       : "n-" + std::to_string(t) + "-" + std::to_string(i);
+        const auto token = store->ExpectWrite();
+        auto put = store->PutResultWithNonce(r, r.dump(), "c", nonce, 10, 1);
+        std::lock_guard<std::mutex> lock(mu);
+        if (!put.ok()) {
+          errors.push_back(put.error().message);
+        } else if (*put == PutOutcome::kReplayed) {
+          ++replays[nonce];
+        } else {
+          by_id[r["result_id"].get<std::string>()].push_back(*put);
+        }
+      }
+      if (t == 0) {
+        auto put = store->PutResultWithNonce(bad, bad.dump(), "c", "bad", 10, 1);
+        std::lock_guard<std::mutex> lock(mu);
+        errors.push_back(put.ok() ? "stored" : put.error().message);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("storing a result"), std::string::npos) << errors[0];
+  // Every record is stored exactly once; a record whose nonce was replayed has one outcome.
+  ASSERT_EQ(by_id.size(), static_cast<size_t>(kThreads / 2 * kEach));
+  int replayed = 0;
+  for (const auto& [nonce, n] : replays) {
+    EXPECT_EQ(n, 1) << nonce;
+    replayed += n;
+  }
+  EXPECT_EQ(replayed, kThreads / 2 * (kEach / 3));
+  for (const auto& [id, outcomes] : by_id) {
+    EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), PutOutcome::kStored), 1) << id;
+    EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), PutOutcome::kSame),
+              static_cast<long>(outcomes.size()) - 1)
+        << id;
+  }
+  auto store = MustOpen(url);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->CountResults(), kThreads / 2 * kEach);
+  auto back = store->GetResult(records[5]["result_id"].get<std::string>());
+  ASSERT_TRUE(back.ok() && back->has_value());
+  EXPECT_EQ(**back, records[5]);
 }
 
 // A database made by schema version 1 (the count in meta, no metrics column) is migrated when a
