@@ -128,6 +128,21 @@ bool IsCompactJson(std::string_view text) {
   return true;
 }
 
+void ClientJsonCache::Fill(FleetClient& client, std::string profile, std::string caps) {
+  auto [it, added] = by_client_.try_emplace(client.client_id);
+  Parsed& parsed = it->second;
+  if (added || parsed.profile_text != profile || parsed.caps_text != caps) {
+    nlohmann::json p = nlohmann::json::parse(profile, nullptr, /*allow_exceptions=*/false);
+    parsed.profile = p.is_discarded() ? nlohmann::json::object() : std::move(p);
+    nlohmann::json c = nlohmann::json::parse(caps, nullptr, /*allow_exceptions=*/false);
+    parsed.caps = caps.empty() || c.is_discarded() ? nlohmann::json() : std::move(c);
+    parsed.profile_text = std::move(profile);
+    parsed.caps_text = std::move(caps);
+  }
+  client.profile = parsed.profile;
+  client.capabilities = parsed.caps;
+}
+
 }  // namespace fleet_store
 
 IssuedPreauthKey IssuePreauthKey(std::vector<std::string> labels, int64_t expires_at) {

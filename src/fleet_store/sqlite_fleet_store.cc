@@ -1089,17 +1089,7 @@ class SqliteFleetStore final : public FleetStore {
       c.status = fleet_store::ParseClientStatus(stmt->Text(2)).value_or(ClientStatus::kPending);
       c.label = stmt->Text(3);
       c.labels = StringList(stmt->Text(4));
-      ParsedClientJson& parsed = parsed_clients_[c.client_id];
-      std::string profile = stmt->Text(5), caps = stmt->Text(6);
-      if (!parsed.valid || parsed.profile_text != profile || parsed.caps_text != caps) {
-        parsed.profile = ParseJson(profile, json::object());
-        parsed.caps = caps.empty() ? json() : ParseJson(caps, json());
-        parsed.profile_text = std::move(profile);
-        parsed.caps_text = std::move(caps);
-        parsed.valid = true;
-      }
-      c.profile = parsed.profile;
-      c.capabilities = parsed.caps;
+      client_json_.Fill(c, stmt->Text(5), stmt->Text(6));
       c.created_at = stmt->Int(7);
       out.push_back(std::move(c));
     }
@@ -1366,14 +1356,7 @@ class SqliteFleetStore final : public FleetStore {
   }
 
   std::unique_ptr<Db> db_;
-  // Each client's profile and capabilities as last read, by their text: every signed request
-  // reads its client, and parsing the same JSON again was 3% of a submission's CPU.
-  struct ParsedClientJson {
-    bool valid = false;
-    std::string profile_text, caps_text;
-    json profile, caps;
-  };
-  std::unordered_map<std::string, ParsedClientJson> parsed_clients_;
+  fleet_store::ClientJsonCache client_json_;
   // One writer at a time per database file within this process, and concurrent submissions in
   // one transaction. The server holds one store per request thread on the same file; left to
   // SQLite, a writer that finds the lock taken sleeps in its busy handler (1 ms, then 2, 5, 10 ...

@@ -934,15 +934,14 @@ class PgFleetStore final : public FleetStore {
     }
   }
 
-  FleetClient ReadClient(const pqxx::row& r) const {
+  FleetClient ReadClient(const pqxx::row& r) {
     FleetClient cl;
     cl.client_id = r[0].as<std::string>();
     cl.public_key_hex = r[1].as<std::string>();
     cl.status = ClientStatusOf(r[2].as<std::string>());
     cl.label = r[3].as<std::string>();
     cl.labels = StringList(ParseOr(r[4].as<std::string>(), json::array()));
-    cl.profile = ParseOr(r[5].as<std::string>(), json::object());
-    cl.capabilities = r[6].is_null() ? json() : ParseOr(r[6].as<std::string>(), json());
+    client_json_.Fill(cl, r[5].as<std::string>(), r[6].is_null() ? "" : r[6].as<std::string>());
     cl.created_at = r[7].as<int64_t>();
     return cl;
   }
@@ -1238,6 +1237,7 @@ class PgFleetStore final : public FleetStore {
   const std::string connect_url_;
   const SafeUrl safe_;
   const std::shared_ptr<pg::PutBatcher> batcher_ = pg::PutBatcherFor(connect_url_);
+  fleet_store::ClientJsonCache client_json_;
   std::unique_ptr<pqxx::connection> conn_;
 };
 
