@@ -4,7 +4,9 @@
 # loopback and prints requests/s and the p50/p99 latency of each, one table row per URL.
 #   bench/fleet/query_load.sh DB [SECONDS] [CONNECTIONS]
 # DB: an SQLite fleet file or a postgresql:// URL, filled e.g. by bench/fleet/fill_results.sh.
-# Target (issue 10): p99 <= 50 ms with 1,000,000 stored results.
+# Target (issue 10): p99 <= 50 ms with 1,000,000 stored results. The server keeps rendered pages
+# until a result is added (serve --page-cache), so wrk, asking for one URL again and again, times
+# the kept page after its first request: SERVE_ARGS="--page-cache 0" times rendering every time.
 set -euo pipefail
 db=${1:?usage: bench/fleet/query_load.sh DB [SECONDS] [CONNECTIONS]}
 seconds=${2:-10}

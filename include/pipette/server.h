@@ -35,6 +35,9 @@ struct ServerOptions {
   int clock_window_s = 300;         // accepted |request timestamp - server clock|, seconds
   int threads = 8;                  // request threads (each keeps one open FleetStore)
   int nonce_prune_interval_s = 60;  // how often used nonces past their window are deleted
+  // The most bytes of rendered dashboard pages kept for reuse (PageCache in pipette/dashboard.h:
+  // a page that reads results only is rendered again once a result was added); 0: none kept.
+  int64_t page_cache_bytes = 64ll * 1024 * 1024;
 };
 
 struct ServeHooks {

@@ -217,6 +217,12 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
                    "signed requests per second per client, bursts of twice that (0: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
+  serve
+      ->add_option("--page-cache", a.options.page_cache_bytes,
+                   "bytes of rendered dashboard pages kept for reuse until a result is added "
+                   "(0: every page rendered anew)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   serve->add_option("--threads", a.options.threads, "request threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));

@@ -43,12 +43,38 @@ DashboardResponse Route(FleetStore& store, std::string path, const Query& query)
                   "/results/<id>, /compare?a=&b=)");
 }
 
+// Whether the page at `path` reads stored results only, and not the clock (PageCache).
+bool ReadsResultsOnly(std::string path, const Query& query) {
+  if (query.count("since")) return false;
+  if (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path.empty() || path == "/" || path == "/scaling" || path == "/quality" ||
+         path == "/compare" || !Segment(path, "/results/").empty();
+}
+
 }  // namespace
 
 DashboardResponse RenderDashboard(FleetStore& store, const std::string& path,
-                                  const std::multimap<std::string, std::string>& query) {
+                                  const std::multimap<std::string, std::string>& query,
+                                  PageCache* cache) {
   try {
-    return Route(store, path, query);
+    if (cache == nullptr || !ReadsResultsOnly(path, query)) return Route(store, path, query);
+    Result<int64_t> version = store.CountResults();
+    if (!version.ok()) return StoreError(version.error());
+    // Each part with its length before it: no two requests share a key.
+    std::string key;
+    const auto add = [&key](const std::string& part) {
+      key += std::to_string(part.size()) + ':' + part;
+    };
+    add(store.where());
+    add(path);
+    for (const auto& [k, v] : query) {
+      add(k);
+      add(v);
+    }
+    if (std::optional<DashboardResponse> kept = cache->Find(key, *version)) return *kept;
+    DashboardResponse page = Route(store, path, query);
+    if (page.kind == DashboardResponse::Kind::kPage) cache->Keep(key, *version, page);
+    return page;
   } catch (const std::exception& e) {
     return StoreError(MakeError(std::string("dashboard ") + path + ": " + e.what()));
   }

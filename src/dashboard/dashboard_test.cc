@@ -413,3 +413,58 @@ TEST_F(DashboardTest, ServesTheStylesheet) {
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+// A kept page is served while no result is added, and rendered again once one is: a page from
+// the cache is the page rendering gives now.
+TEST_F(DashboardTest, KeptPagesAreServedUntilAResultIsAdded) {
+  PageCache cache(1 << 20);
+  const std::string benchmark = records_[0]["benchmark"]["id"].get<std::string>();
+  const Query query = {{"benchmark", benchmark}};
+  const DashboardResponse first = RenderDashboard(*store_, "/", query, &cache);
+  ASSERT_EQ(first.kind, DashboardResponse::Kind::kPage) << first.body;
+  EXPECT_EQ(RenderDashboard(*store_, "/", query, &cache).body, first.body);
+
+  json added = records_[0];
+  added["result_id"] = "01a2ffff-0000-7000-8000-00000000cace";
+  added["model"]["file_name"] = "added-after-caching.gguf";
+  ASSERT_EQ(*store_->PutResult(added, "pc_00000000000000000000000000000001", kNow),
+            PutOutcome::kStored);
+  const DashboardResponse after = RenderDashboard(*store_, "/", query, &cache);
+  EXPECT_NE(after.body.find("added-after-caching.gguf"), std::string::npos);
+  EXPECT_EQ(after.body, Get("/", query).body);
+  // A refusal is never kept; nor is a page that depends on the clock.
+  EXPECT_EQ(RenderDashboard(*store_, "/", {{"limit", "-1"}}, &cache).kind,
+            DashboardResponse::Kind::kBadRequest);
+  EXPECT_EQ(RenderDashboard(*store_, "/scaling", {{"since", "2026-01-01"}}, &cache).kind,
+            DashboardResponse::Kind::kPage);
+}
+
+TEST(PageCacheTest, KeepsTheNewestVersionWithinItsBytes) {
+  PageCache cache(100);
+  DashboardResponse page;
+  page.body = std::string(40, 'a');
+  cache.Keep("one", 1, page);
+  ASSERT_TRUE(cache.Find("one", 1).has_value());
+  EXPECT_EQ(cache.Find("one", 1)->body, page.body);
+  EXPECT_FALSE(cache.Find("one", 2).has_value());  // another version: dropped
+  EXPECT_FALSE(cache.Find("one", 1).has_value());
+  cache.Keep("one", 1, page);
+  cache.Keep("two", 1, page);
+  ASSERT_TRUE(cache.Find("one", 1).has_value());  // "one" is now the more recently used
+  cache.Keep("three", 1, page);                    // 3 x 43 bytes > 100: "two" goes
+  EXPECT_TRUE(cache.Find("one", 1).has_value());
+  EXPECT_FALSE(cache.Find("two", 1).has_value());
+  EXPECT_TRUE(cache.Find("three", 1).has_value());
+  page.body = std::string(200, 'b');  // larger than the whole cache: not kept
+  cache.Keep("big", 1, page);
+  EXPECT_FALSE(cache.Find("big", 1).has_value());
+  PageCache none(0);
+  none.Keep("one", 1, page);
+  EXPECT_FALSE(none.Find("one", 1).has_value());
+}
+
+}  // namespace
+}  // namespace pipette

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "pipette/dashboard.h"
@@ -228,7 +229,8 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
            }));
 
   // Everything else that is read is the dashboard's.
-  svr.Get(R"(.*)", [&pool](const httplib::Request& req, httplib::Response& res) {
+  auto pages = std::make_shared<PageCache>(static_cast<size_t>(options.page_cache_bytes));
+  svr.Get(R"(.*)", [&pool, pages](const httplib::Request& req, httplib::Response& res) {
     if (UnderApi(req.path)) {
       WriteError(res, 404, "no such endpoint: GET " + req.path.substr(0, 200));
       return;
@@ -252,7 +254,7 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
       store_failed(lease.error().message);
       return;
     }
-    const DashboardResponse page = RenderDashboard(**lease, req.path, req.params);
+    const DashboardResponse page = RenderDashboard(**lease, req.path, req.params, pages.get());
     switch (page.kind) {
       case DashboardResponse::Kind::kPage:
         res.status = 200;
