@@ -1108,7 +1108,8 @@ class PgFleetStore final : public FleetStore {
 
   static PutOutcome CompareStored(pqxx::transaction_base& tx, const pg::BatchedRow& row) {
     const pqxx::result stored = tx.exec_prepared("stored_record", row.result_id());
-    return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(), *row.columns[24]);
+    return SameOrConflict(stored.empty() ? "" : stored[0][0].as<std::string>(),
+                          row.record_text());
   }
 
   // The statements of a submission, prepared once per connection: PostgreSQL parsed and planned
@@ -1154,7 +1155,8 @@ class PgFleetStore final : public FleetStore {
     const char* name;
     const char* type;
   };
-  // put_result's parameters, in order: the results columns but profile_mismatch.
+  // put_result's parameters, in order: the results columns but profile_mismatch (BatchedRow's
+  // accessors know the places of result_id, client_id and record).
   static constexpr PutColumn kPutColumns[] = {
       {"result_id", "text"},        {"client_id", "text"},      {"received_at", "bigint"},
       {"config_id", "text"},        {"status", "text"},         {"benchmark_id", "text"},

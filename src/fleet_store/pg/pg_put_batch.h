@@ -41,6 +41,7 @@ struct BatchedRow {
 
   const std::string& result_id() const { return *columns[0]; }
   const std::string& client_id() const { return *columns[1]; }
+  const std::string& record_text() const { return *columns[24]; }  // $25: the record
 };
 
 enum class BatchedOutcome {
