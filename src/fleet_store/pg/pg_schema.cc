@@ -155,7 +155,8 @@ void AddCountShards(pqxx::work& tx, const std::string& first) {
 // gains its metrics column, NULL in the rows already there (readers fall back to the record).
 void MigrateFrom1(pqxx::work& tx) {
   tx.exec("ALTER TABLE results ADD COLUMN IF NOT EXISTS metrics TEXT");
-  tx.exec("CREATE TABLE IF NOT EXISTS result_counts (shard INTEGER PRIMARY KEY, n BIGINT NOT NULL)");
+  tx.exec("CREATE TABLE IF NOT EXISTS result_counts (shard INTEGER PRIMARY KEY, n BIGINT "
+          "NOT NULL)");
   AddCountShards(tx, "COALESCE((SELECT value::bigint FROM meta WHERE key = 'result_count'), 0)");
   tx.exec("DELETE FROM meta WHERE key = 'result_count'");
   tx.exec("UPDATE meta SET value = '2' WHERE key = 'schema_version'");

@@ -15,10 +15,10 @@ constexpr int kCountShards = 64;
 // The number of stored results: the sum of the shards.
 constexpr const char* kCountResultsSql = "SELECT COALESCE(sum(n), 0) FROM result_counts";
 
-// Creates the missing tables and indexes and records schema_version (or migrates version 1), in one transaction that
-// holds an advisory lock, so stores opened at the same time do not race. Returns the version
-// found (kSchemaVersion after creating; 0 when a meta table holds no version: not a fleet
-// database). Throws pqxx exceptions (the caller's boundary).
+// Creates the missing tables and indexes and records schema_version, or migrates a version 1
+// database, in one transaction that holds an advisory lock, so stores opened at the same time do
+// not race. Returns the version found (kSchemaVersion after creating or migrating; 0 when a meta
+// table holds no version: not a fleet database). Throws pqxx exceptions (the caller's boundary).
 int EnsureSchema(pqxx::connection& conn);
 
 }  // namespace pipette::pg
