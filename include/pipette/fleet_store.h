@@ -258,6 +258,15 @@ class FleetStore {
   virtual Result<std::vector<PlanStatus>> ListPlans() = 0;  // jobs left empty
 };
 
+// A result read by its id, or by a short id: 8 to 35 characters (lowercase hex digits and '-')
+// that start the ids of results, as listings show them. `record` is empty when nothing matches;
+// `ambiguous` is true (and `record` empty) when several results start so. Errors: the store's.
+struct FoundResult {
+  std::optional<nlohmann::json> record;
+  bool ambiguous = false;
+};
+Result<FoundResult> FindResult(FleetStore& store, const std::string& id);
+
 struct FleetStoreOptions {
   // A quota: the SQLite file may not grow beyond about this many bytes (SQLite's max_page_count);
   // writes beyond it fail exactly as on a full disk (FleetStoreFault::kFull). 0: no quota.

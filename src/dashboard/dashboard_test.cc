@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -440,6 +441,28 @@ TEST_F(DashboardTest, KeptPagesAreServedUntilAResultIsAdded) {
             DashboardResponse::Kind::kBadRequest);
   EXPECT_EQ(RenderDashboard(*store_, "/scaling", {{"since", "2026-01-01"}}, &cache).kind,
             DashboardResponse::Kind::kPage);
+}
+
+// A result page reads a short id (the start of one result's id, as listings show it) as the id.
+TEST_F(DashboardTest, ResultPageReadsAShortId) {
+  std::vector<std::string> ids;
+  for (const json& r : records_) ids.push_back(r["result_id"].get<std::string>());
+  std::sort(ids.begin(), ids.end());
+  // The shortest start (8 characters at least) of ids[1] that its neighbours do not share.
+  const auto shared = [](const std::string& a, const std::string& b) {
+    size_t n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+    return n;
+  };
+  const size_t length =
+      std::max<size_t>({8, shared(ids[0], ids[1]) + 1, shared(ids[1], ids[2]) + 1});
+  ASSERT_LT(length, 36u);
+  EXPECT_EQ(Page("/results/" + ids[1].substr(0, length)), Page("/results/" + ids[1]));
+  if (shared(ids[0], ids[1]) >= 8) {
+    const DashboardResponse both = Get("/results/" + ids[1].substr(0, shared(ids[0], ids[1])));
+    EXPECT_EQ(both.kind, DashboardResponse::Kind::kBadRequest);
+    EXPECT_NE(both.body.find("matches several results"), std::string::npos) << both.body;
+  }
 }
 
 TEST(PageCacheTest, KeepsTheNewestVersionWithinItsBytes) {

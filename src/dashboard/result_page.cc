@@ -167,10 +167,15 @@ std::string Provenance(const json& r) {
 }  // namespace
 
 DashboardResponse OneResultPage(FleetStore& store, const std::string& result_id) {
-  auto got = store.GetResult(result_id);
+  // The short id a listing shows reads the same (FindResult).
+  auto got = FindResult(store, result_id);
   if (!got.ok()) return StoreError(got.error());
-  if (!*got) return NotFound("no result " + result_id + " in this fleet database");
-  const json& r = **got;
+  if (got->ambiguous) {
+    return BadRequest("result id prefix " + result_id +
+                      " matches several results; give more of it");
+  }
+  if (!got->record) return NotFound("no result " + result_id + " in this fleet database");
+  const json& r = *got->record;
   const std::string id = record::StringAt(r, "/result_id");
   const std::string benchmark = record::BenchmarkId(r);
   const std::string type = record::StringAt(r, "/benchmark/type");

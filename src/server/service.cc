@@ -557,30 +557,14 @@ Reply FleetService::ListRecords(FleetStore& store, const Query& query) {
 }
 
 Reply FleetService::GetResult(FleetStore& store, const std::string& id) {
-  Result<std::optional<json>> record = store.GetResult(id);
-  if (!record.ok()) return StoreFailure(record.error());
-  // Not an id: the short id a listing shows (at least 8 characters of one) reads the same.
-  static constexpr size_t kShortest = 8;
-  const bool prefix_like =
-      id.size() >= kShortest && id.size() < 36 && std::all_of(id.begin(), id.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
-      });
-  if (!record->has_value() && prefix_like) {
-    Result<std::vector<std::string>> ids = store.ResultIdsStartingWith(id, 2);
-    if (!ids.ok()) return StoreFailure(ids.error());
-    if (ids->size() > 1) {
-      return Refuse(Outcome::kInvalid,
-                    "result id prefix " + id + " matches several results; give more of it");
-    }
-    if (ids->size() == 1) {
-      record = store.GetResult(ids->front());
-      if (!record.ok()) return StoreFailure(record.error());
-    }
+  Result<FoundResult> found = FindResult(store, id);
+  if (!found.ok()) return StoreFailure(found.error());
+  if (found->ambiguous) {
+    return Refuse(Outcome::kInvalid,
+                  "result id prefix " + id + " matches several results; give more of it");
   }
-  if (!record->has_value()) {
-    return Refuse(Outcome::kNotFound, "no result " + id.substr(0, 80));
-  }
-  return Success(Outcome::kOk, std::move(**record));
+  if (!found->record) return Refuse(Outcome::kNotFound, "no result " + id.substr(0, 80));
+  return Success(Outcome::kOk, std::move(*found->record));
 }
 
 Reply FleetService::CreatePlan(FleetStore& store, const SignedRequest& req) {
