@@ -39,10 +39,14 @@ DashboardResponse ComparePage(FleetStore& store, const Query& query) {
   json rec[2];
   const std::string ids[2] = {a_id, b_id};
   for (int i = 0; i < 2; ++i) {
-    auto got = store.GetResult(ids[i]);
+    auto got = FindResult(store, ids[i]);  // a short id reads as the id
     if (!got.ok()) return StoreError(got.error());
-    if (!*got) return NotFound("no result " + ids[i] + " in this fleet database");
-    rec[i] = std::move(**got);
+    if (got->ambiguous) {
+      return BadRequest(std::string(i == 0 ? "a" : "b") + ": result id prefix " + ids[i] +
+                        " matches several results; give more of it");
+    }
+    if (!got->record) return NotFound("no result " + ids[i] + " in this fleet database");
+    rec[i] = std::move(*got->record);
   }
   const json& a = rec[0];
   const json& b = rec[1];

@@ -13,13 +13,14 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
 #include <vector>
 
+#include "base/utf8.h"
 #include "describe.h"
-#include "utf8.h"
 
 namespace pipette {
 namespace record_schema_internal {
@@ -123,8 +124,12 @@ class JsonBuilder {
   bool Uint64(uint64_t u) { return Add(json(u)); }
   bool Double(double d) { return Add(json(d)); }
   bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not asked for
-  bool String(const char* s, rapidjson::SizeType n, bool) { return Add(json(std::string(s, n))); }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (HoldsNul(s, n)) return false;
+    return Add(json(std::string(s, n)));
+  }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
+    if (HoldsNul(s, n)) return false;
     key_.assign(s, n);
     return true;
   }
@@ -134,8 +139,9 @@ class JsonBuilder {
   bool EndArray(rapidjson::SizeType) { return Close(); }
 
   json Take() { return std::move(root_); }
-  // A member name repeated in one object: the builder stopped there (FirstRepeatedMember names it).
-  bool duplicate() const { return duplicate_; }
+  // A member name repeated in one object, or a string holding U+0000: the builder stopped there
+  // (Unstorable names it).
+  bool stopped() const { return duplicate_ || nul_; }
 
  private:
   // The open containers are the last members of their parents, and a parent grows only after its
@@ -172,6 +178,12 @@ class JsonBuilder {
   std::vector<json*> open_;
   std::string key_;
   bool duplicate_ = false;
+  bool nul_ = false;
+  // PostgreSQL's text and jsonb cannot hold U+0000, so no record may: both stores keep the same.
+  bool HoldsNul(const char* s, size_t n) {
+    if (std::memchr(s, 0, n) != nullptr) nul_ = true;
+    return nul_;
+  }
 };
 
 
@@ -256,16 +268,31 @@ std::string TooDeep(const rapidjson::ParseResult& r) {
          std::to_string(r.Offset()) + ")";
 }
 
-// Finds the first member name given twice in one object, as a JSON pointer. For the rare paths: a
+constexpr const char* kHoldsNul =
+    ": holds U+0000 (a NUL character), which no stored text may hold; leave it out";
+
+// Finds the first member name given twice in one object, or string holding U+0000, as a JSON
+// pointer with its line. For the rare paths: a
 // set of names for each open object.
 class RepeatedMemberFinder
     : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, RepeatedMemberFinder> {
  public:
   bool Default() { return Value(); }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    Value();
+    if (!found_ && std::memchr(s, 0, n) != nullptr) found_ = Pointer() + kHoldsNul;
+    return true;
+  }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
     Level& level = open_.back();
     level.token.assign(s, n);
-    if (!level.names.insert(level.token).second && !found_) found_ = Pointer();
+    if (found_) return true;
+    if (std::memchr(s, 0, n) != nullptr) {
+      const std::string object = Pointer(open_.size() - 1);
+      found_ = (object.empty() ? "/" : object) + ": a member name" + kHoldsNul;
+    } else if (!level.names.insert(level.token).second) {
+      found_ = Pointer() + ": given twice (a member name may appear once in an object)";
+    }
     return true;
   }
   bool StartObject() { return Open(true); }
@@ -294,24 +321,27 @@ class RepeatedMemberFinder
     open_.pop_back();
     return true;
   }
-  std::string Pointer() const {
+  // The pointer of the current value, or of its container `levels` deep.
+  std::string Pointer(size_t levels = std::string::npos) const {
     json::json_pointer pointer;
-    for (const Level& l : open_) pointer.push_back(l.object ? l.token : std::to_string(l.index));
+    for (size_t i = 0; i < open_.size() && i < levels; ++i) {
+      const Level& l = open_[i];
+      pointer.push_back(l.object ? l.token : std::to_string(l.index));
+    }
     return pointer.to_string();
   }
   std::vector<Level> open_;
   std::optional<std::string> found_;
 };
 
-// "<pointer>: given twice" for the first repeated member of `text`, when it has one.
-std::optional<std::string> RepeatedMember(const std::string& text) {
+// The line for the first member name repeated in its object, or string holding U+0000, of `text`.
+std::optional<std::string> Unstorable(const std::string& text) {
   RepeatedMemberFinder finder;
   DepthLimit<RepeatedMemberFinder> limit(finder);
   rapidjson::MemoryStream in(text.data(), text.size());
   // Read to the end: text that is not JSON is that first.
   if (rapidjson::Reader().Parse<kParseFlags>(in, limit).IsError()) return std::nullopt;
-  if (!finder.found()) return std::nullopt;
-  return *finder.found() + ": given twice (a member name may appear once in an object)";
+  return finder.found();
 }
 
 // Where `validator` stopped.
@@ -387,7 +417,7 @@ Status ValidateRecord(const json& record) {
 Result<json> ParseRecord(const std::string& text) {
   const Compiled& c = ThreadSchema();
   if (!c.error.empty()) return Unusable(c).error();
-  if (const std::optional<size_t> bad = record_schema_internal::FirstBadUtf8Byte(text)) {
+  if (const std::optional<size_t> bad = FirstBadUtf8Byte(text)) {
     return MakeError("not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   }
   // StringStream (its SIMD string copy wants it) reads up to a NUL, which JSON text never holds.
@@ -403,7 +433,7 @@ Result<json> ParseRecord(const std::string& text) {
   const rapidjson::ParseResult parsed = scratch.reader().Parse<kParseFlags>(in, limit);
   if (limit.too_deep()) return MakeError(TooDeep(parsed));
   if (validator.IsValid() && !parsed.IsError()) return builder.Take();
-  if (validator.IsValid() && !builder.duplicate()) return MakeError(NotJson(parsed));
+  if (validator.IsValid() && !builder.stopped()) return MakeError(NotJson(parsed));
   // The validator or a repeated member stopped the reader early: the rest of the text may not
   // even be JSON, which is the first thing to say. Wording the failure needs the whole value.
   const json record = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -415,8 +445,9 @@ Result<json> ParseRecord(const std::string& text) {
     if (deep.too_deep()) return MakeError(TooDeep(syntax));
     if (syntax.IsError()) return MakeError(NotJson(syntax));
   }
-  // A repeated member next: the validator checked each copy, the wording would see one.
-  if (std::optional<std::string> twice = RepeatedMember(text)) return MakeError(*twice);
+  // A repeated member next (the validator checked each copy, the wording would see one), or a
+  // string holding U+0000.
+  if (std::optional<std::string> line = Unstorable(text)) return MakeError(*line);
   return MakeError(Describe(SchemaJson(), FailureOf(validator), record));
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pipette/store.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 namespace pipette {
 namespace {
@@ -342,6 +342,21 @@ TEST(RecordSchema, ParseRecordRefusesARepeatedMember) {
   EXPECT_EQ(ParseError(text).rfind("not valid JSON (byte ", 0), 0u) << ParseError(text);
 }
 
+// PostgreSQL's text and jsonb cannot hold U+0000: no record may, so both stores keep the same.
+TEST(RecordSchema, ParseRecordRefusesAStringHoldingNul) {
+  const std::string line =
+      ": holds U+0000 (a NUL character), which no stored text may hold; leave it out";
+  json r = GoodRecord();
+  r["runtime"]["settings"]["flag"] = std::string("a\0b", 3);
+  EXPECT_EQ(ParseError(r.dump()), "/runtime/settings/flag" + line);
+  r = GoodRecord();
+  r["logs"] = {{"warnings", {"fine", std::string("\0", 1)}}};
+  EXPECT_EQ(ParseError(r.dump()), "/logs/warnings/1" + line);
+  r = GoodRecord();
+  r["runtime"]["settings"][std::string("k\0", 2)] = 1;
+  EXPECT_EQ(ParseError(r.dump()), "/runtime/settings: a member name" + line);
+}
+
 TEST(RecordSchema, ParseRecordNamesTextThatIsNotJsonOrNotUtf8) {
   EXPECT_EQ(ParseError(""), "not valid JSON (byte 0: the document is empty)");
   EXPECT_EQ(ParseError(R"({"schema": })"), "not valid JSON (byte 11: invalid value)");
@@ -378,7 +393,7 @@ TEST(RecordSchema, ParseRecordRefusesNestingDeeperThan64Levels) {
 }
 
 TEST(RecordSchemaUtf8, FindsTheFirstByteThatIsNotUtf8) {
-  using record_schema_internal::FirstBadUtf8Byte;
+  using pipette::FirstBadUtf8Byte;
   EXPECT_EQ(FirstBadUtf8Byte(""), std::nullopt);
   EXPECT_EQ(FirstBadUtf8Byte("plain ascii, longer than one word of eight"), std::nullopt);
   EXPECT_EQ(FirstBadUtf8Byte("caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf"),

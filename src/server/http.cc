@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "base/utf8.h"
 #include "pipette/dashboard.h"
 
 namespace pipette::server {
@@ -167,10 +168,20 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
   // its own limit before parsing.
   svr.set_payload_max_length(static_cast<size_t>(std::max(small, record)));
 
-  svr.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+  svr.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     t_log.start = Clock::now();
     t_log.started = true;
     t_log.client_id.clear();
+    // Ids and filters are text: bytes that are not UTF-8 (after percent-decoding) name nothing
+    // stored, and PostgreSQL refuses them in a query.
+    bool utf8 = !FirstBadUtf8Byte(req.path);
+    for (auto it = req.params.begin(); utf8 && it != req.params.end(); ++it) {
+      utf8 = !FirstBadUtf8Byte(it->first) && !FirstBadUtf8Byte(it->second);
+    }
+    if (!utf8) {
+      WriteError(res, 400, "the path or query is not UTF-8 text; percent-encode UTF-8 bytes");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
 

@@ -470,6 +470,13 @@ TEST_P(ServerTest, MalformedRecordIs400NamingTheField) {
   r = SignedSend(id, "POST", "/api/results", twice);
   EXPECT_EQ(r.status, 400) << r.raw;
   EXPECT_EQ(Error(r), "/status: given twice (a member name may appear once in an object)");
+  // PostgreSQL cannot store U+0000: refused on both backends, as the client's fault (a 5xx would
+  // have the outbox send it again and again).
+  record = RealRecord();
+  record["runtime"]["settings"]["note"] = std::string("a\0b", 3);
+  r = SignedSend(id, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_EQ(Error(r).rfind("/runtime/settings/note: holds U+0000", 0), 0u) << Error(r);
 }
 
 TEST_P(ServerTest, RateLimitIs429WithRetryAfter) {
@@ -563,6 +570,14 @@ TEST_P(ServerTest, DashboardIsServedAtTheRoot) {
   res = client_->Get("/results/no-such-result");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404) << res->body.substr(0, 300);
+  // Bytes that are not UTF-8 in a path or filter name nothing: a 400 on both backends
+  // (PostgreSQL refuses them in a query).
+  for (const char* target : {"/?label=%E9", "/api/results?benchmark=%FF", "/results/%E9%E9%E9%E9",
+                             "/compare?a=%E9%E9%E9%E9%E9%E9%E9%E9&b=x"}) {
+    Response r = Send("GET", target, "", {});
+    EXPECT_EQ(r.status, 400) << target << ": " << r.raw;
+    EXPECT_EQ(Error(r), "the path or query is not UTF-8 text; percent-encode UTF-8 bytes");
+  }
 }
 
 // The database stopped under the running server: every request that needs it is 503 with one

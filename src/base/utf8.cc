@@ -1,9 +1,9 @@
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <cstdint>
 #include <cstring>
 
-namespace pipette::record_schema_internal {
+namespace pipette {
 
 std::optional<size_t> FirstBadUtf8Byte(std::string_view text) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
@@ -50,4 +50,4 @@ std::optional<size_t> FirstBadUtf8Byte(std::string_view text) {
   return std::nullopt;
 }
 
-}  // namespace pipette::record_schema_internal
+}  // namespace pipette

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string_view>
 
-namespace pipette::record_schema_internal {
+namespace pipette {
 
 // The offset of the first byte that does not begin a well-formed sequence; nullopt for UTF-8.
 std::optional<size_t> FirstBadUtf8Byte(std::string_view text);
 
-}  // namespace pipette::record_schema_internal
+}  // namespace pipette
