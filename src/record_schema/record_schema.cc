@@ -272,15 +272,17 @@ constexpr const char* kHoldsNul =
     ": holds U+0000 (a NUL character), which no stored text may hold; leave it out";
 
 // Finds the first member name given twice in one object, or string holding U+0000, as a JSON
-// pointer with its line. For the rare paths: a
-// set of names for each open object.
-class RepeatedMemberFinder
-    : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, RepeatedMemberFinder> {
+// pointer with its line. For the rare paths: a set of names for each open object.
+class UnstorableFinder
+    : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, UnstorableFinder> {
  public:
   bool Default() { return Value(); }
   bool String(const char* s, rapidjson::SizeType n, bool) {
     Value();
-    if (!found_ && std::memchr(s, 0, n) != nullptr) found_ = Pointer() + kHoldsNul;
+    if (!found_ && std::memchr(s, 0, n) != nullptr) {
+      const std::string at = Pointer();
+      found_ = (at.empty() ? "/" : at) + kHoldsNul;
+    }
     return true;
   }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
@@ -336,8 +338,8 @@ class RepeatedMemberFinder
 
 // The line for the first member name repeated in its object, or string holding U+0000, of `text`.
 std::optional<std::string> Unstorable(const std::string& text) {
-  RepeatedMemberFinder finder;
-  DepthLimit<RepeatedMemberFinder> limit(finder);
+  UnstorableFinder finder;
+  DepthLimit<UnstorableFinder> limit(finder);
   rapidjson::MemoryStream in(text.data(), text.size());
   // Read to the end: text that is not JSON is that first.
   if (rapidjson::Reader().Parse<kParseFlags>(in, limit).IsError()) return std::nullopt;
