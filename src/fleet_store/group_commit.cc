@@ -89,35 +89,22 @@ GroupCommit::Exclusive::~Exclusive() {
 }
 
 std::shared_ptr<void> GroupCommit::Expect() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++expected_;
-  }
-  return std::shared_ptr<void>(this, [self = shared_from_this()](GroupCommit* g) {
-    {
-      std::lock_guard<std::mutex> lock(g->mu_);
-      --g->expected_;
-    }
-    g->arrived_.notify_one();
-  });
+  std::lock_guard<std::mutex> lock(mu_);
+  return expected_.Expect(mu_, shared_from_this());
 }
 
 Status GroupCommit::Run(store::Db& mine, const std::string& doing, Work work) {
   Piece piece{&work, &doing};
   std::unique_lock<std::mutex> lock(mu_);
   queue_.push_back(&piece);
-  arrived_.notify_one();
+  expected_.Arrived();
   while (!piece.done) {
     if (leading_) {
       changed_.wait(lock);
       continue;
     }
     leading_ = true;
-    // Expected writers still on their way (those queued hold their tokens too).
-    const auto deadline = std::chrono::steady_clock::now() + gather_window_;
-    while (queue_.size() < kMaxGroup && queue_.size() < expected_ &&
-           arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
-    }
+    expected_.Gather(lock, [this] { return queue_.size(); }, kMaxGroup, gather_window_);
     std::deque<Piece*> group;
     while (!queue_.empty() && group.size() < kMaxGroup) {
       group.push_back(queue_.front());

@@ -34,6 +34,7 @@
 #include <string>
 #include <thread>
 
+#include "fleet_store/expected_writers.h"
 #include "pipette/status.h"
 #include "store/sqlite.h"
 
@@ -107,8 +108,7 @@ class GroupCommit : public std::enable_shared_from_this<GroupCommit> {
   std::condition_variable changed_;
   bool leading_ = false;  // a group, or an Exclusive holder, is writing
   std::deque<Piece*> queue_;
-  size_t expected_ = 0;              // writes announced by Expect and not yet withdrawn
-  std::condition_variable arrived_;  // a piece was queued or an expected write withdrawn
+  ExpectedWriters expected_;  // under mu_
 
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_due_;

@@ -25,35 +25,22 @@ std::vector<PutBatcher::Piece*> PutBatcher::TakeBatch() {
 }
 
 std::shared_ptr<void> PutBatcher::Expect() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++expected_;
-  }
-  return std::shared_ptr<void>(this, [self = shared_from_this()](PutBatcher* b) {
-    {
-      std::lock_guard<std::mutex> lock(b->mu_);
-      --b->expected_;
-    }
-    b->arrived_.notify_one();
-  });
+  std::lock_guard<std::mutex> lock(mu_);
+  return expected_.Expect(mu_, shared_from_this());
 }
 
 Result<BatchedOutcome> PutBatcher::Run(const BatchedRow& row, const Store& store) {
   Piece piece{&row, std::nullopt};
   std::unique_lock<std::mutex> lock(mu_);
   queue_.push_back(&piece);
-  arrived_.notify_one();
+  expected_.Arrived();
   while (!piece.outcome) {
     if (leading_) {
       done_.wait(lock);
       continue;
     }
     leading_ = true;
-    // Expected submissions still on their way (those queued hold their tokens too).
-    const auto deadline = std::chrono::steady_clock::now() + kGatherWindow;
-    while (queue_.size() < kMaxBatch && queue_.size() < expected_ &&
-           arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
-    }
+    expected_.Gather(lock, [this] { return queue_.size(); }, kMaxBatch, kGatherWindow);
     std::vector<Piece*> batch = TakeBatch();
     lock.unlock();
     std::vector<const BatchedRow*> rows;

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet_store/expected_writers.h"
 #include "pipette/status.h"
 
 namespace pipette::pg {
@@ -85,8 +86,7 @@ class PutBatcher : public std::enable_shared_from_this<PutBatcher> {
   std::condition_variable done_;
   bool leading_ = false;
   std::deque<Piece*> queue_;
-  size_t expected_ = 0;              // submissions announced by Expect and not yet withdrawn
-  std::condition_variable arrived_;  // a piece was queued or an expected one withdrawn
+  fleet_store::ExpectedWriters expected_;  // under mu_
 };
 
 // The PutBatcher of the database at `url` in this process (shared by its connections).
