@@ -470,8 +470,11 @@ TEST_P(FleetOnEachBackend, FourWorkersClaimAtOnceEachJobOnceAndNothingIsLostToKi
 #ifdef PIPETTE_HAVE_TEST_POSTGRES
   // The database stopped under the running server while the workers measure and submit.
   const size_t acked_mid = Acknowledged().size();
-  const std::string outage = SubmitPlan(Suite("outage", cells, 10), "fleet");
-  ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() >= acked_mid + 3; }, 60)) << dump_all();
+  // Cells long enough (200 repetitions) that the workers are still measuring when the database
+  // stops after the first acknowledgement: with 10, four workers finished the whole plan first
+  // once on a busy machine, and nothing had to wait.
+  const std::string outage = SubmitPlan(Suite("outage", cells, 200), "fleet");
+  ASSERT_TRUE(WaitFor([&] { return Acknowledged().size() >= acked_mid + 1; }, 60)) << dump_all();
   ASSERT_TRUE(pipette::testing::StopTestPostgres().ok());
   const std::string not_answering =
       "server error (503): the database is not answering; retry later";
