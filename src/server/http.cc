@@ -179,7 +179,13 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
       utf8 = !FirstBadUtf8Byte(it->first) && !FirstBadUtf8Byte(it->second);
     }
     if (!utf8) {
-      WriteError(res, 400, "the path or query is not UTF-8 text; percent-encode UTF-8 bytes");
+      const std::string line = "the path or query is not UTF-8 text; percent-encode UTF-8 bytes";
+      if (UnderApi(req.path)) {
+        WriteError(res, 400, line);
+      } else {  // a dashboard page: its errors are text, as the pages' own
+        res.status = 400;
+        res.set_content(line + "\n", "text/plain; charset=utf-8");
+      }
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
