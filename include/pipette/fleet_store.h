@@ -78,6 +78,8 @@ enum class PutOutcome {
   kSame,      // this result_id was stored before with identical content: nothing changed
   kConflict,  // this result_id was stored before with other content: nothing changed
   kReplayed,  // the request's nonce was used before (PutResultWithNonce): nothing changed
+  kClientNotApproved,  // the client is not registered and approved (PutResultWithNonce): nothing
+                       // changed, and the nonce is not spent
 };
 
 // What a listing computes beyond its rows.
@@ -166,21 +168,18 @@ class FleetStore {
   // with the indexed columns of a ResultRow, atomically. Idempotent by result_id (PutOutcome).
   virtual Result<PutOutcome> PutResult(const nlohmann::json& record, const std::string& client_id,
                                        int64_t now) = 0;
-  // PutResult and UseNonce(client_id, nonce, keep_until) in one transaction: kReplayed (and
-  // nothing stored) when the nonce was used before. The server spends a submission's nonce so,
-  // after validating it: one commit a submission instead of two. `text` is the JSON text
+  // PutResult and UseNonce(client_id, nonce, keep_until) in one transaction, for a client that
+  // is registered and approved as the transaction reads it: kClientNotApproved (nothing stored)
+  // when it is not, kReplayed (nothing stored) when the nonce was used before. The server spends
+  // a submission's nonce so, after validating it: one commit a submission instead of two, and a
+  // client revoked while its record was being checked stores nothing. `text` is the JSON text
   // `record` was parsed from (the submitted body): a store may keep it as the record's text
   // instead of serializing `record` again.
   virtual Result<PutOutcome> PutResultWithNonce(const nlohmann::json& record,
-                                                [[maybe_unused]] std::string_view text,
+                                                std::string_view text,
                                                 const std::string& client_id,
                                                 const std::string& nonce, int64_t keep_until,
-                                                int64_t now) {
-    Result<bool> fresh = UseNonce(client_id, nonce, keep_until);
-    if (!fresh.ok()) return fresh.error();
-    if (!*fresh) return PutOutcome::kReplayed;
-    return PutResult(record, client_id, now);
-  }
+                                                int64_t now) = 0;
   // Says that a write is on its way (a submission being parsed and validated) until the token is
   // dropped, so the store may hold a commit briefly for the write to share it (SQLite's group
   // commit: at most 2 ms). nullptr where the store has no use for it. Thread-safe.

@@ -318,22 +318,23 @@ TEST_P(FleetStoreTest, ANonceIsUsedOnceAlsoAfterReopening) {
 // --- results ---------------------------------------------------------------------------------
 
 TEST_P(FleetStoreTest, PutWithNonceSpendsItOnceWithTheRecord) {
+  const std::string a = Approved(Client("a"));
   const json record = Record(0);
   const std::string text = record.dump();
   const std::string nonce = fleet_store::RandomHex(16);
-  auto put = store_->PutResultWithNonce(record, text, "pc_a", nonce, kNow + 300, kNow);
+  auto put = store_->PutResultWithNonce(record, text, a, nonce, kNow + 300, kNow);
   ASSERT_TRUE(put.ok()) << put.error().message;
   EXPECT_EQ(*put, PutOutcome::kStored);
   // The same request again is a replay: refused, and nothing changes.
   const json other = Record(1);
-  auto replay = store_->PutResultWithNonce(other, other.dump(), "pc_a", nonce, kNow + 300, kNow);
+  auto replay = store_->PutResultWithNonce(other, other.dump(), a, nonce, kNow + 300, kNow);
   ASSERT_TRUE(replay.ok()) << replay.error().message;
   EXPECT_EQ(*replay, PutOutcome::kReplayed);
   EXPECT_FALSE(store_->GetResult(other["result_id"])->has_value());
   EXPECT_EQ(*store_->CountResults(), 1);
   // Spent in the database: the plain nonce check agrees, also after reopening.
   store_ = Open();
-  EXPECT_FALSE(*store_->UseNonce("pc_a", nonce, kNow + 300));
+  EXPECT_FALSE(*store_->UseNonce(a, nonce, kNow + 300));
   // Stored as submitted (compact), read back equal.
   auto texts = store_->RecordTexts({record["result_id"].get<std::string>()});
   ASSERT_TRUE(texts.ok()) << texts.error().message;
@@ -341,13 +342,40 @@ TEST_P(FleetStoreTest, PutWithNonceSpendsItOnceWithTheRecord) {
   EXPECT_EQ(json::parse((*texts)[0]), record);
   // Pretty-printed text is not kept as it is: what is stored stays compact.
   const json pretty = Record(2);
-  put = store_->PutResultWithNonce(pretty, pretty.dump(2), "pc_a", fleet_store::RandomHex(16),
+  put = store_->PutResultWithNonce(pretty, pretty.dump(2), a, fleet_store::RandomHex(16),
                                    kNow + 300, kNow);
   ASSERT_TRUE(put.ok()) << put.error().message;
   texts = store_->RecordTexts({pretty["result_id"].get<std::string>()});
   ASSERT_TRUE(texts.ok()) << texts.error().message;
   EXPECT_TRUE(fleet_store::IsCompactJson((*texts)[0])) << (*texts)[0].substr(0, 80);
   EXPECT_EQ(json::parse((*texts)[0]), pretty);
+}
+
+// A record is stored with a nonce only for a client approved when its transaction reads it: one
+// revoked (or pending, or unknown) stores nothing and spends no nonce, whatever the server knew.
+TEST_P(FleetStoreTest, PutWithNonceStoresNothingForAClientNotApproved) {
+  FleetClient pending = Client("p");
+  ASSERT_EQ(*store_->Register(pending, "", kNow), RegisterOutcome::kRegistered);
+  const std::string revoked = Approved(Client("r"));
+  ASSERT_TRUE(store_->SetClientStatus(revoked, ClientStatus::kRevoked).ok());
+  int i = 0;
+  for (const std::string& client : {pending.client_id, revoked, std::string("pc_nobody")}) {
+    const json record = Record(i++);
+    const std::string nonce = fleet_store::RandomHex(16);
+    auto put = store_->PutResultWithNonce(record, record.dump(), client, nonce, kNow + 300, kNow);
+    ASSERT_TRUE(put.ok()) << put.error().message;
+    EXPECT_EQ(*put, PutOutcome::kClientNotApproved) << client;
+    EXPECT_FALSE(store_->GetResult(record["result_id"])->has_value()) << client;
+    EXPECT_TRUE(*store_->UseNonce(client, nonce, kNow + 300)) << client;  // not spent
+  }
+  EXPECT_EQ(*store_->CountResults(), 0);
+  // Approved again: stored.
+  ASSERT_TRUE(store_->SetClientStatus(revoked, ClientStatus::kApproved).ok());
+  const json record = Record(7);
+  auto put = store_->PutResultWithNonce(record, record.dump(), revoked, fleet_store::RandomHex(16),
+                                        kNow + 300, kNow);
+  ASSERT_TRUE(put.ok()) << put.error().message;
+  EXPECT_EQ(*put, PutOutcome::kStored);
 }
 
 TEST_P(FleetStoreTest, PutIsIdempotentAndRefusesOtherContent) {

@@ -562,6 +562,17 @@ class SqliteFleetStore final : public FleetStore {
     return fresh;
   }
 
+  // Whether `client_id` is registered and approved, read inside the caller's transaction.
+  static Result<bool> IsApproved(Db& db, const std::string& client_id) {
+    auto select = db.Prepare("SELECT 1 FROM clients WHERE client_id = ? AND status = ?");
+    if (!select.ok()) return select.error();
+    select->Bind(1, client_id);
+    select->Bind(2, std::string(ClientStatusName(ClientStatus::kApproved)));
+    auto row = select->Step("reading client " + client_id);
+    if (!row.ok()) return row.error();
+    return *row;
+  }
+
   // UseNonce's insert inside the caller's write transaction: false when it was used before.
   static Result<bool> InsertNonce(Db& db, const std::string& client_id, const std::string& nonce,
                                   int64_t keep_until) {
@@ -611,6 +622,12 @@ class SqliteFleetStore final : public FleetStore {
     bool put_failed = false;  // its error says "fleet store" already
     Status s = writer_->Run(*db_, doing, [&](Db& db) -> Status {
       if (nonce != nullptr) {
+        auto approved = IsApproved(db, client_id);
+        if (!approved.ok()) return approved.error();
+        if (!*approved) {
+          outcome = PutOutcome::kClientNotApproved;
+          return Status::Ok();
+        }
         auto fresh = InsertNonce(db, client_id, *nonce, keep_until);
         if (!fresh.ok()) return fresh.error();
         if (!*fresh) {

@@ -409,10 +409,22 @@ TEST_P(ServerTest, UnknownPendingAndRevokedClientsAreRefused) {
   r = SignedSend(pending, "POST", "/api/results", RealRecord().dump());
   EXPECT_EQ(r.status, 201) << r.raw;
 
+  // Revoked after the server has seen it approved (its key is kept, the store checks the status):
+  // refused as revoked, also with a record that would be a 400 from an approved client.
   ASSERT_TRUE(store_->SetClientStatus(pending.client_id, ClientStatus::kRevoked).ok());
-  r = SignedSend(pending, "POST", "/api/results", RealRecord().dump());
+  const json record = RealRecord();
+  r = SignedSend(pending, "POST", "/api/results", record.dump());
   EXPECT_EQ(r.status, 403) << r.raw;
   EXPECT_EQ(Error(r), "client " + pending.client_id + " is revoked");
+  r = SignedSend(pending, "POST", "/api/results", "{\"schema\": 1}");
+  EXPECT_EQ(r.status, 403) << r.raw;
+  EXPECT_EQ(Error(r), "client " + pending.client_id + " is revoked");
+  EXPECT_FALSE(store_->GetResult(record["result_id"])->has_value());
+  ASSERT_TRUE(store_->SetClientStatus(pending.client_id, ClientStatus::kApproved).ok());
+  r = SignedSend(pending, "POST", "/api/results", record.dump());
+  EXPECT_EQ(r.status, 201) << r.raw;
+  r = SignedSend(pending, "POST", "/api/results", "{\"schema\": 1}");
+  EXPECT_EQ(r.status, 400) << r.raw;
 }
 
 TEST_P(ServerTest, OversizedBodiesAre413) {

@@ -193,7 +193,7 @@ std::optional<std::string> Unassignable(const json& required,
 }
 
 // The outcome of storing a record, as /api/results answers it.
-Reply PutReply(PutOutcome put, const std::string& result_id) {
+Reply PutReply(PutOutcome put, const std::string& result_id, const std::string& client_id) {
   switch (put) {
     case PutOutcome::kStored:
       return Success(Outcome::kCreated, {{"result_id", result_id}, {"stored", true}});
@@ -203,6 +203,8 @@ Reply PutReply(PutOutcome put, const std::string& result_id) {
       return Refuse(Outcome::kConflict, "result " + result_id + " exists with other content");
     case PutOutcome::kReplayed:
       return Refuse(Outcome::kUnauthenticated, kNonceUsed);
+    case PutOutcome::kClientNotApproved:
+      return Refuse(Outcome::kForbidden, "client " + client_id + " is not approved");
   }
   return Refuse(Outcome::kInternal, "unknown put outcome");
 }
@@ -296,6 +298,12 @@ std::optional<Reply> FleetService::Authenticate(FleetStore& store, const SignedR
 std::optional<Reply> FleetService::AuthenticateKeepingNonce(FleetStore& store,
                                                             const SignedRequest& req,
                                                             FleetClient* client) {
+  if (std::optional<Reply> refused = Identify(store, req, client)) return refused;
+  return RateLimit(client->client_id);
+}
+
+std::optional<Reply> FleetService::Identify(FleetStore& store, const SignedRequest& req,
+                                            FleetClient* client) {
   if (req.client_id.empty() || req.timestamp.empty() || req.nonce.empty() ||
       req.signature.empty()) {
     return Refuse(Outcome::kUnauthenticated, kMissingHeaders);
@@ -316,7 +324,11 @@ std::optional<Reply> FleetService::AuthenticateKeepingNonce(FleetStore& store,
   if (client->status == ClientStatus::kRevoked) {
     return Refuse(Outcome::kForbidden, "client " + client->client_id + " is revoked");
   }
-  if (const int wait = limiter_.Take(client->client_id, std::chrono::steady_clock::now())) {
+  return std::nullopt;
+}
+
+std::optional<Reply> FleetService::RateLimit(const std::string& client_id) {
+  if (const int wait = limiter_.Take(client_id, std::chrono::steady_clock::now())) {
     char rate[32];
     std::snprintf(rate, sizeof(rate), "%g", options_.rate_per_client);
     Reply r = Refuse(Outcome::kRateLimited, std::string("rate limit: ") + rate +
@@ -416,11 +428,37 @@ Reply FleetService::Me(FleetStore& store, const SignedRequest& req) {
 }
 
 Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
+  // A client authenticated before is checked against its kept key, and the store checks in the
+  // record's transaction that it is still approved. Any other answer than a stored record is
+  // given only after the client is read again: a refusal of the client comes first, as on the
+  // full path.
+  const std::optional<std::string> key = known_keys_.Find(req.client_id);
+  if (key && !CheckSignature(req, *key)) {
+    std::optional<Reply> limited = RateLimit(req.client_id);
+    Reply r = limited ? ForResult(*limited) : StoreSubmission(store, req, req.client_id);
+    if (r.outcome != Outcome::kInvalid && r.outcome != Outcome::kForbidden &&
+        r.outcome != Outcome::kRateLimited) {
+      return r;
+    }
+    FleetClient client;
+    if (std::optional<Reply> refused = Identify(store, req, &client)) {
+      known_keys_.Forget(req.client_id);
+      return ForResult(*refused);
+    }
+    // Approved again since the store's check: stored as if it had come now.
+    if (r.outcome == Outcome::kForbidden) return StoreSubmission(store, req, req.client_id);
+    return r;
+  }
   FleetClient client;
-  // The nonce is spent with the record, in its transaction: a replay is refused there.
   if (std::optional<Reply> refused = AuthenticateKeepingNonce(store, req, &client)) {
     return ForResult(*refused);
   }
+  known_keys_.Remember(client.client_id, client.public_key_hex);
+  return StoreSubmission(store, req, client.client_id);
+}
+
+Reply FleetService::StoreSubmission(FleetStore& store, const SignedRequest& req,
+                                    const std::string& client_id) {
   // Announced before the parsing and validation, so a commit under way may wait for this one
   // (only a signed request from an approved client is waited for).
   const std::shared_ptr<void> expected = store.ExpectWrite();
@@ -429,13 +467,14 @@ Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
   if (std::optional<Reply> bad = ParseRecord(req.body, &record)) {
     r = *bad;
   } else {
-    Result<PutOutcome> put = store.PutResultWithNonce(record, req.body, client.client_id, req.nonce,
+    // The nonce is spent with the record, in its transaction: a replay is refused there.
+    Result<PutOutcome> put = store.PutResultWithNonce(record, req.body, client_id, req.nonce,
                                                       NonceKeptUntil(req), Now());
-    r = put.ok() ? PutReply(*put, record.value("result_id", std::string()))
+    r = put.ok() ? PutReply(*put, record.value("result_id", std::string()), client_id)
                  : StoreFailure(put.error());
   }
   r = ForResult(std::move(r));
-  r.client_id = client.client_id;
+  r.client_id = client_id;
   return r;
 }
 
@@ -700,7 +739,7 @@ Reply FleetService::CompleteJob(FleetStore& store, const SignedRequest& req,
     Result<FleetStore::CompleteOutcome> done =
         store.Complete(job_id, client.client_id, record, Now());
     if (!done.ok()) return StoreFailure(done.error());
-    Reply put = PutReply(done->put, record.value("result_id", std::string()));
+    Reply put = PutReply(done->put, record.value("result_id", std::string()), client.client_id);
     if (put.outcome != Outcome::kConflict && !done->lease_held) {
       return Refuse(Outcome::kConflict, LeaseLost(job_id) + " (the result is stored)");
     }

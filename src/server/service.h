@@ -1,7 +1,8 @@
 // The fleet server's use cases (docs/fleet-protocol.md), apart from HTTP: authenticate a signed
 // request, register, submit, plans, claim, heartbeat, result, fail, read results. Each returns a
 // Reply whose Outcome the HTTP layer (http.cc) maps to a status code. Thread-safe: the only
-// shared state is the rate limiter; the FleetStore passed in belongs to the calling thread.
+// shared state is the rate limiter and the known keys; the FleetStore passed in belongs to the
+// calling thread.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "pipette/fleet_store.h"
 #include "pipette/server.h"
+#include "server/known_keys.h"
 #include "server/rate_limiter.h"
 
 namespace pipette::server {
@@ -96,9 +98,16 @@ class FleetService {
   std::optional<Reply> Authenticate(FleetStore& store, const SignedRequest& req,
                                     FleetClient* client);
   // Authenticate without spending the nonce: the caller spends it with its write
-  // (FleetStore::PutResultWithNonce).
+  // (FleetStore::PutResultWithNonce). Identify, then the rate limit.
   std::optional<Reply> AuthenticateKeepingNonce(FleetStore& store, const SignedRequest& req,
                                                 FleetClient* client);
+  // The registered, approved client that signed `req` (read from the store), or the refusal.
+  std::optional<Reply> Identify(FleetStore& store, const SignedRequest& req, FleetClient* client);
+  std::optional<Reply> RateLimit(const std::string& client_id);
+  // Parses, validates and stores a submission of `client_id` (signature checked), spending its
+  // nonce: the reply to it.
+  Reply StoreSubmission(FleetStore& store, const SignedRequest& req,
+                        const std::string& client_id);
   // Until when the store keeps the nonce of `req` (a signature already checked): past it the
   // timestamp falls outside the window, so a replay is refused by the clock instead.
   int64_t NonceKeptUntil(const SignedRequest& req) const;
@@ -109,6 +118,7 @@ class FleetService {
   ServerOptions options_;
   std::function<int64_t()> clock_;
   RateLimiter limiter_;
+  KnownKeys known_keys_;
 };
 
 }  // namespace pipette::server

@@ -391,6 +391,8 @@ class PgFleetStore final : public FleetStore {
         return PutOutcome::kStored;
       case pg::BatchedOutcome::kReplayed:
         return PutOutcome::kReplayed;
+      case pg::BatchedOutcome::kNotApproved:
+        return PutOutcome::kClientNotApproved;
       case pg::BatchedOutcome::kNotInserted:
         return Do("reading result " + row->result_id(),
                   [&](pqxx::connection& c) -> Result<PutOutcome> {
@@ -404,8 +406,11 @@ class PgFleetStore final : public FleetStore {
       pqxx::work tx(c);
       const SpentNonce spend{nonce, keep_until};
       auto put = PutRowIn(tx, *row, &spend);
-      // The nonce is spent whatever the record's outcome; a replay changed nothing.
-      if (put.ok() && *put != PutOutcome::kReplayed) tx.commit();
+      // The nonce is spent whatever the record's outcome; a replay or a client not approved
+      // changed nothing.
+      if (put.ok() && *put != PutOutcome::kReplayed && *put != PutOutcome::kClientNotApproved) {
+        tx.commit();
+      }
       return put;
     });
   }
@@ -1069,6 +1074,7 @@ class PgFleetStore final : public FleetStore {
     const pqxx::result r =
         spend ? tx.exec_prepared("put_result_with_nonce", columns, spend->nonce, spend->keep_until)
               : tx.exec_prepared("put_result", columns);
+    if (!r[0][2].as<bool>()) return PutOutcome::kClientNotApproved;
     if (!r[0][0].as<bool>()) return PutOutcome::kReplayed;
     if (r[0][1].as<bool>()) return PutOutcome::kStored;
     // ON CONFLICT: the result_id is stored (maybe by a concurrent put since this one began).
@@ -1099,9 +1105,10 @@ class PgFleetStore final : public FleetStore {
     tx.commit();
     std::vector<pg::BatchedOutcome> out;
     for (const auto& row : r) {
-      out.push_back(!row[0].as<bool>()  ? pg::BatchedOutcome::kReplayed
-                    : row[1].as<bool>() ? pg::BatchedOutcome::kStored
-                                        : pg::BatchedOutcome::kNotInserted);
+      out.push_back(!row[2].as<bool>()   ? pg::BatchedOutcome::kNotApproved
+                    : !row[0].as<bool>() ? pg::BatchedOutcome::kReplayed
+                    : row[1].as<bool>()  ? pg::BatchedOutcome::kStored
+                                         : pg::BatchedOutcome::kNotInserted);
     }
     return out;
   }
@@ -1136,14 +1143,19 @@ class PgFleetStore final : public FleetStore {
     }
     c.prepare("put_result", "WITH stored AS (" + InsertFrom("(VALUES (" + values + "))") +
                                 " ON CONFLICT (result_id) DO NOTHING RETURNING 1), " + count +
-                                "SELECT true, EXISTS (SELECT 1 FROM stored)");
+                                "SELECT true, EXISTS (SELECT 1 FROM stored), true");
+    // (nonce spent, row stored, client approved); the nonce is spent only for an approved client.
     c.prepare("put_result_with_nonce",
-              "WITH spent AS (INSERT INTO nonces (client_id, nonce, keep_until) VALUES ($2::text, "
-              "$27::text, $28::bigint) ON CONFLICT DO NOTHING RETURNING 1), stored AS (" +
+              "WITH approved AS (SELECT 1 FROM clients WHERE client_id = $2::text AND status = "
+              "'approved'), spent AS (INSERT INTO nonces (client_id, nonce, keep_until) SELECT "
+              "$2::text, $27::text, $28::bigint WHERE EXISTS (SELECT 1 FROM approved) ON CONFLICT "
+              "DO NOTHING RETURNING 1), stored AS (" +
                   InsertFrom("(VALUES (" + values + "))") +
                   " AND EXISTS (SELECT 1 FROM spent) ON CONFLICT (result_id) DO NOTHING "
                   "RETURNING 1), " +
-                  count + "SELECT EXISTS (SELECT 1 FROM spent), EXISTS (SELECT 1 FROM stored)");
+                  count +
+                  "SELECT EXISTS (SELECT 1 FROM spent), EXISTS (SELECT 1 FROM stored), EXISTS "
+                  "(SELECT 1 FROM approved)");
     // put_batch_N: N rows of put_result_with_nonce's 28 parameters; a row per input row, in
     // order: (nonce spent, row stored). pqxx prepares each on its first use only.
     for (size_t n = 1; n <= pg::PutBatcher::kMaxBatch; ++n) {
@@ -1204,18 +1216,22 @@ class PgFleetStore final : public FleetStore {
       names += std::string(", ") + col.name;
       selected += std::string(selected.empty() ? "given." : ", given.") + col.name;
     }
-    // Ids compare as bytes (COLLATE "C"), as the tables' columns do.
+    // Ids compare as bytes (COLLATE "C"), as the tables' columns do. A row's nonce is spent, and
+    // the row stored, only when its client is approved.
     return "WITH given (" + names + ", nonce, keep_until) AS (VALUES " + rows +
-           "), spent AS (INSERT INTO nonces (client_id, nonce, keep_until) SELECT client_id, "
-           "nonce, keep_until FROM given ORDER BY i ON CONFLICT DO NOTHING RETURNING client_id, "
-           "nonce), stored AS (" +
+           "), approved AS (SELECT client_id FROM clients WHERE status = 'approved' AND "
+           "client_id IN (SELECT client_id FROM given)), spent AS (INSERT INTO nonces "
+           "(client_id, nonce, keep_until) SELECT client_id, nonce, keep_until FROM given WHERE "
+           "client_id IN (SELECT client_id FROM approved) ORDER BY i ON CONFLICT DO NOTHING "
+           "RETURNING client_id, nonce), stored AS (" +
            InsertFrom("(SELECT " + selected +
                       " FROM given JOIN spent ON spent.client_id = given.client_id AND "
                       "spent.nonce = given.nonce ORDER BY given.i)") +
            " ON CONFLICT (result_id) DO NOTHING RETURNING result_id), " + count +
            "SELECT EXISTS (SELECT 1 FROM spent WHERE spent.client_id = given.client_id AND "
            "spent.nonce = given.nonce), EXISTS (SELECT 1 FROM stored WHERE stored.result_id = "
-           "given.result_id COLLATE \"C\") FROM given ORDER BY i";
+           "given.result_id COLLATE \"C\"), EXISTS (SELECT 1 FROM approved WHERE "
+           "approved.client_id = given.client_id) FROM given ORDER BY i";
   }
 
   static PutOutcome SameOrConflict(const std::string& stored, const std::string& text) {

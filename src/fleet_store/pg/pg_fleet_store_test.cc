@@ -164,6 +164,17 @@ TEST(PgFleetStore, BatchedSubmissionsEachGetTheirOwnOutcome) {
   for (int i = 0; i < kThreads * kEach; ++i) records.push_back(Record(i));
   json bad = Record(999);
   bad["runtime"]["settings"]["threads"] = std::string("a\0b", 3);
+  {
+    // The submitting client "c", registered and approved.
+    auto store = MustOpen(url);
+    ASSERT_NE(store, nullptr);
+    IssuedPreauthKey key = IssuePreauthKey({}, 0);
+    ASSERT_TRUE(store->AddPreauthKey(key.key).ok());
+    FleetClient c;
+    c.client_id = "c";
+    c.public_key_hex = std::string(64, 'c');
+    ASSERT_EQ(*store->Register(c, key.token, 1), RegisterOutcome::kRegistered);
+  }
   std::mutex mu;
   std::map<std::string, std::vector<PutOutcome>> by_id;
   std::map<std::string, int> replays;  // nonce -> kReplayed outcomes

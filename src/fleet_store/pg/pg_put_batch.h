@@ -48,6 +48,7 @@ struct BatchedRow {
 enum class BatchedOutcome {
   kStored,       // inserted, and the nonce spent
   kReplayed,     // the nonce was used before: nothing stored
+  kNotApproved,  // the client is not registered and approved: nothing stored, the nonce not spent
   kNotInserted,  // the nonce is spent, but a row with this result_id was there: the caller
                  // compares the stored record with its own
   kAlone,        // the batch failed on data (an error of one row): nothing of it is stored; the
