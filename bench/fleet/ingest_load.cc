@@ -31,6 +31,7 @@
 #include "pipette/fleet_store.h"
 #include "pipette/identity.h"
 #include "platform/process.h"
+#include "raw_http.h"
 
 namespace {
 
@@ -53,9 +54,10 @@ int Fail(const std::string& line) {
   return 1;
 }
 
+// A submission's request, signed and written out before the clock starts.
 struct Prepared {
   std::string body;
-  httplib::Headers headers;
+  std::string request;
 };
 
 httplib::Headers Headers(const pipette::SignedHeaders& h) {
@@ -149,7 +151,12 @@ int main(int argc, char** argv) {
   for (Prepared& p : prepared) {
     record["result_id"] = pipette::NewUuidV7();
     p.body = record.dump();
-    p.headers = Headers(pipette::SignRequest(id, "POST", "/api/results", p.body, now));
+    std::string head;
+    for (const auto& [name, value] :
+         Headers(pipette::SignRequest(id, "POST", "/api/results", p.body, now))) {
+      head += name + ": " + value + "\r\n";
+    }
+    p.request = pipette::bench::HttpRequest("POST", "/api/results", head, p.body);
   }
   const double sign_s = std::chrono::duration<double>(Clock::now() - sign_start).count();
 
@@ -160,24 +167,19 @@ int main(int argc, char** argv) {
   std::vector<std::thread> senders;
   for (int c = 0; c < a.connections; ++c) {
     senders.emplace_back([&, c] {
-      httplib::Client cli("127.0.0.1", port);
-      cli.set_keep_alive(true);
-      // httplib writes the headers and the body separately: without TCP_NODELAY, Nagle holds the
-      // body until the server's delayed ACK (40 ms a request).
-      cli.set_tcp_nodelay(true);
-      cli.set_read_timeout(30, 0);
+      pipette::bench::RawHttpConnection connection(port);
+      std::string answer;
       for (size_t i; (i = next.fetch_add(1)) < prepared.size();) {
         const auto t0 = Clock::now();
-        httplib::Result res =
-            cli.Post("/api/results", prepared[i].headers, prepared[i].body, "application/json");
+        const int status = connection.Send(prepared[i].request, &answer);
         latencies[static_cast<size_t>(c)].push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-        if (res && res->status == 201) {
+        if (status == 201) {
           ++created;
         } else if (other++ < 5) {
           std::cerr << "ingest_load: "
-                    << (res ? std::to_string(res->status) + " " + res->body
-                            : std::string("no answer"))
+                    << (status > 0 ? std::to_string(status) + " " + answer
+                                   : std::string("no answer"))
                     << "\n";
         }
       }
