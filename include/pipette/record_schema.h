@@ -35,8 +35,8 @@ Status ValidateRecord(const nlohmann::json& record);
 //   (byte N)", or a bad field named as ValidateRecord names it.
 // Numbers parse as json::parse parses them (non-negative integers unsigned, doubles exactly). A
 // member name given twice in one object is refused ("<pointer>: given twice ..."): readers differ
-// on which copy counts. About 0.15 ms for the 11.5 KB stories260K record,
-// against 0.4 ms for json::parse then ValidateRecord (bench/micro/ingest_bench).
+// on which copy counts. About 0.08 ms for the 11.5 KB stories260K record, against 0.25 ms for
+// json::parse then ValidateRecord (bench/micro/ingest_bench).
 Result<nlohmann::json> ParseRecord(const std::string& text);
 
 }  // namespace pipette

@@ -158,6 +158,52 @@ TEST(RecordSchema, AnOkRecordNeedsAMetric) {
   EXPECT_EQ(Check(r), "/metrics: expected at least one metric in an ok result");
 }
 
+// ParseRecord checks the root anyOf (ok has a metric, failed its failure) apart from the rest, on
+// the members it names: the verdict and the failure named are those of the whole schema, where
+// the root anyOf is checked last (Check compares both).
+TEST(RecordSchema, TheRootRulesAreCheckedAfterEverythingElse) {
+  json r = GoodRecord();
+  r["metrics"] = json::object();
+  r["samples"][0]["rep"] = 1.5;
+  EXPECT_EQ(Check(r), "/samples/0/rep: expected an integer, got a number");
+  r = GoodRecord();
+  r["status"] = "failed";
+  r.erase("benchmark");
+  EXPECT_EQ(Check(r), "/benchmark: required but missing");
+  r = GoodRecord();
+  r["status"] = "failed";
+  r["metrics"] = json::object();
+  r["failure"] = 3;
+  EXPECT_EQ(Check(r), "/failure: expected an object, got an integer");
+  r["failure"] = {{"stage", "load"}, {"message", "no such file"}};
+  EXPECT_EQ(Check(r), "ok");
+  r["status"] = "ok";  // an ok record may carry a failure, but needs a metric
+  EXPECT_EQ(Check(r), "/metrics: expected at least one metric in an ok result");
+}
+
+// The split check agrees with the whole schema on every root member missing or of each wrong
+// kind, for both statuses (Check fails the test where ParseRecord and ValidateRecord differ).
+TEST(RecordSchema, ParseRecordAgreesWithTheWholeSchemaAtTheRoot) {
+  const json good = GoodRecord();
+  int refused = 0;
+  for (const char* status : {"ok", "failed"}) {
+    for (const auto& [key, value] : good.items()) {
+      for (const json& other : {json(), json(1), json(-2.5), json("x"), json::array(),
+                                json::object(), json(true)}) {
+        json r = good;
+        r["status"] = status;
+        if (other.is_null()) {
+          r.erase(key);
+        } else {
+          r[key] = other;
+        }
+        refused += Check(r) != "ok";
+      }
+    }
+  }
+  EXPECT_GT(refused, 100);
+}
+
 TEST(RecordSchema, OtherFieldsAreNamedWithTheirPointer) {
   json r = GoodRecord();
   r["samples"][0]["rep"] = 1.5;
