@@ -60,8 +60,10 @@ class PutBatcher : public std::enable_shared_from_this<PutBatcher> {
   // The most rows one batch takes (28 parameters each, well under PostgreSQL's 65,535).
   static constexpr size_t kMaxBatch = 32;
   // The longest a leader holds its batch for expected submissions (added to their latency at
-  // most).
-  static constexpr std::chrono::microseconds kGatherWindow{2000};
+  // most). Under a steady load new submissions keep being announced and a leader waits it out:
+  // PostgreSQL is idle meanwhile. 1 ms stored 6% more submissions/s than 2 ms (ingest_load, 16
+  // connections).
+  static constexpr std::chrono::microseconds kGatherWindow{1000};
 
   // Stores `rows` (1..kMaxBatch, no two with the same result_id or nonce) in one transaction and
   // returns an outcome per row, in order; an Error when the transaction failed (nothing stored).
@@ -80,11 +82,11 @@ class PutBatcher : public std::enable_shared_from_this<PutBatcher> {
   struct Piece {
     const BatchedRow* row;
     std::optional<Result<BatchedOutcome>> outcome;
+    std::condition_variable wake;  // its outcome is set, or it is to lead
   };
   std::vector<Piece*> TakeBatch();
 
   std::mutex mu_;
-  std::condition_variable done_;
   bool leading_ = false;
   std::deque<Piece*> queue_;
   fleet_store::ExpectedWriters expected_;  // under mu_
