@@ -110,6 +110,7 @@ std::unique_ptr<SplitSchema> Split(const std::string& text) {
   out->rules = Compile(rules.dump());
   out->members.assign(members.begin(), members.end());
   out->split = out->body->error.empty() && out->rules->error.empty();
+  if (!out->split) out->body = Compile(text);  // the whole schema, or its own error
   return out;
 }
 

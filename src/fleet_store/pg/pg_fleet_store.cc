@@ -1162,7 +1162,7 @@ class PgFleetStore final : public FleetStore {
                   "SELECT EXISTS (SELECT 1 FROM spent), EXISTS (SELECT 1 FROM stored), EXISTS "
                   "(SELECT 1 FROM approved)");
     // put_batch_N: N rows of put_result_with_nonce's 28 parameters; a row per input row, in
-    // order: (nonce spent, row stored). pqxx prepares each on its first use only.
+    // order: (nonce spent, row stored, client approved). pqxx prepares each on its first use only.
     for (size_t n = 1; n <= pg::PutBatcher::kMaxBatch; ++n) {
       c.prepare("put_batch_" + std::to_string(n), BatchSql(n, count));
     }
