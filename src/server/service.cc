@@ -433,28 +433,33 @@ Reply FleetService::SubmitResult(FleetStore& store, const SignedRequest& req) {
   // given only after the client is read again: a refusal of the client comes first, as on the
   // full path.
   const std::optional<std::string> key = known_keys_.Find(req.client_id);
+  Reply r;
   if (key && !CheckSignature(req, *key)) {
     std::optional<Reply> limited = RateLimit(req.client_id);
-    Reply r = limited ? ForResult(*limited) : StoreSubmission(store, req, req.client_id);
+    r = limited ? ForResult(*limited) : StoreSubmission(store, req, req.client_id);
     if (r.outcome != Outcome::kInvalid && r.outcome != Outcome::kForbidden &&
         r.outcome != Outcome::kRateLimited) {
       return r;
     }
+  } else {
     FleetClient client;
-    if (std::optional<Reply> refused = Identify(store, req, &client)) {
-      known_keys_.Forget(req.client_id);
+    if (std::optional<Reply> refused = AuthenticateKeepingNonce(store, req, &client)) {
       return ForResult(*refused);
     }
-    // Approved again since the store's check: stored as if it had come now.
-    if (r.outcome == Outcome::kForbidden) return StoreSubmission(store, req, req.client_id);
-    return r;
+    known_keys_.Remember(client.client_id, client.public_key_hex);
+    r = StoreSubmission(store, req, client.client_id);
+    if (r.outcome != Outcome::kForbidden) return r;
   }
+  // Refused, or the store found the client not approved: say why, from the client as it is now.
   FleetClient client;
-  if (std::optional<Reply> refused = AuthenticateKeepingNonce(store, req, &client)) {
+  if (std::optional<Reply> refused = Identify(store, req, &client)) {
+    known_keys_.Forget(req.client_id);
     return ForResult(*refused);
   }
-  known_keys_.Remember(client.client_id, client.public_key_hex);
-  return StoreSubmission(store, req, client.client_id);
+  // Approved again since the store's check: stored as if it had come now (once; a status that
+  // keeps changing is answered "not approved").
+  if (r.outcome == Outcome::kForbidden) return StoreSubmission(store, req, req.client_id);
+  return r;
 }
 
 Reply FleetService::StoreSubmission(FleetStore& store, const SignedRequest& req,
