@@ -82,8 +82,19 @@ int main(int argc, char** argv) {
     const std::string k = argv[i];
     const auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (k == "-h" || k == "--help") {
-      std::cout << "usage: ingest_load --pipette build/src/cli/pipette [-n 20000] [-c 4] "
-                   "[--db PATH|postgresql://URL] [--threads 8] [--record FILE]\n";
+      std::cout
+          << "usage: ingest_load --pipette build/src/cli/pipette [-n 20000] [-c 4] "
+             "[--db PATH|postgresql://URL] [--threads 8] [--record FILE]\n"
+             "Starts `pipette serve` over a fresh database (SQLite in a temporary folder, or the "
+             "given one), registers a device, signs N submissions of a real record beforehand, "
+             "sends them over C keep-alive connections and prints submissions/s and latency.\n"
+             "  --pipette PATH  the pipette binary to serve with\n"
+             "  -n N            submissions (default 20000)\n"
+             "  -c C            connections, each sending one request at a time (default 4)\n"
+             "  --threads T     the server's --threads (default 8; give T >= C)\n"
+             "  --db DB         a SQLite file or an empty PostgreSQL database "
+             "(scripts/pg-test-server.sh makes one)\n"
+             "  --record FILE   the record to submit (default: the stories260K prefill record)\n";
       return 0;
     }
     if (k == "--pipette")

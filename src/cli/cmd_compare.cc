@@ -70,7 +70,7 @@ void NoteNoisy(const json& r, const char* side) {
   const std::string id = r.contains("pooled") ? fmt::format("{} pooled results",
                                                              r["pooled"].value("results", 0))
                                                 : r["result_id"].get<std::string>();
-  std::cerr << "note: " << side << " " << id << " (" << r.value("benchmark", none).value("id", "")
+  std::cerr << "note: " << side << " (" << id << ", " << r.value("benchmark", none).value("id", "")
             << ") is noisy: its 95% CI stayed wider than the target; rerun it before trusting a "
                "verdict"
             << analysis::NoiseRemedy(r) << "\n";

@@ -125,8 +125,9 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
   for (const auto& [id, board] : boards) configs += board.size();
   body += fmt::format(
       "<p class=\"meta\">{} of {} matching results on this page ({} configurations, {} "
-      "benchmarks); sorting applies within the page. <span class=\"noisy\">!</span> = the 95% CI "
-      "stayed wider than its target (noisy).</p>\n",
+      "benchmarks); sorting applies within the page. Each row is its configuration's newest "
+      "result here, and Runs counts its results here (<code>pipette compare</code> pools them). "
+      "<span class=\"noisy\">!</span> = the 95% CI stayed wider than its target (noisy).</p>\n",
       page->rows.size(), page->total, configs, boards.size());
   if (boards.empty()) {
     body += "<p class=\"empty\">No results match these filters.</p>\n";
