@@ -374,7 +374,7 @@ class UnstorableFinder
   }
   bool Open(bool object) {
     Value();
-    open_.push_back(Level{object});
+    open_.push_back(Level{object, -1, {}, {}});
     return true;
   }
   bool Close() {
