@@ -124,9 +124,10 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
   size_t configs = 0;
   for (const auto& [id, board] : boards) configs += board.size();
   body += fmt::format(
-      "<p class=\"meta\">{} of {} matching results on this page ({} configurations, {} "
-      "benchmarks); sorting applies within the page. Each row is its configuration's newest "
-      "result here, and Runs counts its results here (<code>pipette compare</code> pools them). "
+      "<p class=\"meta\">{} of {} matching results on this page ({} rows, {} "
+      "benchmarks); sorting applies within the page. A row is a configuration's newest result "
+      "on the page for its benchmark, and Runs counts all of them (<code>pipette results list"
+      "</code>, <code>compare</code>, <code>select</code> and <code>report</code> pool them). "
       "<span class=\"noisy\">!</span> = the 95% CI stayed wider than its target (noisy).</p>\n",
       page->rows.size(), page->total, configs, boards.size());
   if (boards.empty()) {
@@ -149,9 +150,12 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
     Params only_this = filter_params;
     std::erase_if(only_this, [](const auto& p) { return p.first == "benchmark"; });
     only_this.emplace_back("benchmark", benchmark);
+    // Bytes are shown with their own unit (MiB, GiB): a heading of "bytes" would misread them.
+    const std::string heading_unit = unit == "bytes" ? "" : unit;
     body += "<section class=\"board\" data-benchmark=\"" + Esc(benchmark) + "\">\n<h2>" +
             Esc(benchmark) + " <small class=\"meta\">" +
-            Esc(metric.empty() ? first.benchmark_type : metric + " (" + unit + ")") +
+            Esc(metric.empty() ? first.benchmark_type
+                               : metric + (heading_unit.empty() ? "" : " (" + heading_unit + ")")) +
             "</small></h2>\n";
     if (filters->benchmarks.empty()) {
       body += "<p class=\"meta\"><a href=\"" + Href("/", only_this) + "\">only " + Esc(benchmark) +
@@ -160,7 +164,7 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
 
     std::string t = "<thead><tr><th>#</th>";
     const std::vector<std::pair<std::string, std::string>> columns = {
-        {"model", "Model"},     {"median", "Median" + (unit.empty() ? "" : " (" + unit + ")")},
+        {"model", "Model"},     {"median", "Median" + (heading_unit.empty() ? "" : " (" + heading_unit + ")")},
         {"", "95% CI"},         {"n", "n"},
         {"quant", "Quant"},     {"runtime", "Runtime"},
         {"threads", "Threads"}, {"device", "Device"},
