@@ -18,8 +18,11 @@ packages=(
 )
 test_packages=(chromium)
 # The fleet tests start their own PostgreSQL server (initdb in a temporary folder) and measure the
-# server with wrk; faketime sets a worker's clock 10 minutes off: required for `scripts/test.sh`.
-required_test_packages=(postgresql wrk faketime)
+# server with wrk; faketime sets a worker's clock 10 minutes off; the device tests start their own
+# sshd, run the aarch64 device build of the driver under qemu-user (binfmt) and cross-build it
+# (scripts/build-device.sh): required for `scripts/test.sh`.
+required_test_packages=(postgresql wrk faketime openssh-server openssh-client qemu-user-static
+  binfmt-support crossbuild-essential-arm64)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -58,10 +61,23 @@ install_test_packages() {
     echo "pipette: warning: could not install ${missing_test[*]}; the headless-browser report test will skip" >&2
 }
 
+# Lets this machine run aarch64 binaries through qemu-user (the emulated device test). Needs
+# binfmt_misc, which containers may lack: then a warning, and that test skips saying why.
+enable_aarch64_binfmt() {
+  [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] && return 0
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    $SUDO mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || true
+  fi
+  $SUDO update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+  [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
+    echo "pipette: warning: cannot register qemu-aarch64 with binfmt_misc; the emulated aarch64 device test will skip" >&2
+}
+
 if [ "${1:-}" = "--test" ]; then
   mapfile -t missing < <(missing_of "${required_test_packages[@]}")
   if ((${#missing[@]})); then
     install_packages "${missing[@]}"
   fi
   install_test_packages
+  enable_aarch64_binfmt
 fi

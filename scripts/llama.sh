@@ -3,6 +3,9 @@
 #
 #   scripts/llama.sh                      -> prints the install prefix of the built pinned llama.cpp
 #   scripts/llama.sh --release VERSION    -> the same for another known release (see --help)
+#   scripts/llama.sh --source             -> the path of the pinned source tree (fetched and
+#                                            verified if needed; built by nothing: for
+#                                            scripts/build-device.sh's own builds)
 #
 # Source: npm package node-llama-cpp@3.21.1, whose llama/gitRelease.bundle holds llama.cpp at
 # commit 80fb11a. Both the package tarball and the bundle are SHA-256 verified; the bundle is
@@ -49,10 +52,11 @@ usage() {
   done
 }
 
-release=$pinned_version; release_given=""
+release=$pinned_version; release_given=""; source_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
+    --source) source_only=1; shift ;;
     --release) [ $# -ge 2 ] || { echo "pipette: error: --release needs a VERSION (known: $known)" >&2; exit 2; }
                release=$2; release_given=1; shift 2 ;;
     --release=*) release=${1#--release=}; release_given=1; shift ;;
@@ -106,6 +110,15 @@ fetch_release() {
   [ "$(git -C "$src" rev-parse HEAD)" = "$release_commit" ] || fail "bundle is not at commit $release_commit"
   echo "$src"
 }
+
+if [ -n "$source_only" ]; then
+  if [ -n "${PIPETTE_LLAMA_CPP_DIR:-}" ]; then
+    (cd "$PIPETTE_LLAMA_CPP_DIR" && pwd) || fail "PIPETTE_LLAMA_CPP_DIR=$PIPETTE_LLAMA_CPP_DIR does not exist"
+  else
+    fetch_release
+  fi
+  exit 0
+fi
 
 if [ -n "${PIPETTE_LLAMA_CPP_DIR:-}" ]; then
   src=$(cd "$PIPETTE_LLAMA_CPP_DIR" && pwd) || fail "PIPETTE_LLAMA_CPP_DIR=$PIPETTE_LLAMA_CPP_DIR does not exist"

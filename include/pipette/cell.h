@@ -16,6 +16,8 @@
 
 namespace pipette {
 
+class DeviceAccess;  // platform/device_access.h
+
 // Repetition policy (DESIGN.md 4.2 steps 4-5).
 struct HarnessPolicy {
   int warmup_runs = 1;      // full-shape runs before measuring, discarded
@@ -46,6 +48,10 @@ struct CellSpec {
   nlohmann::json settings = nlohmann::json::object();
   HarnessPolicy policy;
   std::string label;                    // device label recorded in device.label
+  // The device the cell runs on (DESIGN.md 8a): its fingerprint and every reading of the
+  // readiness gate and the thermal series come from there. Null: this machine, read under the
+  // readiness policy's roots. The runtime must run on the same device (RuntimeChoice::device).
+  std::shared_ptr<DeviceAccess> device;
   bool allow_context_overflow = false;  // allow P + D above the model's training context
   // The readiness gate before every measured repetition (DESIGN.md 4.5); recorded in
   // harness.readiness with every wait.

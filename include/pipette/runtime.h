@@ -247,6 +247,7 @@ class RuntimeSession {
 
 struct SessionOptions {
   std::string model_path;
+  std::string model_sha256;  // the model file's SHA-256 when known (a remote device keys its copy)
   nlohmann::json settings;  // resolved (ResolveSettings): every recorded setting
   std::string log_path;     // the engine's log
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // per request

@@ -12,6 +12,8 @@
 
 namespace pipette {
 
+class DeviceAccess;  // platform/device_access.h: where a runtime runs
+
 // A user's choice of runtime and where it lives. Only the fields of the named runtime may be set.
 struct RuntimeChoice {
   std::string name = "llamacpp";  // one of RuntimeNames()
@@ -25,6 +27,9 @@ struct RuntimeChoice {
   std::string url;
   std::vector<std::string> server_command;
   std::string api_model;
+  // The device the runtime runs on (null: this machine). Only llamacpp runs elsewhere: its
+  // driver is built for devices (scripts/build-device.sh).
+  std::shared_ptr<DeviceAccess> device;
 };
 
 // "llamacpp", "llamacpp-stock", "openai".

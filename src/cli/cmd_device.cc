@@ -13,6 +13,7 @@
 
 #include "platform/bandwidth.h"
 #include "platform/device.h"
+#include "platform/device_access.h"
 
 namespace pipette::cli {
 namespace {
@@ -63,6 +64,24 @@ std::string GpuLine(const GpuInfo& g) {
   return s;
 }
 
+std::string Clusters(const DeviceInfo& d) {
+  std::vector<std::string> parts;
+  for (const auto& c : d.clusters) {
+    parts.push_back(fmt::format("CPUs {} up to {} MHz", c.cpus, c.max_khz / 1000));
+  }
+  return Joined(parts, "not exposed (no cpufreq)");
+}
+
+std::string Battery(const DeviceInfo& d) {
+  if (!d.battery) return "none";
+  const BatteryInfo& b = *d.battery;
+  std::string s = b.name;
+  if (b.level_percent) s += fmt::format(" {}%", *b.level_percent);
+  if (!b.status.empty()) s += ", " + b.status;
+  if (b.celsius) s += fmt::format(", {:.1f} C", *b.celsius);
+  return s;
+}
+
 void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
   const std::string id = block["id"];
   const auto bw = CachedBandwidth(id);
@@ -103,10 +122,19 @@ void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
                       : *d.virtualized ? "yes (hypervisor flag)"
                                        : "no"},
       {"board", d.board.empty() ? "unknown" : d.board},
+      {"clusters", Clusters(d)},
+      {"battery", Battery(d)},
+      {"emulated", d.emulated_on.empty()
+                       ? "no"
+                       : "yes: " + d.os.arch + " on a " + d.emulated_on +
+                             " kernel (speed results are flagged: they are not the hardware's)"},
       {"bandwidth", bw ? fmt::format("{} (stream triad, {} threads, measured {})",
                                      GbPerS(bw->bytes_per_s), bw->threads, bw->measured_at)
                        : "not measured; run `pipette device probe`"},
   };
+  if (block.contains("uri") && block["uri"] != "local") {
+    std::cout << fmt::format("{:<14}{}\n", "device", block["uri"].get<std::string>());
+  }
   for (const auto& [k, v] : rows) std::cout << fmt::format("{:<14}{}\n", k, v);
 }
 
@@ -184,10 +212,22 @@ void AddDeviceCommand(CLI::App& app, CliContext& ctx) {
                     "working set of the three arrays, MiB (default and minimum: 256 MiB or 12x "
                     "the last-level cache, whichever is larger)");
   probe->callback([args, probe, &ctx] { Probe(*args, *probe, ctx); });
-  device->callback([probe, &ctx] {
+  auto uri = std::make_shared<std::string>("local");
+  device->add_option("--device", *uri,
+                     "which device: local, ssh://[user@]host[:port] or adb://SERIAL (read there "
+                     "by the driver's probe)")
+      ->capture_default_str();
+  device->callback([probe, uri, &ctx] {
     if (probe->parsed()) return;
-    const DeviceInfo info = ReadDeviceInfo();
-    PrintDevice(info, DeviceJson(info, ""), ctx);
+    auto address = ParseDeviceAddress(*uri);
+    if (!address) return (void)ReportError(ctx, address.error());
+    auto access = DeviceAccess::Open(*address);
+    if (!access) return (void)ReportError(ctx, access.error(), kExitFailure);
+    auto info = (*access)->Info();
+    if (!info) return (void)ReportError(ctx, info.error(), kExitFailure);
+    auto block = (*access)->Fingerprint("");
+    if (!block) return (void)ReportError(ctx, block.error(), kExitFailure);
+    PrintDevice(*info, *block, ctx);
   });
 }
 

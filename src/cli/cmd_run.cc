@@ -47,6 +47,7 @@ int Run(RunArgs& a, CliContext& ctx) {
   auto runtime = ChooseRuntime(a.runtime);
   if (!runtime) return ReportError(ctx, runtime.error());
   a.spec.runtime = runtime->runtime;
+  a.spec.device = runtime->device;
   a.spec.settings = runtime->settings;
   const HarnessPolicy& p = a.spec.policy;
   if (p.min_reps > p.max_reps) {

@@ -7,6 +7,7 @@
 
 #include "cli/flag_names.h"
 #include "pipette/runtimes.h"
+#include "platform/device_access.h"
 
 namespace pipette::cli {
 namespace {
@@ -53,6 +54,14 @@ std::vector<std::string> SplitCommand(const std::string& command) {
 }  // namespace
 
 void AddRuntimeOptions(CLI::App* app, RuntimeArgs& a) {
+  app->add_option("--device", a.device,
+                  "where to measure: local (this machine), ssh://[user@]host[:port] or "
+                  "adb://SERIAL (llamacpp runtime; its driver is built for devices by "
+                  "scripts/build-device.sh and copied there once)")
+      ->capture_default_str();
+  app->add_option("--driver", a.driver,
+                  "llamacpp: the driver binary (default: the one beside pipette; with --device, "
+                  "the device build for its architecture)");
   app->add_option("--runtime", a.name,
                   "runtime: llamacpp (pipette's driver), llamacpp-stock (a llama.cpp build's "
                   "llama-bench and llama-server), openai (an OpenAI-compatible server)")
@@ -78,6 +87,7 @@ void AddRuntimeOptions(CLI::App* app, RuntimeArgs& a) {
 Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& a) {
   RuntimeChoice choice;
   choice.name = a.name;
+  choice.driver_path = a.device == "local" ? a.driver : "";
   choice.dir = a.dir;
   choice.url = a.url;
   choice.api_model = a.api_model;
@@ -101,6 +111,17 @@ Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& a) {
     auto v = Typed(*d, text);
     if (!v) return v.error();
     out.settings[setting] = *v;
+  }
+  auto address = ParseDeviceAddress(a.device);
+  if (!address) return address.error();
+  if (address->kind != TransportKind::kLocal && choice.name != "llamacpp") {
+    return MakeError("runtime " + choice.name + " runs on this machine only; measure " +
+                     address->Uri() + " with --runtime llamacpp");
+  }
+  if (address->kind != TransportKind::kLocal) {
+    auto device = DeviceAccess::Open(*address, {}, a.driver);
+    if (!device) return device.error();
+    choice.device = out.device = *device;
   }
   auto runtime = OpenRuntime(choice);
   if (!runtime) return runtime.error();

@@ -13,11 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/runtime.h"
+#include "pipette/runtimes.h"
 #include "pipette/status.h"
 
 namespace pipette::cli {
 
 struct RuntimeArgs {
+  std::string device = "local";  // --device: where the runtime runs (platform/transport.h)
+  std::string driver;            // --driver: the driver binary (a device build for --device)
   std::string name = "llamacpp";
   std::string dir, url, server, api_model;
   std::map<std::string, std::string> values;  // setting -> the flag's text, flags given only
@@ -28,10 +31,13 @@ void AddRuntimeOptions(CLI::App* app, RuntimeArgs& args);
 
 struct ChosenRuntime {
   std::shared_ptr<Runtime> runtime;
+  std::shared_ptr<DeviceAccess> device;  // null: this machine
   nlohmann::json settings = nlohmann::json::object();  // the settings given, typed
 };
 
-// Opens the runtime and types the given settings by its definitions. Errors: as OpenRuntime; a
+// Opens the device (--device: connects, installs the driver build there) and the runtime on it,
+// and types the given settings by its definitions. Errors: the device's (unreachable, no driver
+// for its architecture, ...), as OpenRuntime; a
 // flag for a setting the runtime does not take ("runtime openai does not take --cache-type-k");
 // a value that is not of the setting's type.
 Result<ChosenRuntime> ChooseRuntime(const RuntimeArgs& args);

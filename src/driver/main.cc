@@ -2,15 +2,27 @@
 // Protocol: one JSON object per line on stdin, one reply per line on stdout (docs/driver-protocol.md).
 // Every failure is a reply {"ok": false, "error": ..., "stage": ...}; stdout carries nothing else
 // (llama.cpp's log goes to stderr, which the harness keeps as the runtime log).
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <condition_variable>
 #include <cstdio>
+#include <cstring>
+#include <deque>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "driver/cpu_level.h"
 #include "driver/engine.h"
 #include "platform/cpu_affinity.h"
+#include "platform/probe.h"
+#include "platform/proc_memory.h"
 #include "ggml-backend.h"
 #include "llama.h"
 
@@ -79,7 +91,34 @@ json Effective(const Engine& engine) {
   return e;
 }
 
+// Samples this process's own memory when the harness cannot (the driver runs on another device):
+// the peak of max(VmHWM, VmRSS + VmSwap), as platform/proc_memory.h defines it.
+std::unique_ptr<MemorySampler> g_sampler;
+
+json HandleMemory() {
+  const auto now = ReadProcMemory(getpid());
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  json reply = {{"ok", true},
+                {"now", now ? ProcMemoryToJson(*now) : json(nullptr)},
+                {"ru_maxrss_bytes", static_cast<uint64_t>(ru.ru_maxrss) * 1024}};
+  if (g_sampler) {
+    g_sampler->Sample();
+    reply["peak_bytes"] = g_sampler->PeakBytes();
+    reply["peak_swap_bytes"] = g_sampler->PeakSwapBytes();
+    reply["readings"] = g_sampler->Readings();
+    if (const auto at = g_sampler->AtPeak()) reply["at_peak"] = ProcMemoryToJson(*at);
+  } else if (now) {
+    reply["peak_bytes"] = std::max(now->vm_hwm, now->Resident());
+    reply["peak_swap_bytes"] = now->vm_swap;
+  }
+  return reply;
+}
+
 json HandleLoad(Engine& engine, const json& req) {
+  if (const int ms = req.value("sample_memory_ms", 0); ms > 0 && !g_sampler) {
+    g_sampler = std::make_unique<MemorySampler>(getpid(), ms);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   if (auto s = engine.Load(req.at("model").get<std::string>(),
                            req.value("settings", json::object()).get<EngineSettings>());
@@ -176,33 +215,128 @@ json Handle(Engine& engine, const json& req) {
     return {{"ok", true}};
   }
   if (cmd == protocol::kWarnings) return {{"ok", true}, {"warnings", TakeWarnings()}};
+  if (cmd == protocol::kMemory) return HandleMemory();
+  if (cmd == protocol::kProbe) return AnswerProbe(req);
   return Fail(MakeError("unknown command '" + cmd + "'"), "protocol");
 }
+
+
+// Lines from stdin, read by their own thread so that a lost link is noticed while a command
+// runs: at the end of input with stdout gone too (the harness, or the ssh/adb link to it, went
+// away), the driver ends at once instead of computing for nobody, so no driver is left running on
+// a device after a dropped connection. Input merely closed early (a pipe in a test) ends the
+// driver only after the commands already read.
+class Input {
+ public:
+  void Start() {
+    std::thread([this] { ReadAll(); }).detach();
+  }
+  // The next line; false at the end of input.
+  bool Next(std::string* line) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !lines_.empty() || eof_; });
+    if (lines_.empty()) return false;
+    *line = std::move(lines_.front());
+    lines_.pop_front();
+    busy_ = true;
+    return true;
+  }
+  void Done() {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+  }
+
+ private:
+  void ReadAll() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.push_back(std::move(line));
+      cv_.notify_one();
+    }
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!busy_) {
+          eof_ = true;
+          cv_.notify_one();
+          return;
+        }
+      }
+      pollfd out{STDOUT_FILENO, 0, 0};
+      if (poll(&out, 1, 100) > 0 && (out.revents & (POLLERR | POLLHUP))) _exit(0);
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> lines_;
+  bool eof_ = false;
+  bool busy_ = false;
+};
 
 }  // namespace
 }  // namespace pipette::driver
 
-int main() {
+// Usage: pipette-llamacpp-driver                 the protocol on stdin/stdout
+//        pipette-llamacpp-driver --probe JSON    one device probe (platform/probe.h), then exit
+//        pipette-llamacpp-driver --build-info    {"target", "cpu_level", "commit"}, then exit
+int main(int argc, char** argv) {
   using nlohmann::json;
-  llama_log_set(pipette::driver::LogToStderr, nullptr);
-  pipette::driver::Engine engine;
-  std::cout << json{{"ok", true}, {"ready", true}, {"protocol", pipette::protocol::kProtocol}}.dump()
+  namespace d = pipette::driver;
+  const json build = {{"target", d::Target()}, {"cpu_level", d::CpuLevel()},
+                      {"commit", PIPETTE_LLAMA_COMMIT}};
+  if (argc == 2 && std::strcmp(argv[1], "--build-info") == 0) {
+    std::cout << build.dump() << std::endl;
+    return 0;
+  }
+  if (const std::string refusal = d::CpuLevelRefusal(); !refusal.empty()) {
+    std::cerr << refusal << std::endl;
+    return 3;
+  }
+  if (argc == 3 && std::strcmp(argv[1], "--probe") == 0) {
+    const json request = json::parse(argv[2], nullptr, false);
+    std::cout << pipette::AnswerProbe(request).dump(-1, ' ', false, json::error_handler_t::replace)
+              << std::endl;
+    return 0;
+  }
+  if (argc != 1) {
+    std::cerr << "usage: pipette-llamacpp-driver [--probe JSON | --build-info]" << std::endl;
+    return 2;
+  }
+  // Its own process group, whose id is the pid it announces: the harness ends the group on the
+  // device (Transport::KillGroup), whatever the link did.
+  setpgid(0, 0);
+  llama_log_set(d::LogToStderr, nullptr);
+  d::Engine engine;
+  std::cout << json{{"ok", true}, {"ready", true}, {"protocol", pipette::protocol::kProtocol},
+                    {"pid", static_cast<int>(getpid())}, {"build", build}}
+                   .dump()
             << std::endl;
+  d::Input input;
+  input.Start();
   std::string line;
-  while (std::getline(std::cin, line)) {
-    if (line.empty()) continue;
+  while (input.Next(&line)) {
+    if (line.empty()) {
+      input.Done();
+      continue;
+    }
     json reply;
     try {
       const json req = json::parse(line);
       if (req.value("cmd", "") == pipette::protocol::kQuit) {
-        std::cout << json{{"ok", true}}.dump() << std::endl;
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        std::cout << json{{"ok", true}, {"ru_maxrss_bytes", static_cast<uint64_t>(ru.ru_maxrss) * 1024}}.dump()
+                  << std::endl;
         break;
       }
-      reply = pipette::driver::Handle(engine, req);
+      reply = d::Handle(engine, req);
     } catch (const std::exception& e) {
       reply = {{"ok", false}, {"error", std::string("bad request: ") + e.what()}, {"stage", "protocol"}};
     }
     std::cout << reply.dump(-1, ' ', false, json::error_handler_t::replace) << std::endl;
+    input.Done();
   }
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "pipette/cell.h"
 #include "pipette/stats.h"
 #include "platform/bandwidth.h"
+#include "platform/device_access.h"
 #include "platform/file_tail.h"
 #include "platform/interrupt.h"
 #include "platform/thermal.h"
@@ -52,6 +53,7 @@ class CellLoop {
       : spec_(spec), hooks_(hooks), record_(std::move(record)), runtime_(*spec.runtime) {
     namespace fs = std::filesystem;
     log_path_ = spec_.log_path;
+    readings_ = spec_.device ? static_cast<DeviceReadings*>(spec_.device.get()) : &host_readings_;
     if (log_path_.empty()) {
       log_path_ = (fs::temp_directory_path() /
                    ("pipette-runtime-" + record_["result_id"].get<std::string>() + ".log"))
@@ -89,6 +91,9 @@ class CellLoop {
   double readiness_wait_s_ = 0; // time spent in the readiness gate
   SteadyClock clock_;
   SteadyTime::time_point cell_t0_ = SteadyTime::now();
+  // The device's readings: this machine's files under the readiness roots, or the device's.
+  HostReadings host_readings_{spec_.readiness.sys_root, spec_.readiness.proc_root};
+  DeviceReadings* readings_ = nullptr;
 };
 
 Result<std::unique_ptr<RuntimeSession>> CellLoop::StartSession(const std::string& model,
@@ -96,6 +101,7 @@ Result<std::unique_ptr<RuntimeSession>> CellLoop::StartSession(const std::string
                                                               bool sample_memory) {
   SessionOptions o;
   o.model_path = model;
+  if (model == spec_.model_path) o.model_sha256 = record_["model"].value("sha256", "");
   o.settings = record_["runtime"]["settings"];
   o.log_path = log;
   o.timeout = std::chrono::seconds(spec_.policy.request_timeout_s);
@@ -131,7 +137,7 @@ Result<Rep> CellLoop::Measure(Workload& w) {
     }
     prepared_ = true;
   }
-  const json before = ThermalSnapshotJson(ReadThermalSnapshot(spec_.readiness.sys_root));
+  const json before = ThermalSnapshotJson(readings_->Thermal());
   const auto t0 = SteadyTime::now();
   auto rep = w.Once(session);
   measured_ms_ += MsSince(t0);
@@ -144,13 +150,16 @@ Result<Rep> CellLoop::Measure(Workload& w) {
     return rep.error();
   }
   rep->thermal_before = before;
-  rep->thermal_after = ThermalSnapshotJson(ReadThermalSnapshot(spec_.readiness.sys_root));
+  rep->thermal_after = ThermalSnapshotJson(readings_->Thermal());
   if (auto s = Validate(*rep); !s) return s.error();
   return rep;
 }
 
 Status CellLoop::AwaitReadiness() {
-  std::vector<int> own = {static_cast<int>(getpid())};
+  // Our own CPU time is not load, where we run on the device measured; there the runtime's pids
+  // are the device's.
+  std::vector<int> own;
+  if (!spec_.device || spec_.device->IsHost()) own.push_back(static_cast<int>(getpid()));
   if (session_) {
     for (int pid : session_->Pids()) own.push_back(pid);
   }
@@ -161,7 +170,8 @@ Status CellLoop::AwaitReadiness() {
     Progress(fmt::format("waiting for the device to be ready ({:.0f} s of {:g} s): {}",
                          w.waited_s, spec_.readiness.deadline_s, w.last.DescribeHeld()));
   };
-  auto wait = WaitUntilReady(spec_.readiness, clock_, own, [] { return Interrupted(); }, waiting);
+  auto wait = WaitUntilReady(spec_.readiness, clock_, own, *readings_,
+                             [] { return Interrupted(); }, waiting);
   if (Interrupted()) return MakeError("interrupted by the user", "readiness");
   if (!wait) return wait.error();
   json& r = record_["harness"]["readiness"];

@@ -177,21 +177,29 @@ std::string ReadinessObservation::DescribeHeld() const {
 ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& clock,
                                       const std::vector<int>& own_pids,
                                       ThrottleCounts* previous_throttle) {
+  HostReadings host(policy.sys_root, policy.proc_root);
+  return ObserveReadiness(policy, clock, own_pids, previous_throttle, host);
+}
+
+ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& clock,
+                                      const std::vector<int>& own_pids,
+                                      ThrottleCounts* previous_throttle,
+                                      DeviceReadings& readings) {
   ReadinessObservation o = WithPolicy(policy);
-  const CpuSample before = ReadCpuSample(policy.proc_root, own_pids);
+  const CpuSample before = readings.Cpu(own_pids);
   if (!policy.waive_load || !policy.waive_throttle) clock.SleepSeconds(policy.sample_window_s);
-  const CpuSample after = ReadCpuSample(policy.proc_root, own_pids);
+  const CpuSample after = readings.Cpu(own_pids);
   // Without a window (load waived) no time passes between the readings: nothing was measured.
   o.load_available = before.available && after.available && after.total_ticks > before.total_ticks;
   o.busy_fraction = BusyFractionOfOthers(before, after);
 
-  const ThrottleCounts throttle = ReadThrottleCounts(policy.sys_root);
+  const ThrottleCounts throttle = readings.Throttle();
   o.throttle_available = throttle.available;
   o.throttling = throttle.available && previous_throttle->available &&
                  throttle.total > previous_throttle->total;
   *previous_throttle = throttle;
 
-  ObserveThermal(ReadThermalSnapshot(policy.sys_root), &o);
+  ObserveThermal(readings.Thermal(), &o);
   return o;
 }
 
@@ -199,13 +207,21 @@ Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock
                                      const std::vector<int>& own_pids,
                                      const std::function<bool()>& stop,
                                      const std::function<void(const ReadinessWait&)>& waiting) {
+  HostReadings host(policy.sys_root, policy.proc_root);
+  return WaitUntilReady(policy, clock, own_pids, host, stop, waiting);
+}
+
+Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,
+                                     const std::vector<int>& own_pids, DeviceReadings& readings,
+                                     const std::function<bool()>& stop,
+                                     const std::function<void(const ReadinessWait&)>& waiting) {
   const double interval = std::max(policy.poll_interval_s, kMinPollIntervalS);
   const double start = clock.NowSeconds();
-  ThrottleCounts throttle = ReadThrottleCounts(policy.sys_root);
+  ThrottleCounts throttle = readings.Throttle();
   ReadinessWait wait;
   for (;;) {
     const double poll_start = clock.NowSeconds();
-    wait.last = ObserveReadiness(policy, clock, own_pids, &throttle);
+    wait.last = ObserveReadiness(policy, clock, own_pids, &throttle, readings);
     ++wait.polls;
     wait.waited_s = clock.NowSeconds() - start;
     if (wait.last.Ready()) {

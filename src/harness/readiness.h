@@ -23,6 +23,7 @@
 
 #include "pipette/readiness_policy.h"
 #include "pipette/status.h"
+#include "platform/device_readings.h"
 #include "platform/thermal.h"
 
 namespace pipette {
@@ -110,6 +111,11 @@ inline constexpr int kHeldPollEvery = 10;
 ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& clock,
                                       const std::vector<int>& own_pids,
                                       ThrottleCounts* previous_throttle);
+// The same with the readings of any device (a phone's, through its driver's probe); the policy's
+// roots are then unused. `own_pids` are process ids on that device.
+ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& clock,
+                                      const std::vector<int>& own_pids,
+                                      ThrottleCounts* previous_throttle, DeviceReadings& readings);
 
 // Polls until a poll is Ready() and returns it; each poll after the first starts poll_interval_s
 // after the previous one. `own_pids` are the processes whose CPU time is not "other" load: pass
@@ -125,6 +131,11 @@ ReadinessObservation ObserveReadiness(const ReadinessPolicy& policy, Clock& cloc
 // observation), so that a user can be told what the wait is for.
 Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,
                                      const std::vector<int>& own_pids,
+                                     const std::function<bool()>& stop = {},
+                                     const std::function<void(const ReadinessWait&)>& waiting = {});
+// The same on any device's readings (the policy's roots unused).
+Result<ReadinessWait> WaitUntilReady(const ReadinessPolicy& policy, Clock& clock,
+                                     const std::vector<int>& own_pids, DeviceReadings& readings,
                                      const std::function<bool()>& stop = {},
                                      const std::function<void(const ReadinessWait&)>& waiting = {});
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "platform/bandwidth.h"
 #include "platform/cpu_affinity.h"
 #include "platform/device.h"
+#include "platform/device_access.h"
 #include "platform/output_path.h"
 
 namespace pipette {
@@ -136,8 +138,18 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   if (!spec.log_path.empty()) {
     if (auto s = CheckOutputPath(spec.log_path); !s) return s.error().Wrap("runtime log");
   }
-  auto settings =
-      runtime.ResolveSettings(spec.settings, {b, need, ReadCpuTopology().physical});
+  // The device's facts first: its cores resolve the thread count, its id enters config_id.
+  json device_block;
+  int physical_cores = ReadCpuTopology().physical;
+  if (spec.device) {
+    auto fingerprint = spec.device->Fingerprint(spec.label);
+    if (!fingerprint) return fingerprint.error();
+    device_block = std::move(*fingerprint);
+    physical_cores = std::max(1, device_block["cpu"].value("physical_cores", 1));
+  } else {
+    device_block = DeviceFingerprint(spec.label);
+  }
+  auto settings = runtime.ResolveSettings(spec.settings, {b, need, physical_cores});
   if (!settings) return settings.error();
   auto info = ReadGgufInfo(spec.model_path);
   if (!info) return info.error();
@@ -174,7 +186,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
       {"benchmark", ToJson(b)},
       {"model", model},
       {"runtime", runtime_json},
-      {"device", DeviceFingerprint(spec.label)},
+      {"device", device_block},
       {"harness",
        {{"version", build_info::kVersion},
         {"commit", build_info::kGitCommit},

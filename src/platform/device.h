@@ -109,8 +109,25 @@ struct CpuInfo {
   int physical_cores = 0;
   int logical_cores = 0;
   bool smt = false;               // more logical CPUs than physical cores
-  std::string flags_hash;         // first 16 hex of SHA-256 of the sorted "flags"/"Features" words
+  std::string flags;              // the distinct "flags"/"Features" words, sorted, space-separated
+  std::string flags_hash;         // first 16 hex of SHA-256 of `flags` (CompleteDeviceInfo)
   std::vector<CacheInfo> caches;  // cpu0's caches ordered by level, then type
+};
+
+// CPUs that share one maximum frequency: the clusters of a big.LITTLE chip ("0-3" at 1.8 GHz,
+// "4-7" at 2.4 GHz), from cpufreq's cpuinfo_max_freq of each online CPU.
+struct CpuCluster {
+  std::string cpus;     // CPU list, "4-7"
+  uint64_t max_khz = 0;
+};
+
+// A system battery (/sys/class/power_supply/<name> of type Battery, scope not Device). A phone on
+// a charger runs hotter, so its state is recorded beside each result.
+struct BatteryInfo {
+  std::string name;                     // "BAT0", "battery"
+  std::optional<int> level_percent;     // `capacity`
+  std::string status;                   // "Charging", "Discharging", "Full", "Not charging"
+  std::optional<double> celsius;        // `temp` (tenths of a degree C) / 10
 };
 
 // The fingerprint, typed. DeviceJson() turns it into the record's `device` block.
@@ -126,9 +143,29 @@ struct DeviceInfo {
   std::vector<ThermalZone> thermal_zones;  // types only (no temperatures)
   std::optional<bool> virtualized;  // x86 "hypervisor" cpu flag; empty where no such flag exists
   std::string machine_id;           // /etc/machine-id; used only inside the id, never printed
+  std::vector<CpuCluster> clusters;  // by max frequency, slowest first; empty without cpufreq
+  std::optional<BatteryInfo> battery;
+  // The architecture the kernel runs (<proc>/sys/kernel/arch) when it is not the one this
+  // program runs as (os.arch, from uname(2)): the device is emulated (qemu-user, an emulator's
+  // binary translation), and its speed is not the hardware's. Empty when they agree.
+  std::string emulated_on;
 };
 
+// Reads every fact of the device from files; the hashes are left empty (flags_hash). This is
+// what runs on the device (pipette-llamacpp-driver's probe); the host completes it.
+DeviceInfo ReadDeviceFacts(const DeviceRoots& roots = {});
+
+// Fills in what is computed from the facts on the host: cpu.flags_hash.
+void CompleteDeviceInfo(DeviceInfo& info);
+
+// ReadDeviceFacts, then CompleteDeviceInfo.
 DeviceInfo ReadDeviceInfo(const DeviceRoots& roots = {});
+
+// The facts as JSON and back, every field kept (machine_id included: never print this JSON; it
+// travels from the device's probe to the host, which keeps only DeviceJson). FromJson tolerates
+// absent fields (an older driver) and completes the info (CompleteDeviceInfo).
+nlohmann::json DeviceFactsToJson(const DeviceInfo& info);
+DeviceInfo DeviceFactsFromJson(const nlohmann::json& facts);
 
 // Memory total as it enters the id: rounded to the nearest 256 MiB, because MemTotal moves by a
 // few MiB between kernels (reserved memory) on the same hardware.
@@ -150,7 +187,8 @@ std::string DeviceId(const DeviceInfo& info);
 //    shared_cpus}]}, board, frequency{governor, driver, min_khz, max_khz} | null, memory_bytes,
 //    swap_bytes, governor, gpus[{card, vendor_id, device_id, vendor, name, driver, pci_slot,
 //    memory_bytes}], power{source, profile, profile_source}, thermal_zones[{zone, type}],
-//    virtualized}
+//    virtualized, clusters[{cpus, max_khz}], battery{name, level_percent, status, celsius} | null,
+//    emulated (bool), emulated_on (the kernel's architecture) | null}
 // Empty strings and unknown values are JSON null; `governor` repeats frequency.governor (null
 // without cpufreq). memory_bandwidth_bytes_per_s is added by the caller (platform/bandwidth.h).
 nlohmann::json DeviceJson(const DeviceInfo& info, const std::string& label);

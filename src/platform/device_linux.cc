@@ -13,7 +13,6 @@
 #include <thread>
 #include <tuple>
 
-#include "base/sha256.h"
 #include "platform/device.h"
 
 namespace pipette {
@@ -164,13 +163,13 @@ std::string ArmCoresSummary(const std::vector<std::pair<std::string, std::string
   return out;
 }
 
-std::string FlagsHash(const std::string& flags) {
-  std::istringstream in(flags);
-  std::set<std::string> words{std::istream_iterator<std::string>(in), {}};
-  if (words.empty()) return {};
+// The distinct words of a cpuinfo "flags"/"Features" line, sorted, space-separated.
+std::string SortedWords(const std::string& text) {
+  std::istringstream in(text);
+  const std::set<std::string> words{std::istream_iterator<std::string>(in), {}};
   std::string joined;
-  for (const auto& w : words) joined += w + " ";
-  return Sha256Hex(joined).substr(0, 16);
+  for (const auto& w : words) joined += (joined.empty() ? "" : " ") + w;
+  return joined;
 }
 
 CpuInfo ReadCpu(const Cpuinfo& ci, const DeviceRoots& roots) {
@@ -189,7 +188,7 @@ CpuInfo ReadCpu(const Cpuinfo& ci, const DeviceRoots& roots) {
   cpu.physical_cores = topo.physical;
   cpu.logical_cores = topo.logical;
   cpu.smt = topo.logical > topo.physical;
-  cpu.flags_hash = FlagsHash(ci.flags.empty() ? ci.features : ci.flags);
+  cpu.flags = SortedWords(ci.flags.empty() ? ci.features : ci.flags);
   const fs::path cache_dir = fs::path(roots.sys) / "devices/system/cpu/cpu0/cache";
   for (const auto& [index, dir] : NumberedEntries(cache_dir, "index")) {
     CacheInfo c;
@@ -381,6 +380,53 @@ PowerInfo ReadPower(const std::string& sys_root) {
   return p;
 }
 
+std::vector<CpuCluster> ReadClusters(const std::string& sys_root) {
+  std::map<uint64_t, std::vector<int>> by_khz;
+  for (const auto& [cpu, dir] : NumberedEntries(fs::path(sys_root) / "devices/system/cpu", "cpu")) {
+    if (const auto khz = ParseU64(ReadFirstLine(dir / "cpufreq/cpuinfo_max_freq"))) {
+      by_khz[*khz].push_back(cpu);
+    }
+  }
+  std::vector<CpuCluster> out;
+  for (const auto& [khz, cpus] : by_khz) {
+    std::string list;
+    for (size_t i = 0; i < cpus.size();) {
+      size_t j = i;
+      while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+      list += (list.empty() ? "" : ",") + std::to_string(cpus[i]) +
+              (j > i ? "-" + std::to_string(cpus[j]) : "");
+      i = j + 1;
+    }
+    out.push_back({list, khz});
+  }
+  return out;
+}
+
+std::optional<BatteryInfo> ReadBattery(const std::string& sys_root) {
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(fs::path(sys_root) / "class/power_supply", ec)) {
+    dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  for (const fs::path& d : dirs) {
+    if (ReadFirstLine(d / "type") != "Battery" || ReadFirstLine(d / "scope") == "Device") continue;
+    BatteryInfo b;
+    b.name = d.filename().string();
+    if (const auto c = ParseU64(ReadFirstLine(d / "capacity"))) b.level_percent = static_cast<int>(*c);
+    b.status = ReadFirstLine(d / "status");
+    const std::string temp = ReadFirstLine(d / "temp");  // tenths of a degree C, may be negative
+    if (!temp.empty()) {
+      try {
+        b.celsius = std::stod(temp) / 10.0;
+      } catch (...) {
+      }
+    }
+    return b;
+  }
+  return std::nullopt;
+}
+
 uint64_t MeminfoBytes(const std::string& meminfo, const std::string& key) {
   std::istringstream in(meminfo);
   std::string line;
@@ -389,8 +435,6 @@ uint64_t MeminfoBytes(const std::string& meminfo, const std::string& key) {
   }
   return 0;
 }
-
-json StrOrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 }  // namespace
 
@@ -455,7 +499,7 @@ std::vector<ThermalZone> ReadThermalZones(const std::string& sys_root, bool with
   return zones;
 }
 
-DeviceInfo ReadDeviceInfo(const DeviceRoots& roots) {
+DeviceInfo ReadDeviceFacts(const DeviceRoots& roots) {
   DeviceInfo d;
   const Cpuinfo ci = ParseCpuinfo(ReadAll(fs::path(roots.proc) / "cpuinfo"));
   d.os = ReadOs(roots);
@@ -474,99 +518,26 @@ DeviceInfo ReadDeviceInfo(const DeviceRoots& roots) {
     d.virtualized = flags.count("hypervisor") > 0;
   }
   d.machine_id = ReadFirstLine(fs::path(roots.etc) / "machine-id");
+  d.clusters = ReadClusters(roots.sys);
+  d.battery = ReadBattery(roots.sys);
+  // Live only (fixtures describe another machine than the one reading them): a program run by
+  // qemu-user sees uname(2) say "aarch64" while the kernel's own file says "x86_64".
+  if (roots.proc == "/proc") {
+    utsname u{};
+    if (uname(&u) == 0 && !d.os.arch.empty() && d.os.arch != u.machine) {
+      d.emulated_on = d.os.arch;
+      d.os.arch = u.machine;
+    }
+    // Kernels before 6.1 have no kernel/arch file; cpuinfo's layout still tells the family.
+    const bool runs_arm = d.os.arch.rfind("aarch64", 0) == 0 || d.os.arch.rfind("arm", 0) == 0;
+    const bool runs_x86 = d.os.arch == "x86_64" || d.os.arch == "i686" || d.os.arch == "i386";
+    if (d.emulated_on.empty() && runs_arm && !ci.vendor_id.empty() && ci.arm_cores.empty()) {
+      d.emulated_on = "x86_64";
+    } else if (d.emulated_on.empty() && runs_x86 && !ci.arm_cores.empty()) {
+      d.emulated_on = "aarch64";
+    }
+  }
   return d;
-}
-
-uint64_t RoundedMemoryForId(uint64_t memory_bytes) {
-  constexpr uint64_t kStep = 256ull << 20;
-  return (memory_bytes + kStep / 2) / kStep * kStep;
-}
-
-std::string DeviceId(const DeviceInfo& d) {
-  json caches = json::array();
-  for (const auto& c : d.cpu.caches) caches.push_back({c.level, c.type, c.size_bytes});
-  std::vector<std::string> gpus;
-  for (const auto& g : d.gpus) {
-    gpus.push_back(g.vendor_id.empty() ? "driver:" + g.driver : g.vendor_id + ":" + g.device_id);
-  }
-  std::sort(gpus.begin(), gpus.end());
-  const json stable = {{"arch", d.os.arch},
-                       {"cpu_model", d.cpu.model},
-                       {"cpu_vendor", d.cpu.vendor},
-                       {"physical_cores", d.cpu.physical_cores},
-                       {"logical_cores", d.cpu.logical_cores},
-                       {"caches", caches},
-                       {"memory_bytes_rounded", RoundedMemoryForId(d.memory_bytes)},
-                       {"gpus", gpus},
-                       {"machine_id", d.machine_id}};
-  return Sha256Hex("pipette.device/1\n" + stable.dump());
-}
-
-json DeviceJson(const DeviceInfo& d, const std::string& label) {
-  json caches = json::array();
-  for (const auto& c : d.cpu.caches) {
-    caches.push_back({{"level", c.level},
-                      {"type", StrOrNull(c.type)},
-                      {"size_bytes", c.size_bytes},
-                      {"shared_cpus", StrOrNull(c.shared_cpus)}});
-  }
-  json gpus = json::array();
-  for (const auto& g : d.gpus) {
-    gpus.push_back({{"card", StrOrNull(g.card)},
-                    {"vendor_id", StrOrNull(g.vendor_id)},
-                    {"device_id", StrOrNull(g.device_id)},
-                    {"vendor", StrOrNull(g.vendor)},
-                    {"name", StrOrNull(g.name)},
-                    {"driver", StrOrNull(g.driver)},
-                    {"pci_slot", StrOrNull(g.pci_slot)},
-                    {"memory_bytes", g.memory_bytes ? json(g.memory_bytes) : json(nullptr)}});
-  }
-  json zones = json::array();
-  for (const auto& z : d.thermal_zones) zones.push_back({{"zone", z.zone}, {"type", z.type}});
-  json frequency = nullptr;
-  if (d.frequency) {
-    frequency = {{"governor", StrOrNull(d.frequency->governor)},
-                 {"driver", StrOrNull(d.frequency->driver)},
-                 {"min_khz", d.frequency->min_khz ? json(d.frequency->min_khz) : json(nullptr)},
-                 {"max_khz", d.frequency->max_khz ? json(d.frequency->max_khz) : json(nullptr)}};
-  }
-  return {{"id", DeviceId(d)},
-          {"label", label},
-          {"os",
-           {{"name", d.os.name},
-            {"version_id", StrOrNull(d.os.version_id)},
-            {"pretty_name", StrOrNull(d.os.pretty_name)},
-            {"kernel", d.os.kernel},
-            {"arch", d.os.arch}}},
-          {"cpu",
-           {{"model", StrOrNull(d.cpu.model)},
-            {"vendor", StrOrNull(d.cpu.vendor)},
-            {"physical_cores", d.cpu.physical_cores},
-            {"logical_cores", d.cpu.logical_cores},
-            {"smt", d.cpu.smt},
-            {"flags_hash", StrOrNull(d.cpu.flags_hash)},
-            {"caches", caches}}},
-          {"board", StrOrNull(d.board)},
-          {"frequency", frequency},
-          {"memory_bytes", d.memory_bytes},
-          {"swap_bytes", d.swap_bytes},
-          {"governor", d.frequency ? StrOrNull(d.frequency->governor) : json(nullptr)},
-          {"gpus", gpus},
-          {"power",
-           {{"source", d.power.source},
-            {"profile", StrOrNull(d.power.profile)},
-            {"profile_source", StrOrNull(d.power.profile_source)}}},
-          {"thermal_zones", zones},
-          {"virtualized", d.virtualized ? json(*d.virtualized) : json(nullptr)}};
-}
-
-json DeviceFingerprint(const std::string& label, const DeviceRoots& roots) {
-  return DeviceJson(ReadDeviceInfo(roots), label);
-}
-
-json DeviceFingerprint(const std::string& label, const std::string& proc_root,
-                       const std::string& sys_root) {
-  return DeviceFingerprint(label, DeviceRoots{proc_root, sys_root, "/etc"});
 }
 
 }  // namespace pipette

@@ -84,6 +84,24 @@ class ChildProcess {
 // Returns its exit info. Errors: it could not be started.
 Result<ExitInfo> RunTool(const std::vector<std::string>& argv, std::string* output);
 
+// What RunCommand saw: the exit, stdout and stderr apart, and whether the time ran out.
+struct CommandRun {
+  ExitInfo exit;
+  std::string out;         // stdout, whole
+  std::string err;         // stderr, whole
+  bool timed_out = false;  // killed (SIGKILL, its process group) after the timeout
+};
+
+// Runs argv (argv[0] a path; no PATH search) to completion with stdin read from `stdin_path`
+// (empty: /dev/null), killing its process group when `timeout` passes first. Errors: it could not
+// be started (the message names the program).
+Result<CommandRun> RunCommand(const std::vector<std::string>& argv,
+                              std::chrono::milliseconds timeout,
+                              const std::string& stdin_path = "");
+
+// The full path of `name` on $PATH (a name with a '/' is returned as it is), or "" when absent.
+std::string FindOnPath(const std::string& name);
+
 // Directory of the running executable (from /proc/self/exe).
 std::string ExecutableDir();
 

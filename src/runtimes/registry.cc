@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "pipette/runtimes.h"
+#include "platform/device_access.h"
 #include "runtimes/llamacpp/llamacpp_runtime.h"
 #include "runtimes/llamacpp_stock/stock_runtime.h"
 #include "runtimes/openai/openai_client.h"
@@ -73,7 +74,12 @@ Result<std::vector<SettingDef>> RuntimeSettingDefs(const std::string& name) {
 
 Result<std::shared_ptr<Runtime>> OpenRuntime(const RuntimeChoice& choice) {
   if (auto s = CheckRuntimeChoice(choice); !s) return s.error();
-  if (choice.name == "llamacpp") return MakeLlamaCppRuntime(choice.driver_path);
+  if (choice.device && !choice.device->IsHost() && choice.name != "llamacpp") {
+    return MakeError("runtime " + choice.name + " runs on this machine only; measure " +
+                     choice.device->Uri() + " with the llamacpp runtime (its driver is built "
+                     "for devices by scripts/build-device.sh)");
+  }
+  if (choice.name == "llamacpp") return MakeLlamaCppRuntime(choice.driver_path, choice.device);
   if (choice.name == "llamacpp-stock") return MakeStockRuntime(choice.dir);
   if (choice.name == "openai") {
     return MakeOpenAiRuntime(choice.url, choice.server_command, choice.api_model);

@@ -24,8 +24,21 @@ std::string DefaultDriverPath() {
 }
 
 LlamaCppDriver::LlamaCppDriver(ChildProcess child, std::string log_path,
-                               std::chrono::milliseconds timeout)
-    : child_(std::move(child)), log_path_(std::move(log_path)), timeout_(timeout) {}
+                               std::chrono::milliseconds timeout,
+                               std::shared_ptr<Transport> transport)
+    : child_(std::move(child)),
+      transport_(std::move(transport)),
+      log_path_(std::move(log_path)),
+      timeout_(timeout) {
+  device_pid_ = child_.Pid();
+}
+
+void LlamaCppDriver::EndOnDevice() {
+  if (transport_ && !transport_->IsHost() && device_pid_ > 1) {
+    transport_->KillGroup(device_pid_);
+    device_pid_ = -1;
+  }
+}
 
 LlamaCppDriver::~LlamaCppDriver() {
   if (!quit_) Quit(1000);
@@ -34,13 +47,20 @@ LlamaCppDriver::~LlamaCppDriver() {
 
 Result<std::unique_ptr<LlamaCppDriver>> LlamaCppDriver::Start(const std::string& driver_path,
                                                               const std::string& log_path,
-                                                              std::chrono::milliseconds timeout) {
-  auto child = ChildProcess::Start({driver_path}, log_path);
+                                                              std::chrono::milliseconds timeout,
+                                                              std::shared_ptr<Transport> transport) {
+  auto child = transport ? transport->Start({driver_path}, log_path)
+                         : ChildProcess::Start({driver_path}, log_path);
   if (!child) return Error{child.error().message, "start"};
-  std::unique_ptr<LlamaCppDriver> d(new LlamaCppDriver(std::move(*child), log_path, timeout));
+  std::unique_ptr<LlamaCppDriver> d(
+      new LlamaCppDriver(std::move(*child), log_path, timeout, std::move(transport)));
   SetInterruptTarget(d->Pid());
   auto ready = d->ReadReply("start");
   if (!ready) return ready.error();
+  const nlohmann::json line = nlohmann::json::parse(*ready, nullptr, false);
+  if (line.is_object() && line.contains("pid") && line["pid"].is_number_integer()) {
+    d->device_pid_ = line["pid"].get<int>();
+  }
   return d;
 }
 
@@ -50,6 +70,7 @@ Result<std::string> LlamaCppDriver::ReadReply(const std::string& stage) {
   if (child_.TimedOut() || child_.LineTooLong()) {
     child_.Kill(SIGKILL);
     child_.Wait();
+    EndOnDevice();
     quit_ = true;
     if (Interrupted()) return MakeError("interrupted by the user during " + stage, stage);
     if (child_.LineTooLong()) {
@@ -71,6 +92,7 @@ Error LlamaCppDriver::Died(const std::string& stage) {
     child_.Kill(SIGKILL);
     exit = child_.Wait();
   }
+  EndOnDevice();
   quit_ = true;
   std::string tail = StderrTail(300);
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
@@ -114,6 +136,7 @@ ExitInfo LlamaCppDriver::Quit(int grace_ms) {
   if (!exit) {
     child_.Kill(SIGKILL);
     exit = child_.Wait();
+    EndOnDevice();
   }
   return *exit;
 }
@@ -125,12 +148,15 @@ std::string LlamaCppDriver::StderrTail(size_t max_bytes) const {
 Result<LoadedDriver> StartAndLoad(const std::string& driver_path, const std::string& log_path,
                                   std::chrono::milliseconds timeout, const std::string& model,
                                   const nlohmann::json& settings,
-                                  const std::function<void(int pid)>& on_started) {
+                                  const std::function<void(int pid)>& on_started,
+                                  std::shared_ptr<Transport> transport, const nlohmann::json& extra) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto driver = LlamaCppDriver::Start(driver_path, log_path, timeout);
+  auto driver = LlamaCppDriver::Start(driver_path, log_path, timeout, std::move(transport));
   if (!driver) return driver.error();
   if (on_started) on_started((*driver)->Pid());
-  auto reply = (*driver)->Call({{"cmd", "load"}, {"model", model}, {"settings", settings}}, "load");
+  nlohmann::json load = {{"cmd", "load"}, {"model", model}, {"settings", settings}};
+  load.update(extra);
+  auto reply = (*driver)->Call(load, "load");
   if (!reply) return reply.error();
   LoadedDriver out;
   out.driver = std::move(*driver);

@@ -7,11 +7,14 @@
 #include <fmt/format.h>
 
 #include "pipette/build_info.h"
+#include "platform/device_access.h"
+#include "platform/probe.h"
 #include "platform/proc_memory.h"
 #include "runtimes/common/resident.h"
 #include "runtimes/common/resolve.h"
 #include "runtimes/llamacpp/driver_client.h"
 #include "runtimes/llamacpp/protocol.h"
+#include "base/sha256.h"
 
 namespace pipette {
 namespace {
@@ -77,8 +80,11 @@ std::vector<std::string> LoadWarnings(const json& reply, const json& asked_setti
 
 class LlamaCppSession : public RuntimeSession {
  public:
-  LlamaCppSession(LoadedDriver loaded, std::unique_ptr<MemorySampler> sampler, const json& settings)
-      : driver_(std::move(loaded.driver)), sampler_(std::move(sampler)) {
+  // `device` null: the driver runs here, and `sampler` (may be null) samples it from outside.
+  // Otherwise the driver reads its own memory on its device (the memory command).
+  LlamaCppSession(LoadedDriver loaded, std::unique_ptr<MemorySampler> sampler, const json& settings,
+                  std::shared_ptr<DeviceAccess> device)
+      : driver_(std::move(loaded.driver)), sampler_(std::move(sampler)), device_(std::move(device)) {
     const json& reply = loaded.load_reply;
     facts_.load_ms = loaded.load_ms;
     facts_.effective = reply.value("effective", json::object());
@@ -183,14 +189,28 @@ class LlamaCppSession : public RuntimeSession {
   }
 
   Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) override {
-    auto r = driver_->Call(protocol::LogProbsRequest(tokens, path), protocol::kLogProbs);
-    if (!r) return r.error();
-    return Status::Ok();
+    if (!device_) {
+      auto r = driver_->Call(protocol::LogProbsRequest(tokens, path), protocol::kLogProbs);
+      if (!r) return r.error();
+      return Status::Ok();
+    }
+    // Written on the device, then fetched: the file is the driver's, the path the host's.
+    Transport& t = *device_->transport();
+    const std::string on_device = t.DeviceDir() + "/logprobs-" + std::to_string(driver_->DevicePid()) + ".pplp";
+    auto r = driver_->Call(protocol::LogProbsRequest(tokens, on_device), protocol::kLogProbs);
+    Status fetched = r ? t.Fetch(on_device, path) : Status(r.error());
+    t.Run({"rm", "-f", on_device});
+    return fetched;
   }
 
-  std::vector<int> Pids() const override { return {driver_->Pid()}; }
+  std::vector<int> Pids() const override { return {driver_->DevicePid()}; }
 
   std::optional<uint64_t> PeakHostBytes() override {
+    if (device_) {
+      const json m = DeviceMemory();
+      if (!m.contains("peak_bytes")) return std::nullopt;
+      return m["peak_bytes"].get<uint64_t>();
+    }
     if (sampler_) {
       sampler_->Sample();
       return sampler_->PeakBytes();
@@ -199,8 +219,17 @@ class LlamaCppSession : public RuntimeSession {
     if (!m) return std::nullopt;
     return std::max(m->vm_hwm, m->vm_rss + m->vm_swap);
   }
-  uint64_t PeakSwapBytes() override { return sampler_ ? sampler_->PeakSwapBytes() : 0; }
+  uint64_t PeakSwapBytes() override {
+    if (device_) return DeviceMemory().value("peak_swap_bytes", uint64_t{0});
+    return sampler_ ? sampler_->PeakSwapBytes() : 0;
+  }
   std::optional<ResidentSplit> ResidentAtPeak() override {
+    if (device_) {
+      const json m = DeviceMemory();
+      const json& at = m.contains("at_peak") ? m["at_peak"] : m.value("now", json());
+      if (!at.is_object()) return std::nullopt;
+      return SplitOf(ProcMemoryFromJson(at));
+    }
     return ResidentAtPeakOf(sampler_.get(), driver_->Pid());
   }
 
@@ -212,14 +241,21 @@ class LlamaCppSession : public RuntimeSession {
   }
 
  private:
+  // The driver's memory reply on its device ({} when it cannot answer: it is gone).
+  json DeviceMemory() {
+    auto r = driver_->Call({{"cmd", protocol::kMemory}}, "memory");
+    return r ? *r : json::object();
+  }
+
   std::unique_ptr<LlamaCppDriver> driver_;
   std::unique_ptr<MemorySampler> sampler_;
+  std::shared_ptr<DeviceAccess> device_;  // null: this machine
   LoadFacts facts_;
 };
 
 class LlamaCppRuntime : public Runtime {
  public:
-  explicit LlamaCppRuntime(std::string driver_path)
+  LlamaCppRuntime(std::string driver_path, std::shared_ptr<DeviceAccess> device)
       : driver_path_(std::move(driver_path)), defs_(LlamaCppSettingDefs()) {
     const std::string commit = build_info::kLlamaCommit;
     identity_.name = "llamacpp";
@@ -227,6 +263,12 @@ class LlamaCppRuntime : public Runtime {
     identity_.commit = commit;
     identity_.build = {{"flags", build_info::kLlamaBuildFlags},
                        {"prefix", build_info::kLlamaPrefix}};
+    if (device && !device->IsHost()) {
+      device_ = std::move(device);
+      driver_path_ = device_->DriverPath();
+      // The device build: its own flags (static, its CPU level), the same pinned commit.
+      identity_.build = {{"device_build", device_->DriverBuildJson()}};
+    }
   }
 
   const RuntimeIdentity& Identity() const override { return identity_; }
@@ -261,6 +303,7 @@ class LlamaCppRuntime : public Runtime {
   }
 
   Result<std::unique_ptr<RuntimeSession>> Start(const SessionOptions& o) override {
+    if (device_) return StartOnDevice(o);
     std::unique_ptr<MemorySampler> sampler;
     auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, o.model_path, o.settings,
                                [&](int pid) {
@@ -271,24 +314,50 @@ class LlamaCppRuntime : public Runtime {
                                });
     if (!loaded) return loaded.error();
     return std::unique_ptr<RuntimeSession>(
-        new LlamaCppSession(std::move(*loaded), std::move(sampler), o.settings));
+        new LlamaCppSession(std::move(*loaded), std::move(sampler), o.settings, nullptr));
   }
 
  private:
+  // The model copied to the device once (by its SHA-256), then the driver started there; it
+  // samples its own memory every 10 ms when asked (memory benchmarks).
+  Result<std::unique_ptr<RuntimeSession>> StartOnDevice(const SessionOptions& o) {
+    std::string sha = o.model_sha256;
+    if (sha.empty()) {
+      auto h = Sha256OfFile(o.model_path);
+      if (!h) return Error{h.error().message, "start"};
+      sha = *h;
+    }
+    const std::string name = o.model_path.substr(o.model_path.rfind('/') + 1);
+    auto model = device_->transport()->Install(o.model_path, sha, "models", name, false);
+    if (!model) return Error{model.error().message, "start"};
+    json extra = json::object();
+    if (o.sample_memory) extra["sample_memory_ms"] = 10;
+    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, *model, o.settings,
+                               o.on_started, device_->transport(), extra);
+    if (!loaded) return loaded.error();
+    return std::unique_ptr<RuntimeSession>(
+        new LlamaCppSession(std::move(*loaded), nullptr, o.settings, device_));
+  }
+
   std::string driver_path_;
   std::vector<SettingDef> defs_;
   RuntimeIdentity identity_;
+  std::shared_ptr<DeviceAccess> device_;  // null: this machine
 };
 
 }  // namespace
 
-Result<std::shared_ptr<Runtime>> MakeLlamaCppRuntime(const std::string& driver_path) {
+Result<std::shared_ptr<Runtime>> MakeLlamaCppRuntime(const std::string& driver_path,
+                                                     std::shared_ptr<DeviceAccess> device) {
+  if (device && !device->IsHost()) {
+    return std::shared_ptr<Runtime>(new LlamaCppRuntime("", std::move(device)));
+  }
   const std::string path = driver_path.empty() ? DefaultDriverPath() : driver_path;
   if (access(path.c_str(), X_OK) != 0) {
     return MakeError("the runtime driver " + path +
                      " is missing or not executable; rebuild with scripts/build.sh");
   }
-  return std::shared_ptr<Runtime>(new LlamaCppRuntime(path));
+  return std::shared_ptr<Runtime>(new LlamaCppRuntime(path, nullptr));
 }
 
 }  // namespace pipette

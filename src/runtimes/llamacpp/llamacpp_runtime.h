@@ -13,7 +13,13 @@ namespace pipette {
 // The settings the runtime takes (Runtime::Settings()).
 std::vector<SettingDef> LlamaCppSettingDefs();
 
+class DeviceAccess;
+
 // `driver_path` empty: DefaultDriverPath(). Errors: the driver is missing or not executable.
-Result<std::shared_ptr<Runtime>> MakeLlamaCppRuntime(const std::string& driver_path);
+// `device` (null or this machine: the driver beside pipette) is where the driver runs: on another
+// device it is the device build that DeviceAccess installed there; models are copied there once
+// (by SHA-256) and memory is read there by the driver itself.
+Result<std::shared_ptr<Runtime>> MakeLlamaCppRuntime(const std::string& driver_path,
+                                                     std::shared_ptr<DeviceAccess> device = nullptr);
 
 }  // namespace pipette

@@ -25,6 +25,8 @@ inline constexpr const char* kContinue = "continue";  // more tokens of the runn
 inline constexpr const char* kClear = "clear";
 inline constexpr const char* kWarnings = "warnings";
 inline constexpr const char* kQuit = "quit";
+inline constexpr const char* kMemory = "memory";  // the driver's own memory, read on its device
+inline constexpr const char* kProbe = "probe";    // device readings (platform/probe.h)
 
 // Engine settings of a load request, by their runtime.settings names (DESIGN.md 4.2 step 2). The
 // defaults are the driver's; the harness always sends every recorded setting.

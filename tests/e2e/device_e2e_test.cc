@@ -1,0 +1,242 @@
+// Devices beyond the host (DESIGN.md 8a), end to end: a real sshd on 127.0.0.1 stands for a
+// board, and pipette measures through it with the statically linked device builds of the driver
+// (scripts/build-device.sh; scripts/test.sh makes them): the x86_64 build natively, the aarch64
+// build under qemu-user (binfmt), which the probe records as emulated. Timings under emulation
+// mean nothing; what these tests show is that every measurement, the memory and the fingerprint
+// come from the device side, and that faults are one line and leave nothing running.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "model_fixtures.h"
+#include "pipette/cell.h"
+#include "pipette/runtimes.h"
+#include "platform/device_access.h"
+#include "platform/driver_builds.h"
+#include "ssh_server.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace testing_models;
+
+std::string Build(const std::string& target, const std::string& level) {
+  return DeviceDriverFolder() + "/" + target + "/" + level + "/pipette-llamacpp-driver";
+}
+
+bool HostRunsX86V3() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  return text.find(" avx2") != std::string::npos && text.find(" fma") != std::string::npos;
+}
+
+// Processes whose command line names `needle` (the device folder of a test's sshd).
+std::vector<int> ProcessesNaming(const std::string& needle) {
+  std::vector<int> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), {});
+    if (cmd.find(needle) != std::string::npos && std::stoi(name) != getpid()) {
+      out.push_back(std::stoi(name));
+    }
+  }
+  return out;
+}
+
+class DeviceOverSsh : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    server_ = SshServer::Start(&why);
+    if (!server_) GTEST_SKIP() << why;
+    setenv("PIPETTE_SSH_CONFIG", server_->ClientConfig().c_str(), 1);
+  }
+  void TearDown() override { unsetenv("PIPETTE_SSH_CONFIG"); }
+
+  std::shared_ptr<DeviceAccess> Open(const std::string& driver = "") {
+    auto address = ParseDeviceAddress(server_->Uri());
+    EXPECT_TRUE(address.ok());
+    auto d = DeviceAccess::Open(*address, {}, driver);
+    EXPECT_TRUE(d.ok()) << d.error().message;
+    return d.ok() ? *d : nullptr;
+  }
+
+  CellSpec Cell(const std::shared_ptr<DeviceAccess>& device, const std::string& model,
+                const std::string& benchmark, int reps = 3) {
+    RuntimeChoice choice;
+    choice.device = device;
+    auto runtime = OpenRuntime(choice);
+    EXPECT_TRUE(runtime.ok()) << runtime.error().message;
+    CellSpec spec = QuickCell(model, benchmark, reps, reps);
+    spec.runtime = *runtime;
+    spec.device = device;
+    return spec;
+  }
+
+  // Every timed benchmark type through `device`: ok records whose device block, memory and
+  // thermal series came from the device side.
+  void MeasureEveryTimedType(const std::shared_ptr<DeviceAccess>& device, const std::string& model,
+                             const std::string& arch) {
+    for (const std::string id : {"prefill_throughput_8", "decode_throughput_8_8",
+                                 "end_to_end_latency_8_8", "max_memory_usage_8"}) {
+      auto r = RunCell(Cell(device, model, id));
+      ASSERT_TRUE(r.ok()) << id << ": " << r.error().message;
+      const json& rec = *r;
+      ASSERT_EQ(rec["status"], "ok") << id << ": " << rec["failure"].dump();
+      EXPECT_EQ(rec["device"]["transport"], "ssh") << id;
+      EXPECT_EQ(rec["device"]["uri"], server_->Uri()) << id;
+      EXPECT_EQ(rec["device"]["os"]["arch"], arch) << id;
+      EXPECT_EQ(rec["runtime"]["build"]["device_build"]["static"], true);
+      EXPECT_EQ(rec["samples"].size(), 3u) << id;
+      if (id == "max_memory_usage_8") {
+        EXPECT_GT(rec["metrics"]["max_host_usage"]["median"].get<double>(), 1 << 20) << id;
+      } else {
+        EXPECT_GT(rec["logs"].value("peak_host_bytes_during_cell", 0.0), 1 << 20) << id;
+      }
+      EXPECT_EQ(rec["config_id"], ConfigId(rec));
+    }
+  }
+
+  std::unique_ptr<SshServer> server_;
+};
+
+TEST_F(DeviceOverSsh, X86StaticDriverMeasuresEveryTimedType) {
+  if (!HostRunsX86V3()) GTEST_SKIP() << "this CPU lacks AVX2/FMA: the x86-64-v3 build cannot run";
+  if (access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no x86_64 device build; scripts/build-device.sh --target x86_64-linux "
+                    "(scripts/test.sh makes it)";
+  }
+  auto device = Open();
+  ASSERT_TRUE(device);
+  EXPECT_FALSE(device->IsHost());
+  EXPECT_EQ(device->DriverBuildJson()["target"], "x86_64-linux");
+  EXPECT_EQ(device->DriverBuildJson()["cpu_level"], "x86-64-v3");
+  MeasureEveryTimedType(device, TinySynthetic(), "x86_64");
+}
+
+TEST_F(DeviceOverSsh, Aarch64DriverUnderEmulationIsFlaggedEmulated) {
+  if (access("/proc/sys/fs/binfmt_misc/qemu-aarch64", R_OK) != 0) {
+    GTEST_SKIP() << "this machine runs no aarch64 binaries (binfmt_misc has no qemu-aarch64: "
+                    "apt-get install qemu-user-static binfmt-support, then update-binfmts "
+                    "--enable qemu-aarch64; scripts/deps.sh --test does this)";
+  }
+  const std::string driver = Build("aarch64-linux", "armv8-a");
+  if (access(driver.c_str(), R_OK) != 0) {
+    GTEST_SKIP() << "no aarch64 device build; scripts/build-device.sh --target aarch64-linux "
+                    "--cpu armv8-a (scripts/test.sh makes it)";
+  }
+  auto device = Open(driver);
+  ASSERT_TRUE(device);
+  EXPECT_EQ(device->DriverBuildJson()["target"], "aarch64-linux");
+  EXPECT_EQ(device->DriverBuildJson()["cpu_level"], "armv8-a");
+  auto block = device->Fingerprint("");
+  ASSERT_TRUE(block.ok()) << block.error().message;
+  EXPECT_EQ((*block)["os"]["arch"], "aarch64");
+  EXPECT_EQ((*block)["emulated"], true);
+  EXPECT_EQ((*block)["emulated_on"], "x86_64");
+  std::string model = Stories260K("Q8_0");
+  if (model.empty()) model = TinySynthetic();
+  MeasureEveryTimedType(device, model, "aarch64");
+}
+
+TEST_F(DeviceOverSsh, TheCliRunsAndDescribesTheDevice) {
+  if (!HostRunsX86V3() || access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no runnable x86_64 device build (scripts/build-device.sh --target x86_64-linux)";
+  }
+  const CliResult d = RunPipette({"device", "--device", server_->Uri(), "--json"});
+  ASSERT_EQ(d.exit.code, 0) << d.err;
+  const json block = json::parse(d.out);
+  EXPECT_EQ(block["transport"], "ssh");
+  EXPECT_EQ(block["emulated"], false);
+  const std::string store = WorkDir() + "/device-cli-" + std::to_string(server_->port()) + ".db";
+  const CliResult r = RunPipette({"--store", store, "run", "--device", server_->Uri(), "-m",
+                                  TinySynthetic(), "-b", "decode_throughput_8_8", "--threads", "1",
+                                  "--min-reps", "3", "--max-reps", "3", "--no-readiness-load",
+                                  "--json", "-q"});
+  ASSERT_EQ(r.exit.code, 0) << r.err;
+  const json rec = json::parse(r.out);
+  EXPECT_EQ(rec["status"], "ok");
+  EXPECT_EQ(rec["device"]["transport"], "ssh");
+  EXPECT_EQ(rec["device"]["id"], block["id"]);
+}
+
+TEST_F(DeviceOverSsh, AnUnknownHostKeyIsNeverAcceptedSilently) {
+  setenv("PIPETTE_SSH_CONFIG", server_->ClientConfig(false, true).c_str(), 1);
+  auto d = DeviceAccess::Open(*ParseDeviceAddress(server_->Uri()));
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("is not known here and pipette never accepts one silently"),
+            std::string::npos)
+      << d.error().message;
+  EXPECT_NE(d.error().message.find("ssh-keyscan -p " + std::to_string(server_->port())),
+            std::string::npos);
+  EXPECT_EQ(d.error().message.find('\n'), std::string::npos);
+}
+
+TEST_F(DeviceOverSsh, ARefusedKeyAndAnUnreachableHostAreOneLineEach) {
+  setenv("PIPETTE_SSH_CONFIG", server_->ClientConfig(true, false).c_str(), 1);
+  auto refused = DeviceAccess::Open(*ParseDeviceAddress(server_->Uri()));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("authentication refused by 127.0.0.1"), std::string::npos)
+      << refused.error().message;
+  setenv("PIPETTE_SSH_CONFIG", server_->ClientConfig().c_str(), 1);
+  const int port = server_->port();
+  server_->Kill();
+  auto gone = DeviceAccess::Open(*ParseDeviceAddress("ssh://root@127.0.0.1:" + std::to_string(port)));
+  ASSERT_FALSE(gone.ok());
+  EXPECT_NE(gone.error().message.find("cannot reach 127.0.0.1"), std::string::npos)
+      << gone.error().message;
+  EXPECT_EQ(gone.error().message.find('\n'), std::string::npos);
+}
+
+// The link drops in the middle of a cell: the cell fails with its stage, and no driver is left
+// running on the device (nobody could stop it there any more: the driver ends itself when its
+// input and output are gone).
+TEST_F(DeviceOverSsh, ADroppedLinkFailsTheCellAndLeavesNoDriverRunning) {
+  if (!HostRunsX86V3() || access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no runnable x86_64 device build (scripts/build-device.sh --target x86_64-linux)";
+  }
+  auto device = Open();
+  ASSERT_TRUE(device);
+  CellSpec spec = Cell(device, TinySynthetic(), "decode_throughput_8_8", 100000);
+  const std::string needle = server_->dir() + "/device/bin";
+  std::atomic<bool> dropped{false};
+  std::thread dropper([&] {
+    for (int i = 0; i < 600 && ProcessesNaming(needle).empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // measuring by now
+    server_->Kill();
+    dropped = true;
+  });
+  auto r = RunCell(spec);
+  dropper.join();
+  ASSERT_TRUE(dropped);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)["status"], "failed");
+  const std::string stage = (*r)["failure"]["stage"];
+  EXPECT_FALSE(stage.empty());
+  EXPECT_GT((*r)["samples"].size(), 0u) << "the repetitions before the drop are kept";
+  std::vector<int> left;
+  for (int i = 0; i < 100; ++i) {
+    left = ProcessesNaming(needle);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " driver process(es) still running on the device";
+}
+
+}  // namespace
+}  // namespace pipette
