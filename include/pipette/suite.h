@@ -52,6 +52,11 @@ struct Suite {
   std::map<std::string, std::string> references;
   bool allow_context_overflow = false;  // run shapes longer than a model's training context
   std::vector<SuiteRuntime> runtimes;
+  // [[devices]] uri = "ssh://pi@board": the devices every configuration is measured on
+  // (DESIGN.md 8a), canonical URIs (platform/transport.h); empty: this machine alone. Each cell
+  // runs on every device in turn before the next cell (interleaved), so that drift over the
+  // suite falls on every device alike.
+  std::vector<std::string> devices;
   SuiteBaseline baseline;
   HarnessPolicy policy;       // [harness]: warmup_runs, min_reps, max_reps, ci_target,
                               // request_timeout_s
@@ -92,6 +97,8 @@ struct SuiteCell {
   std::string runtime_label;  // SuiteRuntime::label
   nlohmann::json settings = nlohmann::json::object();  // the suite's values for this cell
   std::string benchmark_id;
+  size_t device = 0;               // index into Suite::devices (0 when it lists none)
+  std::string device_uri = "local";  // that device's URI
   // mode "one-factor": "baseline", or the one varied dimension and its value ("threads=4",
   // "model=stories260K-Q4_0.gguf"); mode "matrix": empty.
   std::string factor;
@@ -106,6 +113,7 @@ struct SuiteCell {
 //                setting given as a list, by name) every value other than the baseline's
 //                with all other dimensions at the baseline; each configuration x benchmarks.
 //                A configuration is never listed twice.
+// With several [[devices]], each cell is then repeated on every device, one after the other.
 // Errors: more than kMaxSuiteCells cells (the message names the factors), a setting value of the
 // wrong type or out of range, a baseline naming a model or runtime the suite does not list, a
 // baseline setting that is not a setting.

@@ -194,6 +194,25 @@ Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
       run = end;
     }
   }
+  if (!suite.devices.empty()) {
+    const size_t total = cells.size() * suite.devices.size();
+    if (total > static_cast<size_t>(kMaxSuiteCells)) {
+      return MakeError(fmt::format("{}: {} cells on {} devices make {}, more than {}; shorten the "
+                                   "lists", suite.path, cells.size(), suite.devices.size(), total,
+                                   kMaxSuiteCells));
+    }
+    std::vector<SuiteCell> on_devices;
+    for (const SuiteCell& c : cells) {
+      for (size_t d = 0; d < suite.devices.size(); ++d) {
+        SuiteCell cell = c;
+        cell.device = d;
+        cell.device_uri = suite.devices[d];
+        if (cell.device_uri != "local") cell.runtime_label += " on " + cell.device_uri;
+        on_devices.push_back(std::move(cell));
+      }
+    }
+    cells = std::move(on_devices);
+  }
   for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i) + 1;
   return cells;
 }

@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "base/ids.h"
 #include "harness/readiness.h"
 #include "pipette/store.h"
 #include "pipette/suite.h"
+#include "platform/device_access.h"
 #include "platform/interrupt.h"
 
 namespace pipette {
@@ -26,26 +28,45 @@ using nlohmann::json;
 class SuiteRuntimes {
  public:
   SuiteRuntimes(const Suite& suite, const SuiteRunOptions& options)
-      : suite_(suite), options_(options), opened_(suite.runtimes.size()) {}
+      : suite_(suite), options_(options) {}
 
-  Result<std::shared_ptr<Runtime>> Get(size_t index) {
+  // The device of a cell: connected (and its driver installed) when its first cell needs it.
+  // A device that cannot be reached is tried again at its next cell (it may have been
+  // rebooting): its cells in between are invalid with the reason, and a rerun resumes them.
+  Result<std::shared_ptr<DeviceAccess>> Device(const SuiteCell& cell) {
+    if (cell.device_uri == "local") return std::shared_ptr<DeviceAccess>();
+    if (auto it = devices_.find(cell.device_uri); it != devices_.end()) return it->second;
+    auto address = ParseDeviceAddress(cell.device_uri);
+    if (!address) return address.error();
+    auto d = DeviceAccess::Open(*address);
+    if (!d) return d.error();
+    devices_[cell.device_uri] = *d;
+    return *d;
+  }
+
+  Result<std::shared_ptr<Runtime>> Get(const SuiteCell& cell) {
+    const size_t index = cell.runtime;
     if (index >= suite_.runtimes.size()) return MakeError("no such runtime entry");
-    if (!opened_[index]) {
-      RuntimeChoice choice = suite_.runtimes[index].choice;
-      if (choice.name == "llamacpp" && choice.driver_path.empty()) {
-        choice.driver_path = options_.driver_path;
-      }
-      auto r = OpenRuntime(choice);
-      opened_[index] = r ? Result<std::shared_ptr<Runtime>>(std::move(*r))
-                         : Result<std::shared_ptr<Runtime>>(r.error().Wrap(suite_.runtimes[index].label));
+    const auto key = std::make_pair(index, cell.device_uri);
+    if (auto it = opened_.find(key); it != opened_.end()) return it->second;
+    RuntimeChoice choice = suite_.runtimes[index].choice;
+    if (choice.name == "llamacpp" && choice.driver_path.empty() && cell.device_uri == "local") {
+      choice.driver_path = options_.driver_path;
     }
-    return *opened_[index];
+    auto device = Device(cell);
+    if (!device) return device.error();
+    choice.device = *device;
+    auto r = OpenRuntime(choice);
+    if (!r) return r.error().Wrap(cell.runtime_label);
+    opened_.emplace(key, *r);
+    return *r;
   }
 
  private:
   const Suite& suite_;
   const SuiteRunOptions& options_;
-  std::vector<std::optional<Result<std::shared_ptr<Runtime>>>> opened_;
+  std::map<std::string, std::shared_ptr<DeviceAccess>> devices_;
+  std::map<std::pair<size_t, std::string>, std::shared_ptr<Runtime>> opened_;
 };
 
 // Builds the cell's spec; errors for a benchmark id the catalog does not know, or a runtime that
@@ -54,10 +75,11 @@ Result<CellSpec> Spec(const Suite& suite, const SuiteCell& cell, const Benchmark
                       SuiteRuntimes& runtimes, const std::string& store_path) {
   auto bench = catalog.Find(cell.benchmark_id);
   if (!bench) return bench.error();
-  auto runtime = runtimes.Get(cell.runtime);
+  auto runtime = runtimes.Get(cell);
   if (!runtime) return runtime.error();
   CellSpec spec;
   spec.runtime = *runtime;
+  spec.device = *runtimes.Device(cell);
   spec.model_path = cell.model_path;
   spec.benchmark = *bench;
   spec.settings = cell.settings;

@@ -325,5 +325,44 @@ TEST_F(SuiteFile, MissingSuiteFileIsOneLine) {
   EXPECT_NE(suite.error().message.find("no such suite file"), std::string::npos);
 }
 
+// [[devices]]: every cell on every device in turn (interleaved), URIs canonical.
+TEST_F(SuiteFile, DevicesRunEveryCellOnEachDeviceInTurn) {
+  const auto cells = Expand(std::string(R"(
+name = "two devices"
+benchmarks = ["prefill_throughput_256", "decode_throughput_256_100"]
+[[devices]]
+uri = "local"
+[[devices]]
+uri = "ssh://pi@board:2222"
+)") + kModels);
+  ASSERT_EQ(cells.size(), 3u * 2 * 2);
+  EXPECT_EQ(cells[0].device_uri, "local");
+  EXPECT_EQ(cells[1].device_uri, "ssh://pi@board:2222");
+  EXPECT_EQ(cells[0].benchmark_id, cells[1].benchmark_id);
+  EXPECT_EQ(cells[0].model_path, cells[1].model_path);
+  EXPECT_EQ(cells[1].device, 1u);
+  EXPECT_EQ(cells[1].runtime_label, "llamacpp on ssh://pi@board:2222");
+  EXPECT_EQ(cells[3].index, 4);
+  const auto one = Expand(std::string("name = \"x\"\nbenchmarks = [\"prefill_throughput_256\"]\n") + kModels);
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[0].device_uri, "local");
+}
+
+TEST_F(SuiteFile, DevicesAreCheckedWhereTheyAreWritten) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"[[devices]]\nuri = \"board\"\n", "s.toml: devices[1].uri: device 'board': not a device address"},
+      {"[[devices]]\nuri = \"adb://X\"\n[[devices]]\nuri = \"adb://X\"\n",
+       "devices[2].uri: adb://X is listed twice"},
+      {"[[devices]]\nhost = \"b\"\n", "devices[1].host: unknown key; expected one of uri"},
+      {"devices = []\n", "devices: expected [[devices]] tables"},
+  };
+  for (const auto& [toml, expected] : bad) {
+    auto suite = Parse(std::string("name = \"x\"\nbenchmarks = [\"prefill_throughput_256\"]\n") +
+                       toml + kModels);
+    ASSERT_FALSE(suite.ok()) << toml;
+    EXPECT_NE(suite.error().message.find(expected), std::string::npos) << suite.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace pipette

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "pipette/suite.h"
+#include "platform/transport.h"
 #include "pipette/build_info.h"
 #include "pipette/runtimes.h"
 
@@ -371,7 +372,8 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
   }
   if (auto s = r.OnlyKeys(root, "", {"name", "mode", "benchmarks", "benchmarks_dir", "models",
                                      "runtimes", "baseline", "harness", "readiness", "eval", "label",
-                                     "stop_on_failure", "allow_context_overflow", "interleave"});
+                                     "stop_on_failure", "allow_context_overflow", "interleave",
+                                     "devices"});
       !s) {
     return s.error();
   }
@@ -503,6 +505,29 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
           break;
         }
       }
+    }
+  }
+
+  if (const toml::node* n = root.get("devices")) {
+    const toml::array* devices = n->as_array();
+    if (devices == nullptr || devices->empty()) {
+      return r.Fail("devices", "expected [[devices]] tables with a uri each, e.g. uri = "
+                               "\"ssh://pi@board\" (or leave it out: this machine)");
+    }
+    std::set<std::string> seen_devices;
+    for (size_t i = 0; i < devices->size(); ++i) {
+      const std::string key = "devices[" + std::to_string(i + 1) + "]";
+      const toml::table* t = (*devices)[i].as_table();
+      if (t == nullptr) return r.Fail(key, "expected a table ([[devices]])");
+      if (auto s = r.OnlyKeys(*t, key, {"uri"}); !s) return s.error();
+      auto uri = r.String(*t, "uri", key, true);
+      if (!uri) return uri.error();
+      auto address = ParseDeviceAddress(*uri);
+      if (!address) return r.Fail(key + ".uri", address.error().message);
+      if (!seen_devices.insert(address->Uri()).second) {
+        return r.Fail(key + ".uri", address->Uri() + " is listed twice");
+      }
+      suite.devices.push_back(address->Uri());
     }
   }
 

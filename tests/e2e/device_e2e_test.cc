@@ -4,11 +4,13 @@
 // build under qemu-user (binfmt), which the probe records as emulated. Timings under emulation
 // mean nothing; what these tests show is that every measurement, the memory and the fingerprint
 // come from the device side, and that faults are one line and leave nothing running.
+#include <elf.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +56,69 @@ std::vector<int> ProcessesNaming(const std::string& needle) {
     }
   }
   return out;
+}
+
+// What an ELF file's headers say: its machine and the shared libraries it needs (DT_NEEDED).
+struct ElfFacts {
+  bool elf64 = false;
+  uint16_t machine = 0;
+  bool interpreter = false;  // PT_INTERP: a dynamic loader is asked for
+  int needed = 0;            // DT_NEEDED entries
+};
+
+ElfFacts ReadElf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  ElfFacts f;
+  if (bytes.size() < sizeof(Elf64_Ehdr) || bytes.compare(0, 4, ELFMAG) != 0 ||
+      bytes[EI_CLASS] != ELFCLASS64) {
+    return f;
+  }
+  f.elf64 = true;
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  f.machine = eh.e_machine;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    const size_t at = eh.e_phoff + static_cast<size_t>(i) * eh.e_phentsize;
+    if (at + sizeof ph > bytes.size()) break;
+    std::memcpy(&ph, bytes.data() + at, sizeof ph);
+    if (ph.p_type == PT_INTERP) f.interpreter = true;
+    if (ph.p_type != PT_DYNAMIC) continue;
+    for (size_t off = ph.p_offset; off + sizeof(Elf64_Dyn) <= ph.p_offset + ph.p_filesz &&
+                                   off + sizeof(Elf64_Dyn) <= bytes.size();
+         off += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn d;
+      std::memcpy(&d, bytes.data() + off, sizeof d);
+      if (d.d_tag == DT_NULL) break;
+      if (d.d_tag == DT_NEEDED) ++f.needed;
+    }
+  }
+  return f;
+}
+
+// Every device build there is: the target's machine in the ELF header, and no shared library
+// needed (nothing for LD_LIBRARY_PATH to miss on a phone).
+TEST(DeviceBuilds, AreStaticBinariesForTheirTarget) {
+  const std::pair<std::string, uint16_t> targets[] = {{"aarch64-linux", EM_AARCH64},
+                                                      {"x86_64-linux", EM_X86_64}};
+  int seen = 0;
+  for (const auto& [target, machine] : targets) {
+    for (const std::string& level : CpuLevels(target)) {
+      const std::string path = Build(target, level);
+      if (access(path.c_str(), R_OK) != 0) continue;
+      ++seen;
+      const ElfFacts f = ReadElf(path);
+      ASSERT_TRUE(f.elf64) << path;
+      EXPECT_EQ(f.machine, machine) << path;
+      EXPECT_FALSE(f.interpreter) << path << " asks for a dynamic loader";
+      EXPECT_EQ(f.needed, 0) << path << " needs shared libraries";
+    }
+  }
+  if (seen == 0) {
+    GTEST_SKIP() << "no device build in " << DeviceDriverFolder()
+                 << " (scripts/build-device.sh --target aarch64-linux; scripts/test.sh makes them)";
+  }
 }
 
 class DeviceOverSsh : public ::testing::Test {
