@@ -13,6 +13,13 @@ endif()
 if(NOT PIPETTE_LLAMA_PREFIX)
   message(FATAL_ERROR "Set -DPIPETTE_LLAMA_PREFIX (scripts/build-device.sh does this)")
 endif()
+# Statically linked: -fopenmp at link time makes gcc take libgomp.a (FindOpenMP would name
+# libgomp.so, which a static link cannot use). llama_prefix.cmake's find_package keeps these.
+foreach(_lang C CXX)
+  add_library(OpenMP::OpenMP_${_lang} INTERFACE IMPORTED GLOBAL)
+  set_target_properties(OpenMP::OpenMP_${_lang} PROPERTIES
+    INTERFACE_COMPILE_OPTIONS -fopenmp INTERFACE_LINK_OPTIONS -fopenmp)
+endforeach()
 include(${CMAKE_SOURCE_DIR}/cmake/llama_prefix.cmake)
 file(STRINGS "${PIPETTE_LLAMA_PREFIX}/COMMIT" PIPETTE_LLAMA_COMMIT LIMIT_COUNT 1)
 add_compile_options(-Wall -Wextra)

@@ -92,6 +92,9 @@ for level in "${chosen[@]}"; do
   work=$cache/device-build/$key
   prefix=$work/prefix
   mkdir -p "$work"
+  # One build of a key at a time (a second one waits): two in one folder would corrupt both.
+  exec 9>"$work/.lock"
+  flock 9
   toolchain=$work/toolchain.cmake
   cat >"$toolchain" <<EOF
 set(CMAKE_SYSTEM_NAME Linux)
@@ -140,4 +143,5 @@ EOF
   cp -f "$bin" "$out/pipette-llamacpp-driver.tmp"
   mv -f "$out/pipette-llamacpp-driver.tmp" "$out/pipette-llamacpp-driver"
   echo "$out/pipette-llamacpp-driver"
+  exec 9>&-
 done

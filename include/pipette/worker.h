@@ -30,7 +30,12 @@ struct WorkerOptions {
   std::string store_path;                // local results store; empty: DefaultStorePath()
   std::string logs_dir;       // each cell's runtime log; empty: worker-logs beside the store
   std::string outbox_dir;     // empty: DefaultOutboxDir(server_url)
-  std::string driver_path;    // the llamacpp driver; empty: beside pipette
+  std::string driver_path;    // the llamacpp driver; empty: beside pipette (or, with `device`,
+                              // the device build for its architecture)
+  // The device this worker measures (DESIGN.md 8a): "local", or ssh://... / adb://... for a board
+  // or a phone driven from this host (one worker, and so one job at a time, per device; give each
+  // its own --identity). Its arch and memory are what the worker offers in claims.
+  std::string device = "local";
   std::string label;          // device label recorded when a job carries no label_note
   double lease_s = 60;        // the server's lease; heartbeats go every lease_s / 3
   double max_backoff_s = 30;  // the longest wait between claims when there is no work
@@ -44,9 +49,11 @@ struct WorkerHooks {
 };
 
 // Device capabilities as a claim body: {labels, arch (uname -m), memory_bytes (MemTotal),
-// runtimes (RuntimeNames()), models [sha256..]}.
+// runtimes (RuntimeNames()), models [sha256..]}: this machine's arch and memory, or `arch` and
+// `memory_bytes` when given (another device's).
 nlohmann::json WorkerCapabilities(const std::vector<std::string>& labels,
-                                  const std::map<std::string, std::string>& models);
+                                  const std::map<std::string, std::string>& models,
+                                  const std::string& arch = "", int64_t memory_bytes = 0);
 
 // The *.gguf files directly in `dirs`, by SHA-256 (through `hash`: the store's cache). A folder
 // that does not exist or a file that cannot be read is an Error naming it.

@@ -35,6 +35,13 @@ void AddWorkerCommand(CLI::App& app, CliContext& ctx) {
   w->add_option("--labels", o->labels, "capability labels offered to jobs, e.g. x86,ci")
       ->delimiter(',');
   w->add_option("--label", o->label, "device label recorded when a job carries none");
+  w->add_option("--device", o->device,
+                "the device to measure: local, ssh://[user@]host[:port] or adb://SERIAL (one "
+                "worker per device; give each its own --identity)")
+      ->capture_default_str();
+  w->add_option("--driver", o->driver_path,
+                "the llamacpp driver (with --device: a device build; default: the one for its "
+                "architecture from scripts/build-device.sh)");
   w->add_option("--models", o->models_dirs,
                 "a folder of *.gguf models this device offers (repeatable)");
   w->add_option("--identity", o->identity_path,

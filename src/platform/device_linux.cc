@@ -393,8 +393,12 @@ std::vector<CpuCluster> ReadClusters(const std::string& sys_root) {
     for (size_t i = 0; i < cpus.size();) {
       size_t j = i;
       while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-      list += (list.empty() ? "" : ",") + std::to_string(cpus[i]) +
-              (j > i ? "-" + std::to_string(cpus[j]) : "");
+      if (!list.empty()) list += ',';
+      list += std::to_string(cpus[i]);
+      if (j > i) {
+        list += '-';
+        list += std::to_string(cpus[j]);
+      }
       i = j + 1;
     }
     out.push_back({list, khz});

@@ -88,7 +88,8 @@ CpuSample CpuFromProbe(const json& reply) {
   s.available = c.value("available", false);
   s.busy_ticks = c.value("busy_ticks", uint64_t{0});
   s.total_ticks = c.value("total_ticks", uint64_t{0});
-  for (const auto& [pid, ticks] : c.value("own_ticks", json::object()).items()) {
+  const json own = c.value("own_ticks", json::object());
+  for (const auto& [pid, ticks] : own.items()) {
     if (ticks.is_number_unsigned()) s.own_ticks[std::atoi(pid.c_str())] = ticks.get<uint64_t>();
   }
   return s;

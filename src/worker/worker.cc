@@ -22,6 +22,7 @@
 #include "pipette/identity.h"
 #include "pipette/runtimes.h"
 #include "pipette/store.h"
+#include "platform/device_access.h"
 #include "platform/interrupt.h"
 
 namespace pipette {
@@ -229,16 +230,31 @@ class Worker {
         Outbox::Open(o_.outbox_dir.empty() ? DefaultOutboxDir(o_.server_url) : o_.outbox_dir);
     if (!outbox) return outbox.error();
     outbox_ = std::make_unique<Outbox>(std::move(*outbox));
-    capabilities_ = WorkerCapabilities(o_.labels, models_);
+    std::string arch;
+    int64_t memory = 0;
+    auto address = ParseDeviceAddress(o_.device);
+    if (!address) return address.error();
+    if (address->kind != TransportKind::kLocal) {
+      auto device = DeviceAccess::Open(*address, {}, o_.driver_path);
+      if (!device) return device.error();
+      device_ = *device;
+      auto info = device_->Info();
+      if (!info) return info.error();
+      arch = info->os.arch;
+      memory = static_cast<int64_t>(info->memory_bytes);
+      say_("measuring on " + device_->Uri() + " (" + arch + ")");
+    }
+    capabilities_ = WorkerCapabilities(o_.labels, models_, arch, memory);
     context_.models = models_;
     context_.label = o_.label;
     context_.checkpoint_dir =
         (fs::absolute(store_path_).parent_path() / "eval-checkpoints").string();
     context_.open_runtime = [this](const RuntimeChoice& c) {
       RuntimeChoice choice = c;
-      if (choice.name == "llamacpp" && choice.driver_path.empty()) {
+      if (choice.name == "llamacpp" && choice.driver_path.empty() && !device_) {
         choice.driver_path = o_.driver_path;
       }
+      choice.device = device_;
       return OpenRuntime(choice);
     };
     return Status::Ok();
@@ -297,6 +313,7 @@ class Worker {
       return true;
     }
     cell->log_path = (fs::path(logs_dir_) / (job_id + "-" + CompactUtcNow() + ".log")).string();
+    cell->device = device_;
     double interval = o_.lease_s / 3;
     if (reply.contains("lease_expires_at") && reply["lease_expires_at"].is_number()) {
       const double left = reply["lease_expires_at"].get<double>() - std::time(nullptr);
@@ -320,8 +337,9 @@ class Worker {
       record = RunCell(*cell, hooks);
     }
     if (!record) {
-      // Bad input found before anything ran: the same on every device.
-      Fail(job_id, record.error().message, false);
+      // Bad input found before anything ran: the same on every device; but a device that cannot
+      // be reached now (stage "device") may be back later, or another may run the job.
+      Fail(job_id, record.error().message, record.error().stage == kJobStageDevice);
       return true;
     }
     const std::string result_id = record->value("result_id", "");
@@ -354,18 +372,20 @@ class Worker {
   std::string store_path_, logs_dir_;
   std::map<std::string, std::string> models_;
   json capabilities_;
+  std::shared_ptr<DeviceAccess> device_;  // null: this machine
   JobContext context_;
 };
 
 }  // namespace
 
 json WorkerCapabilities(const std::vector<std::string>& labels,
-                        const std::map<std::string, std::string>& models) {
+                        const std::map<std::string, std::string>& models, const std::string& arch,
+                        int64_t memory_bytes) {
   json shas = json::array();
   for (const auto& [sha, path] : models) shas.push_back(sha);
   return {{"labels", labels},
-          {"arch", Arch()},
-          {"memory_bytes", MemTotalBytes()},
+          {"arch", arch.empty() ? Arch() : arch},
+          {"memory_bytes", memory_bytes > 0 ? memory_bytes : MemTotalBytes()},
           {"runtimes", RuntimeNames()},
           {"models", shas}};
 }

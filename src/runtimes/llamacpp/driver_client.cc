@@ -92,6 +92,16 @@ Error LlamaCppDriver::Died(const std::string& stage) {
     child_.Kill(SIGKILL);
     exit = child_.Wait();
   }
+  // On another device the local process is the link: tell a lost link from a dead driver.
+  if (transport_ && !transport_->IsHost()) {
+    if (auto alive = transport_->Run({"true"}); !alive) {
+      quit_ = true;
+      if (Interrupted()) return MakeError("interrupted by the user during " + stage, stage);
+      return MakeError("lost the link to the device during " + stage + " (" +
+                           alive.error().message + ")",
+                       stage);
+    }
+  }
   EndOnDevice();
   quit_ = true;
   std::string tail = StderrTail(300);
@@ -99,7 +109,10 @@ Error LlamaCppDriver::Died(const std::string& stage) {
   const size_t nl = tail.rfind('\n');
   if (nl != std::string::npos) tail = tail.substr(nl + 1);
   if (Interrupted()) return MakeError("interrupted by the user during " + stage, stage);
-  std::string msg = "runtime process " + exit->Describe() + " during " + stage;
+  const bool remote = transport_ && !transport_->IsHost();
+  std::string msg = remote ? "runtime process on " + transport_->Address().Uri() + " ended (" +
+                                 exit->Describe() + " of its link) during " + stage
+                           : "runtime process " + exit->Describe() + " during " + stage;
   if (!tail.empty() && exit->exited) msg += " (last log line: " + tail + ")";
   return MakeError(msg, stage);
 }
