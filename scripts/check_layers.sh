@@ -3,7 +3,10 @@
 #   1. the harness (src/harness) includes no runtime: only pipette/runtime.h (no runtimes/...
 #      header at all), and links no runtime library;
 #   2. public headers (include/pipette) include only public headers (and system/library ones);
-#   3. the scorers (src/scorers) are pure: they include only pipette/, base/ and their own headers
+#   3. the harness and the runtimes (src/harness, src/runtimes) never see which transport reaches
+#      the device (DESIGN.md 8a): no transport implementation header, no TransportKind, no
+#      ssh or adb by name; they use platform/transport.h's interface and DeviceAccess only;
+#   4. the scorers (src/scorers) are pure: they include only pipette/, base/ and their own headers
 #      (their tests may read the shared corpus through tests/support)
 #      and link only pipette_base (and GiNaC, the external Debian library of MATH's symbolic
 #      equivalence).
@@ -29,6 +32,12 @@ while IFS= read -r hit; do
   echo "$hit: a public header includes an internal one (public headers include only pipette/*.h)"
   bad=1
 done < <(grep -nE '#include "' include/pipette/*.h | grep -vE '#include "pipette/' || true)
+
+while IFS= read -r hit; do
+  echo "$hit: the harness or a runtime names a transport (use the Transport interface; DESIGN.md 8a)"
+  bad=1
+done < <(grep -rnE 'transport_impl\.h|TransportKind::|Make(Ssh|Adb|Local)Transport|"(ssh|adb)(://)?"' \
+           src/harness src/runtimes --include='*.h' --include='*.cc' | grep -v '_test\.cc:' || true)
 
 while IFS= read -r hit; do
   echo "$hit: a scorer includes a header outside src/base (scorers depend on nothing else)"

@@ -10,6 +10,7 @@
 
 #include "cli/store_reading.h"
 #include "platform/device.h"
+#include "platform/device_access.h"
 
 namespace pipette::cli {
 namespace {
@@ -18,6 +19,7 @@ using nlohmann::json;
 
 struct RegisterArgs {
   std::string server, preauth, label, identity;
+  std::string device = "local";  // whose fingerprint is the registration profile
   std::vector<std::string> labels;
 };
 
@@ -42,7 +44,18 @@ int Register(const RegisterArgs& a, CliContext& ctx) {
   auto identity = LoadOrCreateIdentity(path);
   if (!identity.ok()) return ReportError(ctx, identity.error());
   FleetHttpClient client(a.server, *identity);
-  const json profile = DeviceJson(ReadDeviceInfo(), a.label);
+  json profile;
+  auto address = ParseDeviceAddress(a.device);
+  if (!address) return ReportError(ctx, address.error());
+  if (address->kind == TransportKind::kLocal) {
+    profile = DeviceJson(ReadDeviceInfo(), a.label);
+  } else {
+    auto device = DeviceAccess::Open(*address);
+    if (!device) return ReportError(ctx, device.error(), kExitFailure);
+    auto block = (*device)->Fingerprint(a.label);
+    if (!block) return ReportError(ctx, block.error(), kExitFailure);
+    profile = std::move(*block);
+  }
   const FleetResult r = client.Register(a.label, a.labels, profile, a.preauth);
   if (!r.ok()) return ReportError(ctx, MakeError(r.error().message), ExitFor(r.error()));
   const auto text = [&](const char* key) {
@@ -156,6 +169,10 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
                 "a pre-authorization key (pipette serve keys create): approved at once; "
                 "without one the device waits for an operator's approval");
   r->add_option("--label", reg->label, "a name for people, e.g. pixel-8");
+  r->add_option("--device", reg->device,
+                "the device this identity stands for (its fingerprint is read there): local, "
+                "ssh://... or adb://..., as the worker's --device")
+      ->capture_default_str();
   r->add_option("--labels", reg->labels, "capability labels jobs may require, e.g. x86,ci")
       ->delimiter(',');
   r->add_option("--identity", reg->identity,

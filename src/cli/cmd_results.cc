@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 #include <memory>
 #include <string>
@@ -143,13 +144,30 @@ int List(const ResultsArgs& a, CliContext& ctx) {
               << (store ? store->where() : StorePath(ctx)) << "\n";
     return kExitOk;
   }
-  // A RUNTIME column where the rows come from more than one runtime.
+  // A RUNTIME column where the rows come from more than one runtime; a DEVICE column where they
+  // come from more than one device, each named by its id's first 8 characters and, when its
+  // programs ran under an emulator, "(emulated)": its speeds are not the hardware's.
   std::set<std::string> runtimes;
-  for (const ResultRow& r : rows) runtimes.insert(r.runtime);
+  std::map<std::string, std::string> devices;  // device_id -> as shown
+  bool emulated = false;
+  for (const ResultRow& r : rows) {
+    runtimes.insert(r.runtime);
+    if (devices.count(r.device_id)) continue;
+    std::string shown = r.device_id.substr(0, 8);
+    auto record = store->Get(r.result_id);
+    if (record.ok() && record->has_value() &&
+        (**record).value("device", json::object()).value("emulated", false)) {
+      shown += " (emulated)";
+      emulated = true;
+    }
+    devices[r.device_id] = shown;
+  }
   const bool runtime_column = runtimes.size() > 1;
+  const bool device_column = devices.size() > 1 || emulated;
   std::vector<std::vector<std::string>> table = {
       {"ID", "STARTED", "STATUS", "BENCHMARK", "MODEL", "QUANT", "THREADS", "MEDIAN", "95% CI"}};
   if (runtime_column) table[0].insert(table[0].begin() + 6, "RUNTIME");
+  if (device_column) table[0].insert(table[0].begin() + 3, "DEVICE");
   bool noisy = false;
   for (const ResultRow& r : rows) {
     std::string started = r.started_at.substr(0, 19);  // "2026-11-29T13:48:33" (UTC)
@@ -158,9 +176,14 @@ int List(const ResultsArgs& a, CliContext& ctx) {
                      r.threads > 0 ? std::to_string(r.threads) : "-",
                      r.headline ? FormatValue(*r.headline, r.headline_unit) : "-", CiText(r)});
     if (runtime_column) table.back().insert(table.back().begin() + 6, r.runtime);
+    if (device_column) table.back().insert(table.back().begin() + 3, devices[r.device_id]);
     noisy = noisy || Noisy(r);
   }
   PrintTable(table, std::cout);
+  if (emulated) {
+    std::cout << "(emulated): measured under an emulator (another architecture than the "
+                 "device's kernel): its speeds are not the hardware's\n";
+  }
   if (noisy) {
     std::cout << "! the 95% CI of the median stayed wider than the harness target: a noisy "
                  "measurement; what to try:\n";

@@ -40,6 +40,9 @@ std::string Summary(const json& d) {
     parts.push_back(FormatValue(*m, "bytes"));
   if (const auto os = record::StringAt(d, "/os/pretty_name"); !os.empty()) parts.push_back(os);
   if (const auto arch = record::StringAt(d, "/os/arch"); !arch.empty()) parts.push_back(arch);
+  if (const json* e = record::Find(d, "/emulated"); e && e->is_boolean() && e->get<bool>()) {
+    parts.push_back("emulated (not the hardware's speed)");
+  }
   const json* gpus = record::Find(d, "/gpus");
   if (gpus && gpus->is_array() && !gpus->empty())
     parts.push_back(fmt::format("{} GPU(s)", gpus->size()));

@@ -103,6 +103,42 @@ std::string MetricUnit(const std::string& metric) {
   return "ms";
 }
 
+// On a big.LITTLE device (CPU clusters of different maximum frequencies), threads beyond its
+// fastest cores run on slower ones, which usually slows decode down (choosing threads on such
+// chips is the most common question in llama.cpp's issues): said in the record. "" otherwise.
+std::string BigCoresWarning(const json& device, const json& settings) {
+  const json clusters = device.value("clusters", json::array());
+  if (!clusters.is_array() || clusters.size() < 2) return "";
+  const json& big = clusters.back();  // slowest first
+  auto big_cpus = ParseCpuList(big.value("cpus", ""));
+  if (!big_cpus) return "";
+  const int threads = settings.value("threads", 0);
+  int big_used = static_cast<int>(big_cpus->size());
+  std::string where = "its " + std::to_string(big_used) + " big cores (CPUs " +
+                      big.value("cpus", "") + ", up to " +
+                      std::to_string(big.value("max_khz", 0) / 1000) + " MHz)";
+  if (settings.contains("cpus") && settings["cpus"].is_string()) {
+    auto given = ParseCpuList(settings["cpus"].get<std::string>());
+    if (given) {
+      big_used = 0;
+      for (int c : *given) {
+        big_used += std::count(big_cpus->begin(), big_cpus->end(), c) > 0;
+      }
+      where = std::to_string(big_used) + " of the given CPUs " +
+              settings["cpus"].get<std::string>() + " are big cores (CPUs " +
+              big.value("cpus", "") + ")";
+      if (threads <= big_used) return "";
+      return fmt::format("threads {} exceed the big cores: {}; the other threads run on slower "
+                         "cores, which usually slows decode down",
+                         threads, where);
+    }
+  }
+  if (threads <= big_used) return "";
+  return fmt::format("threads {} exceed {} on this big.LITTLE device; the other threads run on "
+                     "slower cores, which usually slows decode down",
+                     threads, where);
+}
+
 Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   const BenchmarkSpec& b = spec.benchmark;
   if (b.type != BenchmarkType::kPrefill && b.type != BenchmarkType::kDecode &&
@@ -213,6 +249,15 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
     }
   }
   if (const std::string w = QuantFallbackWarning(*info); !w.empty()) AddWarning(record, w);
+  if (const std::string w = BigCoresWarning(record["device"], *settings); !w.empty()) {
+    AddWarning(record, w);
+  }
+  if (record["device"].value("emulated", false)) {
+    AddWarning(record, "emulated device: the runtime ran as " +
+                           record["device"]["os"].value("arch", std::string("?")) + " on a " +
+                           record["device"].value("emulated_on", std::string("?")) +
+                           " kernel (an emulator); its speed is not the hardware's");
+  }
   if (info->synthetic) {
     AddWarning(record, "synthetic model: its performance stands for its shape, not for any quality");
   }

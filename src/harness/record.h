@@ -28,6 +28,11 @@ Result<nlohmann::json> ResolveCell(const CellSpec& spec, const CellHooks& hooks)
 // finished_at set.
 void MarkFailed(nlohmann::json& record, const Error& error, const std::string& default_stage);
 
+// The record's warning when `settings` (resolved: threads, cpus) put threads beyond the fastest
+// cores of a big.LITTLE `device` (its `clusters`, slowest first); "" when they fit, or the device
+// has one cluster or says nothing of its clusters.
+std::string BigCoresWarning(const nlohmann::json& device, const nlohmann::json& settings);
+
 // Appends `warning` to record.logs.warnings unless it is already there.
 void AddWarning(nlohmann::json& record, const std::string& warning);
 

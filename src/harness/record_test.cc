@@ -88,5 +88,21 @@ TEST(Record, WarningsAreKeptOnceEach) {
   EXPECT_EQ(r["runtime"]["settings"]["n_ctx"], 0);  // as resolved, never overwritten
 }
 
+TEST(BigCoresWarning, SaysWhenThreadsRunOnSlowerCores) {
+  const nlohmann::json phone = {
+      {"clusters", {{{"cpus", "0-3"}, {"max_khz", 1800000}}, {{"cpus", "4-7"}, {"max_khz", 2400000}}}}};
+  EXPECT_EQ(BigCoresWarning(phone, {{"threads", 4}}), "");
+  EXPECT_EQ(BigCoresWarning(phone, {{"threads", 6}}),
+            "threads 6 exceed its 4 big cores (CPUs 4-7, up to 2400 MHz) on this big.LITTLE "
+            "device; the other threads run on slower cores, which usually slows decode down");
+  EXPECT_EQ(BigCoresWarning(phone, {{"threads", 2}, {"cpus", "3-4"}}),
+            "threads 2 exceed the big cores: 1 of the given CPUs 3-4 are big cores (CPUs 4-7); "
+            "the other threads run on slower cores, which usually slows decode down");
+  EXPECT_EQ(BigCoresWarning(phone, {{"threads", 2}, {"cpus", "4-5"}}), "");
+  const nlohmann::json uniform = {{"clusters", {{{"cpus", "0-7"}, {"max_khz", 3000000}}}}};
+  EXPECT_EQ(BigCoresWarning(uniform, {{"threads", 8}}), "");
+  EXPECT_EQ(BigCoresWarning(nlohmann::json::object(), {{"threads", 8}}), "");
+}
+
 }  // namespace
 }  // namespace pipette

@@ -29,7 +29,9 @@
 #include "cli_runner.h"
 #include "model_fixtures.h"
 #include "pipette/fleet_store.h"
+#include "platform/driver_builds.h"
 #include "platform/process.h"
+#include "ssh_server.h"
 #ifdef PIPETTE_HAVE_TEST_POSTGRES
 #include "tests/support/postgres_server.h"
 #endif
@@ -182,15 +184,17 @@ class FleetTest : public ::testing::TestWithParam<std::string> {
     return m.str();
   }
 
-  // `prefix`: a launcher before pipette (faketime), or none.
+  // `prefix`: a launcher before pipette (faketime), or none; `extra`: more worker options.
   void StartWorker(const std::string& name, const std::string& labels,
-                   const std::vector<std::string>& prefix = {}) {
+                   const std::vector<std::string>& prefix = {},
+                   const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"--store", dir_ + "/" + name + ".db", "worker", "--server", url_,
+                                     "--identity", dir_ + "/" + name + ".json", "--labels", labels,
+                                     "--models", dir_ + "/models", "--outbox", Outbox(name), "--logs",
+                                     dir_ + "/logs-" + name, "--lease", "5"};
+    args.insert(args.end(), extra.begin(), extra.end());
     workers_[name] = std::make_unique<Running>(
-        std::vector<std::string>{"--store", dir_ + "/" + name + ".db", "worker", "--server", url_,
-                                 "--identity", dir_ + "/" + name + ".json", "--labels", labels,
-                                 "--models", dir_ + "/models", "--outbox", Outbox(name), "--logs",
-                                 dir_ + "/logs-" + name, "--lease", "5"},
-        dir_ + "/" + name + "-" + std::to_string(restarts_++) + ".err", prefix);
+        args, dir_ + "/" + name + "-" + std::to_string(restarts_++) + ".err", prefix);
   }
   std::string Outbox(const std::string& name) const { return dir_ + "/outbox-" + name; }
 
@@ -594,6 +598,90 @@ TEST_P(FleetTest, AWorkerTenMinutesOffIsRefusedWithTheReasonAndKeepsWhatItMeasur
 }
 
 const auto kBackendName = [](const auto& info) { return info.param; };
+// Issue 23: a host drives another device as a fleet worker (`worker --device ssh://...`): here an
+// aarch64 "board" (the aarch64 device build under qemu-user, behind a throwaway sshd), beside a
+// worker on this machine. Each plan is done by its device, and the dashboard's devices page,
+// rendered by headless Chromium, lists both devices (the emulated one flagged).
+TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
+  const std::string driver =
+      DeviceDriverFolder() + "/aarch64-linux/armv8-a/pipette-llamacpp-driver";
+  if (access("/proc/sys/fs/binfmt_misc/qemu-aarch64", R_OK) != 0 || access(driver.c_str(), R_OK) != 0) {
+    GTEST_SKIP() << "needs the aarch64 device build (scripts/build-device.sh --target aarch64-linux "
+                    "--cpu armv8-a) and binfmt support for it (scripts/deps.sh --test)";
+  }
+  std::string why;
+  auto sshd = SshServer::Start(&why);
+  if (!sshd) GTEST_SKIP() << why;
+  setenv("PIPETTE_SSH_CONFIG", sshd->ClientConfig().c_str(), 1);
+  Register("a", "A");
+  // The board's identity, registered with the board's own fingerprint.
+  {
+    CliResult key = RunPipette({"serve", "keys", "create", "--db", db_});
+    std::smatch m;
+    const std::string all = key.out + key.err;
+    ASSERT_TRUE(std::regex_search(all, m, std::regex(R"(preauth_[0-9a-f]+\.[0-9a-f]+)"))) << all;
+    CliResult reg = RunPipette({"register", "--server", url_, "--preauth", m.str(), "--labels",
+                                "BOARD", "--label", "board-1", "--identity", dir_ + "/board.json",
+                                "--device", sshd->Uri()});
+    ASSERT_EQ(reg.exit.code, 0) << reg.err;
+  }
+  StartWorker("a", "A");
+  StartWorker("board", "BOARD", {}, {"--device", sshd->Uri(), "--driver", driver});
+  const std::string on_host = SubmitPlan(Suite("host", {"prefill_throughput_8"}, 2), "A");
+  const std::string on_board = SubmitPlan(Suite("board", {"prefill_throughput_8", "decode_throughput_8_8"}, 2), "BOARD");
+  ASSERT_TRUE(WaitFor([&] { return PlanDone(on_host, 1) && PlanDone(on_board, 2); }, 240))
+      << PlanStatus(on_board).dump() << Dump("board");
+  ASSERT_TRUE(WaitFor([&] { return ResultsInDb() == 3; }, 60)) << Dump("board");
+  // Every board result was measured there: aarch64, emulated, through ssh.
+  auto store = OpenFleetStore(db_);
+  ASSERT_TRUE(store.ok());
+  auto page = (*store)->ListResults(ResultFilter{}, 10, "", ListOptions{});
+  ASSERT_TRUE(page.ok());
+  std::set<std::string> devices;
+  int board_results = 0;
+  for (const auto& fr : page->rows) {
+    auto rec = (*store)->GetResult(fr.row.result_id);
+    ASSERT_TRUE(rec.ok() && *rec);
+    const json& d = (**rec)["device"];
+    devices.insert(d["id"].get<std::string>());
+    if (d.value("transport", "") == "ssh") {
+      ++board_results;
+      EXPECT_EQ(d["os"]["arch"], "aarch64");
+      EXPECT_EQ(d["emulated"], true);
+      EXPECT_EQ((**rec)["status"], "ok") << (**rec)["failure"].dump();
+    }
+  }
+  EXPECT_EQ(board_results, 2);
+  EXPECT_EQ(devices.size(), 2u);
+  // The devices page in headless Chromium: both devices listed, the board flagged as emulated.
+  const std::string chromium = FindOnPath("chromium");
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/deps.sh --test)";
+  const std::string png = dir_ + "/devices.png";
+  const std::vector<std::string> common = {chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                                           "--no-first-run", "--disable-background-networking",
+                                           "--disable-component-update", "--disable-sync",
+                                           "--user-data-dir=" + dir_ + "/chromium-profile",
+                                           "--window-size=1280,800"};
+  std::vector<std::string> dump = common;
+  dump.insert(dump.end(), {"--dump-dom", url_ + "/devices"});
+  auto dom = RunCommand(dump, std::chrono::seconds(60));
+  ASSERT_TRUE(dom.ok());
+  for (const std::string& id : devices) {
+    EXPECT_NE(dom->out.find("data-device=\"" + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(dom->out.find("emulated (not the hardware"), std::string::npos);
+  EXPECT_NE(dom->out.find("board-1"), std::string::npos);
+  std::vector<std::string> shot = common;
+  shot.insert(shot.end(), {"--screenshot=" + png, url_ + "/devices"});
+  auto taken = RunCommand(shot, std::chrono::seconds(60));
+  ASSERT_TRUE(taken.ok());
+  const std::string image = ReadFile(png);
+  ASSERT_GT(image.size(), 5000u) << "no screenshot: " << taken->err;
+  EXPECT_EQ(image.substr(1, 3), "PNG");
+  std::cout << "devices page screenshot: " << png << std::endl;
+  unsetenv("PIPETTE_SSH_CONFIG");
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, FleetTest, ::testing::Values("sqlite"), kBackendName);
 INSTANTIATE_TEST_SUITE_P(Backends, FleetOnEachBackend, ::testing::Values("sqlite", "postgresql"),
                          kBackendName);
