@@ -20,6 +20,7 @@ using nlohmann::json;
 struct RegisterArgs {
   std::string server, preauth, label, identity;
   std::string device = "local";  // whose fingerprint is the registration profile
+  std::string driver;            // the driver build to read it with (as the worker's --driver)
   std::vector<std::string> labels;
 };
 
@@ -50,7 +51,7 @@ int Register(const RegisterArgs& a, CliContext& ctx) {
   if (address->kind == TransportKind::kLocal) {
     profile = DeviceJson(ReadDeviceInfo(), a.label);
   } else {
-    auto device = DeviceAccess::Open(*address);
+    auto device = DeviceAccess::Open(*address, {}, a.driver);
     if (!device) return ReportError(ctx, device.error(), kExitFailure);
     auto block = (*device)->Fingerprint(a.label);
     if (!block) return ReportError(ctx, block.error(), kExitFailure);
@@ -173,6 +174,8 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
                 "the device this identity stands for (its fingerprint is read there): local, "
                 "ssh://... or adb://..., as the worker's --device")
       ->capture_default_str();
+  r->add_option("--driver", reg->driver,
+                "with --device: the driver build to read it with (as the worker's --driver)");
   r->add_option("--labels", reg->labels, "capability labels jobs may require, e.g. x86,ci")
       ->delimiter(',');
   r->add_option("--identity", reg->identity,

@@ -622,7 +622,7 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
     ASSERT_TRUE(std::regex_search(all, m, std::regex(R"(preauth_[0-9a-f]+\.[0-9a-f]+)"))) << all;
     CliResult reg = RunPipette({"register", "--server", url_, "--preauth", m.str(), "--labels",
                                 "BOARD", "--label", "board-1", "--identity", dir_ + "/board.json",
-                                "--device", sshd->Uri()});
+                                "--device", sshd->Uri(), "--driver", driver});
     ASSERT_EQ(reg.exit.code, 0) << reg.err;
   }
   StartWorker("a", "A");
@@ -638,6 +638,7 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
   auto page = (*store)->ListResults(ResultFilter{}, 10, "", ListOptions{});
   ASSERT_TRUE(page.ok());
   std::set<std::string> devices;
+  std::string board_device;
   int board_results = 0;
   for (const auto& fr : page->rows) {
     auto rec = (*store)->GetResult(fr.row.result_id);
@@ -646,6 +647,7 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
     devices.insert(d["id"].get<std::string>());
     if (d.value("transport", "") == "ssh") {
       ++board_results;
+      board_device = d["id"];
       EXPECT_EQ(d["os"]["arch"], "aarch64");
       EXPECT_EQ(d["emulated"], true);
       EXPECT_EQ((**rec)["status"], "ok") << (**rec)["failure"].dump();
@@ -669,8 +671,12 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
   for (const std::string& id : devices) {
     EXPECT_NE(dom->out.find("data-device=\"" + id + "\""), std::string::npos) << id;
   }
-  EXPECT_NE(dom->out.find("emulated (not the hardware"), std::string::npos);
-  EXPECT_NE(dom->out.find("board-1"), std::string::npos);
+  // The board's row: flagged emulated, and its registered client is the board's identity.
+  const size_t row = dom->out.find("data-device=\"" + board_device + "\"");
+  ASSERT_NE(row, std::string::npos);
+  const std::string board_row = dom->out.substr(row, dom->out.find("</tr>", row) - row);
+  EXPECT_NE(board_row.find("emulated (not the hardware"), std::string::npos) << board_row;
+  EXPECT_NE(board_row.find("board-1"), std::string::npos) << board_row;
   std::vector<std::string> shot = common;
   shot.insert(shot.end(), {"--screenshot=" + png, url_ + "/devices"});
   auto taken = RunCommand(shot, std::chrono::seconds(60));
