@@ -57,6 +57,9 @@ struct Suite {
   // runs on every device in turn before the next cell (interleaved), so that drift over the
   // suite falls on every device alike.
   std::vector<std::string> devices;
+  // [[devices]] driver = "FILE": the driver build to copy to that device (by URI), instead of the
+  // one scripts/build-device.sh made for its architecture (an absolute path).
+  std::map<std::string, std::string> device_drivers;
   SuiteBaseline baseline;
   HarnessPolicy policy;       // [harness]: warmup_runs, min_reps, max_reps, ci_target,
                               // request_timeout_s

@@ -76,6 +76,19 @@ void NoteNoisy(const json& r, const char* side) {
             << analysis::NoiseRemedy(r) << "\n";
 }
 
+// A side measured under an emulator (device.emulated): its speeds are not the hardware's. Said
+// once per side.
+void NoteEmulated(const std::vector<json>& side, const char* name) {
+  for (const json& r : side) {
+    const json d = r.value("device", json::object());
+    if (!d.value("emulated", false)) continue;
+    std::cerr << "note: " << name << " ran under an emulator (" << d["os"].value("arch", "?")
+              << " on a " << d.value("emulated_on", std::string("?"))
+              << " kernel): its speeds are not the hardware's\n";
+    return;
+  }
+}
+
 int ComparePair(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   auto ra = Load(store, a.a);
   if (!ra) return ReportError(ctx, ra.error());
@@ -84,6 +97,8 @@ int ComparePair(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   NoteSameResult(*ra, *rb, "both ids name it");
   NoteNoisy(*ra, "A");
   NoteNoisy(*rb, "B");
+  NoteEmulated({*ra}, "A");
+  NoteEmulated({*rb}, "B");
   const json rows = CompareMetrics(*ra, *rb, a.options);
   if (ctx.json) {
     std::cout << json{{"a", (*ra)["result_id"]}, {"b", (*rb)["result_id"]},
@@ -164,6 +179,8 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
                                                     flag, *filter, store.where())));
     }
   }
+  NoteEmulated(*ga, "A");
+  NoteEmulated(*gb, "B");
   const analysis::GroupPairs pairs =
       analysis::PairByBenchmark(*ga, *gb, a.newest ? Repeats::kNewest : Repeats::kPool);
   json out_pairs = json::array(), rows = json::array();

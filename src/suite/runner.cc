@@ -38,7 +38,9 @@ class SuiteRuntimes {
     if (auto it = devices_.find(cell.device_uri); it != devices_.end()) return it->second;
     auto address = ParseDeviceAddress(cell.device_uri);
     if (!address) return address.error();
-    auto d = DeviceAccess::Open(*address);
+    const auto driver = suite_.device_drivers.find(cell.device_uri);
+    auto d = DeviceAccess::Open(*address, {},
+                                driver == suite_.device_drivers.end() ? "" : driver->second);
     if (!d) return d.error();
     devices_[cell.device_uri] = *d;
     return *d;

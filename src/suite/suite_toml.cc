@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "pipette/suite.h"
 #include "platform/transport.h"
 #include "pipette/build_info.h"
@@ -519,7 +521,7 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
       const std::string key = "devices[" + std::to_string(i + 1) + "]";
       const toml::table* t = (*devices)[i].as_table();
       if (t == nullptr) return r.Fail(key, "expected a table ([[devices]])");
-      if (auto s = r.OnlyKeys(*t, key, {"uri"}); !s) return s.error();
+      if (auto s = r.OnlyKeys(*t, key, {"uri", "driver"}); !s) return s.error();
       auto uri = r.String(*t, "uri", key, true);
       if (!uri) return uri.error();
       auto address = ParseDeviceAddress(*uri);
@@ -528,6 +530,20 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
         return r.Fail(key + ".uri", address->Uri() + " is listed twice");
       }
       suite.devices.push_back(address->Uri());
+      auto driver = r.String(*t, "driver", key, false);
+      if (!driver) return driver.error();
+      if (!driver->empty()) {
+        if (address->kind == TransportKind::kLocal) {
+          return r.Fail(key + ".driver", "is for another device; this machine runs the driver "
+                                         "built beside pipette");
+        }
+        const std::string path = Absolute(*driver, base_dir);
+        if (access(path.c_str(), R_OK) != 0) {
+          return r.Fail(key + ".driver", path + ": no such file; build it with "
+                                                "scripts/build-device.sh");
+        }
+        suite.device_drivers[address->Uri()] = path;
+      }
     }
   }
 
