@@ -220,7 +220,6 @@ json Handle(Engine& engine, const json& req) {
   return Fail(MakeError("unknown command '" + cmd + "'"), "protocol");
 }
 
-
 // Lines from stdin, read by their own thread so that a lost link is noticed while a command
 // runs: at the end of input with stdout gone too (the harness, or the ssh/adb link to it, went
 // away), the driver ends at once instead of computing for nobody, so no driver is left running on

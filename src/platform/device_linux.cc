@@ -13,6 +13,7 @@
 #include <thread>
 #include <tuple>
 
+#include "platform/cpu_affinity.h"
 #include "platform/device.h"
 
 namespace pipette {
@@ -388,21 +389,7 @@ std::vector<CpuCluster> ReadClusters(const std::string& sys_root) {
     }
   }
   std::vector<CpuCluster> out;
-  for (const auto& [khz, cpus] : by_khz) {
-    std::string list;
-    for (size_t i = 0; i < cpus.size();) {
-      size_t j = i;
-      while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-      if (!list.empty()) list += ',';
-      list += std::to_string(cpus[i]);
-      if (j > i) {
-        list += '-';
-        list += std::to_string(cpus[j]);
-      }
-      i = j + 1;
-    }
-    out.push_back({list, khz});
-  }
+  for (const auto& [khz, cpus] : by_khz) out.push_back({FormatCpuList(cpus), khz});
   return out;
 }
 

@@ -11,4 +11,5 @@ add_library(pipette_device_facts STATIC ${_dir}/device_linux.cc ${_dir}/thermal_
   ${_dir}/probe.cc)
 target_include_directories(pipette_device_facts PUBLIC ${CMAKE_SOURCE_DIR}/include
   ${CMAKE_SOURCE_DIR}/src)
-target_link_libraries(pipette_device_facts PUBLIC Threads::Threads nlohmann_json::nlohmann_json)
+target_link_libraries(pipette_device_facts PUBLIC pipette_affinity Threads::Threads
+  nlohmann_json::nlohmann_json)

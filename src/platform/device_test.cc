@@ -209,6 +209,33 @@ TEST(DeviceInfo, NvidiaProcFileNamesTheDrmCard) {
   EXPECT_EQ(d.gpus[1].name, "NVIDIA H100 80GB HBM3");
 }
 
+// The facts the device's probe sends to the host (DESIGN.md 8a): clusters by maximum frequency
+// (big.LITTLE), the system battery, and a round trip through the facts JSON that keeps the id.
+TEST(DeviceFacts, ClustersBatteryAndTheTripToTheHost) {
+  const DeviceInfo board = ReadDeviceInfo(Fixture("arm64_board"));
+  ASSERT_EQ(board.clusters.size(), 2u);
+  EXPECT_EQ(board.clusters[0].cpus, "0-1");
+  EXPECT_EQ(board.clusters[0].max_khz, 1896000u);
+  EXPECT_EQ(board.clusters[1].cpus, "2-5");
+  EXPECT_EQ(board.clusters[1].max_khz, 2208000u);
+  EXPECT_TRUE(board.emulated_on.empty()) << "fixtures are never judged against this machine";
+  const DeviceInfo laptop = ReadDeviceInfo(Fixture("x86_laptop"));
+  ASSERT_TRUE(laptop.battery.has_value());
+  EXPECT_EQ(laptop.battery->name, "BAT0");
+  EXPECT_EQ(laptop.battery->level_percent, 83);
+  EXPECT_EQ(laptop.battery->status, "Discharging");
+  EXPECT_FALSE(laptop.battery->celsius.has_value());
+  for (const DeviceInfo& d : {board, laptop}) {
+    const DeviceInfo back = DeviceFactsFromJson(DeviceFactsToJson(d));
+    EXPECT_EQ(DeviceJson(back, "x"), DeviceJson(d, "x"));
+    EXPECT_EQ(back.cpu.flags_hash, d.cpu.flags_hash);
+  }
+  const nlohmann::json block = DeviceJson(board, "");
+  EXPECT_EQ(block["clusters"][1]["cpus"], "2-5");
+  EXPECT_EQ(block["emulated"], false);
+  EXPECT_TRUE(block["emulated_on"].is_null());
+}
+
 TEST(PowerInfo, SourceAndProfile) {
   const fs::path dir = CopyFixture("x86_laptop", "power");
   const fs::path ps = dir / "sys/class/power_supply";
