@@ -83,9 +83,11 @@ Status CheckSettings(const std::string& runtime_name, const std::vector<SettingD
 // becomes `resolve_null(def)`; a setting recorded only when set is left out unless given; CPU
 // lists become canonical ("0,1,2,3" -> "0-3") after checking that the CPUs are available here.
 // Errors name the setting.
+// `device_cpus` > 0: the cell runs on another device with that many logical CPUs (0 to N-1), and
+// CPU lists are checked against those instead of this machine's.
 Result<nlohmann::json> ResolveByDefinitions(
     const std::string& runtime, const std::vector<SettingDef>& defs, const nlohmann::json& given,
-    const std::function<nlohmann::json(const SettingDef&)>& resolve_null);
+    const std::function<nlohmann::json(const SettingDef&)>& resolve_null, int device_cpus = 0);
 
 // ---- What a runtime is and can do ------------------------------------------------------------
 
@@ -260,7 +262,10 @@ struct SessionOptions {
 struct ResolveContext {
   BenchmarkSpec benchmark;
   int context_tokens = 0;  // the shape's context need (P + D; P + 1 for memory)
-  int physical_cores = 1;
+  int physical_cores = 1;  // of the cell's device
+  // The logical CPUs of the cell's device when it is not this machine (CPU lists name its CPUs);
+  // 0: this machine.
+  int device_cpus = 0;
 };
 
 // A runtime: thread-compatible (const methods may be called from several threads).

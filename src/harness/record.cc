@@ -177,15 +177,17 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   // The device's facts first: its cores resolve the thread count, its id enters config_id.
   json device_block;
   int physical_cores = ReadCpuTopology().physical;
+  int device_cpus = 0;
   if (spec.device) {
     auto fingerprint = spec.device->Fingerprint(spec.label);
     if (!fingerprint) return fingerprint.error();
     device_block = std::move(*fingerprint);
     physical_cores = std::max(1, device_block["cpu"].value("physical_cores", 1));
+    if (!spec.device->IsHost()) device_cpus = device_block["cpu"].value("logical_cores", 0);
   } else {
     device_block = DeviceFingerprint(spec.label);
   }
-  auto settings = runtime.ResolveSettings(spec.settings, {b, need, physical_cores});
+  auto settings = runtime.ResolveSettings(spec.settings, {b, need, physical_cores, device_cpus});
   if (!settings) return settings.error();
   auto info = ReadGgufInfo(spec.model_path);
   if (!info) return info.error();

@@ -190,6 +190,14 @@ TEST_F(DeviceOverSsh, X86StaticDriverMeasuresEveryTimedType) {
   EXPECT_EQ(device->DriverBuildJson()["target"], "x86_64-linux");
   EXPECT_EQ(device->DriverBuildJson()["cpu_level"], "x86-64-v3");
   MeasureEveryTimedType(device, TinySynthetic(), "x86_64");
+  // CPU lists name the device's CPUs, checked against the device's count.
+  CellSpec pinned = Cell(device, TinySynthetic(), "prefill_throughput_8");
+  pinned.settings["cpus"] = "4095";
+  auto refused = RunCell(pinned);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("cpus 4095: CPU 4095 is not on the device (it has CPUs 0-"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 TEST_F(DeviceOverSsh, Aarch64DriverUnderEmulationIsFlaggedEmulated) {

@@ -10,7 +10,8 @@ using nlohmann::json;
 
 Result<json> ResolveByDefinitions(const std::string& runtime, const std::vector<SettingDef>& defs,
                                   const json& given,
-                                  const std::function<json(const SettingDef&)>& resolve_null) {
+                                  const std::function<json(const SettingDef&)>& resolve_null,
+                                  int device_cpus) {
   if (auto s = CheckSettings(runtime, defs, given); !s) return s.error();
   json out = json::object();
   for (const SettingDef& d : defs) {
@@ -25,7 +26,15 @@ Result<json> ResolveByDefinitions(const std::string& runtime, const std::vector<
     if (d.kind == SettingKind::kCpuList) {
       auto cpus = ParseCpuList(v.get<std::string>());
       if (!cpus) return cpus.error().Wrap(d.name);
-      if (auto s = CheckCpusAvailable(*cpus); !s) return s.error().Wrap(d.name + " " + v.get<std::string>());
+      if (device_cpus > 0) {
+        if (cpus->back() >= device_cpus) {
+          return MakeError(fmt::format("{} {}: CPU {} is not on the device (it has CPUs 0-{})",
+                                       d.name, v.get<std::string>(), cpus->back(),
+                                       device_cpus - 1));
+        }
+      } else if (auto s = CheckCpusAvailable(*cpus); !s) {
+        return s.error().Wrap(d.name + " " + v.get<std::string>());
+      }
       v = FormatCpuList(*cpus);
     }
     out[d.name] = v;

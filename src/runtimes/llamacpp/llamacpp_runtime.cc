@@ -283,10 +283,13 @@ class LlamaCppRuntime : public Runtime {
   }
 
   Result<json> ResolveSettings(const json& given, const ResolveContext& cell) const override {
-    auto s = ResolveByDefinitions(identity_.name, defs_, given, [&](const SettingDef& d) -> json {
-      if (d.name == "threads") return cell.physical_cores;
-      return nullptr;
-    });
+    auto s = ResolveByDefinitions(
+        identity_.name, defs_, given,
+        [&](const SettingDef& d) -> json {
+          if (d.name == "threads") return cell.physical_cores;
+          return nullptr;
+        },
+        device_ ? cell.device_cpus : 0);
     if (!s) return s.error();
     json& r = *s;
     if (auto st = CheckContextSize(r["n_ctx"].get<int64_t>(), cell.context_tokens); !st) {
