@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -73,6 +74,20 @@ class CellLoop {
   Status AwaitReadiness();
   json Finish(Workload* w, const std::vector<Rep>& reps, const Error* failure, bool ci_reached);
   void AddRoofline(const std::map<std::string, std::vector<double>>& series, json& metrics);
+  // Energy is metered around each repetition of the timed benchmarks (prefill, decode, e2e) where
+  // the device reports it (platform/energy.h); a device with no source is asked once.
+  bool MetersEnergy() {
+    const BenchmarkType t = spec_.benchmark.type;
+    if (t != BenchmarkType::kPrefill && t != BenchmarkType::kDecode &&
+        t != BenchmarkType::kEndToEnd) {
+      return false;
+    }
+    if (!energy_source_) {
+      const EnergyReading r = readings_->Energy();
+      energy_source_ = !r.rapl.empty() || r.battery_watts.has_value();
+    }
+    return *energy_source_;
+  }
   void KeepLogTail() {
     if (session_) runtime_stderr_tail_ = session_->LogTail();
   }
@@ -94,6 +109,7 @@ class CellLoop {
   // The device's readings: this machine's files under the readiness roots, or the device's.
   HostReadings host_readings_{spec_.readiness.sys_root, spec_.readiness.proc_root};
   DeviceReadings* readings_ = nullptr;
+  std::optional<bool> energy_source_;  // unknown until first asked
 };
 
 Result<std::unique_ptr<RuntimeSession>> CellLoop::StartSession(const std::string& model,
@@ -138,9 +154,20 @@ Result<Rep> CellLoop::Measure(Workload& w) {
     prepared_ = true;
   }
   const json before = ThermalSnapshotJson(readings_->Thermal());
+  const bool metered = MetersEnergy();
+  const EnergyReading energy_before = metered ? readings_->Energy() : EnergyReading{};
   const auto t0 = SteadyTime::now();
   auto rep = w.Once(session);
-  measured_ms_ += MsSince(t0);
+  const double rep_ms = MsSince(t0);
+  measured_ms_ += rep_ms;
+  if (rep && metered) {
+    const int tokens = rep->tokens_in + rep->tokens_out;
+    if (auto joules = EnergyBetween(energy_before, readings_->Energy(), rep_ms / 1000);
+        joules && tokens > 0 && rep_ms > 0) {
+      rep->values["average_power"] = *joules / (rep_ms / 1000);
+      rep->values["energy_per_token"] = 1000 * *joules / tokens;
+    }
+  }
   if (fresh) {
     runtime_stderr_tail_ = fresh->LogTail();
     fresh->Stop();

@@ -100,6 +100,8 @@ std::string MetricUnit(const std::string& metric) {
   }
   if (metric == "output_tokens" || metric == "prompt_tokens") return "tokens";
   if (metric == "perplexity" || metric == "reference_perplexity") return "perplexity";
+  if (metric == "average_power") return "W";
+  if (metric == "energy_per_token") return "mJ/token";
   return "ms";
 }
 

@@ -145,6 +145,12 @@ ThrottleCounts DeviceAccess::Throttle() {
   return r ? ThrottleFromProbe(*r) : ThrottleCounts{};
 }
 
+EnergyReading DeviceAccess::Energy() {
+  if (IsHost()) return ReadEnergy(sys_root_);
+  auto r = Probe({{"energy", true}});
+  return r ? EnergyFromProbe(*r) : EnergyReading{};
+}
+
 std::optional<ProcMemory> DeviceAccess::Memory(int pid) {
   if (IsHost()) return ReadProcMemory(pid, proc_root_);
   auto r = Probe({{"memory_pid", pid}});

@@ -58,6 +58,7 @@ class DeviceAccess : public DeviceReadings {
   std::vector<ThermalSample> Thermal() override;
   CpuSample Cpu(const std::vector<int>& own_pids) override;
   ThrottleCounts Throttle() override;
+  EnergyReading Energy() override;
   // /proc/<pid>/status of a process on the device; nullopt when it is gone.
   std::optional<ProcMemory> Memory(int pid);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "platform/cpu_load.h"
+#include "platform/energy.h"
 #include "platform/thermal.h"
 
 namespace pipette {
@@ -23,6 +24,8 @@ class DeviceReadings {
   // CPU time of the device, and of `own_pids` (process ids on the device).
   virtual CpuSample Cpu(const std::vector<int>& own_pids) = 0;
   virtual ThrottleCounts Throttle() = 0;
+  // Energy counters and battery draw (platform/energy.h); empty where the device has neither.
+  virtual EnergyReading Energy() = 0;
 };
 
 // This machine's files under the given roots (tests point them at fixture folders). Thread-safe.
@@ -35,6 +38,7 @@ class HostReadings : public DeviceReadings {
     return ReadCpuSample(proc_root_, own_pids);
   }
   ThrottleCounts Throttle() override { return ReadThrottleCounts(sys_root_); }
+  EnergyReading Energy() override { return ReadEnergy(sys_root_); }
 
  private:
   std::string sys_root_;

@@ -8,7 +8,7 @@ target_include_directories(pipette_affinity PUBLIC ${CMAKE_SOURCE_DIR}/include $
 # The fingerprint's facts, thermal zones, CPU time, process memory, and the probe (DESIGN.md 8a).
 add_library(pipette_device_facts STATIC ${_dir}/device_linux.cc ${_dir}/thermal_linux.cc
   ${_dir}/cpu_load_linux.cc ${_dir}/proc_memory_linux.cc ${_dir}/device_facts_json.cc
-  ${_dir}/probe.cc)
+  ${_dir}/probe.cc ${_dir}/energy_linux.cc)
 target_include_directories(pipette_device_facts PUBLIC ${CMAKE_SOURCE_DIR}/include
   ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(pipette_device_facts PUBLIC pipette_affinity Threads::Threads

@@ -1,6 +1,7 @@
 // Device fingerprint and bandwidth probe. Fixtures under testdata/ have the shapes of real /proc,
 // /sys and /etc trees (testdata/README.md says where each shape comes from).
 #include "platform/device.h"
+#include "platform/energy.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -234,6 +235,60 @@ TEST(DeviceFacts, ClustersBatteryAndTheTripToTheHost) {
   EXPECT_EQ(block["clusters"][1]["cpus"], "2-5");
   EXPECT_EQ(block["emulated"], false);
   EXPECT_TRUE(block["emulated_on"].is_null());
+}
+
+// Power and energy readers on fake sysfs trees in the kernel's documented formats: no machine here
+// reports either (this VM has no RAPL and no battery), so no real device's energy was measured.
+TEST(Energy, LaptopBatteryPowerNowWhileDischarging) {
+  const EnergyReading r = ReadEnergy(Fixture("x86_laptop").sys);
+  EXPECT_TRUE(r.rapl.empty());
+  ASSERT_TRUE(r.battery_watts.has_value());
+  EXPECT_DOUBLE_EQ(*r.battery_watts, 7.942);  // power_now 7942000 uW
+  // Two readings 2 s apart: the draw averaged, times the time.
+  EXPECT_DOUBLE_EQ(*EnergyBetween(r, r, 2.0), 2 * 7.942);
+  // On a charger the battery's current is the charging current: no source.
+  const fs::path dir = CopyFixture("x86_laptop", "charging");
+  Write(dir / "sys/class/power_supply/BAT0/status", "Charging\n");
+  EXPECT_FALSE(ReadEnergy((dir / "sys").string()).battery_watts.has_value());
+}
+
+TEST(Energy, PhoneBatteryCurrentTimesVoltage) {
+  const fs::path dir = fs::path(testing::TempDir()) / "devfix-phone-battery";
+  fs::remove_all(dir);
+  const fs::path bat = dir / "sys/class/power_supply/battery";
+  Write(bat / "type", "Battery\n");
+  Write(bat / "status", "Discharging\n");
+  Write(bat / "current_now", "-450000\n");  // microamps; negative while discharging on many phones
+  Write(bat / "voltage_now", "3850000\n");  // microvolts
+  Write(dir / "sys/class/power_supply/usb/type", "USB\n");
+  Write(dir / "sys/class/power_supply/usb/online", "0\n");
+  const EnergyReading r = ReadEnergy((dir / "sys").string());
+  ASSERT_TRUE(r.battery_watts.has_value());
+  EXPECT_NEAR(*r.battery_watts, 0.45 * 3.85, 1e-12);
+  const EnergyReading back = EnergyFromJson(EnergyToJson(r));
+  EXPECT_EQ(back.battery_watts, r.battery_watts);
+}
+
+TEST(Energy, RaplPackageCountersWithAWrap) {
+  const fs::path dir = fs::path(testing::TempDir()) / "devfix-rapl";
+  fs::remove_all(dir);
+  const fs::path pkg = dir / "sys/class/powercap/intel-rapl:0";
+  Write(pkg / "name", "package-0\n");
+  Write(pkg / "energy_uj", "262143000000\n");
+  Write(pkg / "max_energy_range_uj", "262143328850\n");
+  Write(dir / "sys/class/powercap/intel-rapl:0:0/name", "core\n");  // a subzone: not counted
+  Write(dir / "sys/class/powercap/intel-rapl:0:0/energy_uj", "5\n");
+  const EnergyReading before = ReadEnergy((dir / "sys").string());
+  ASSERT_EQ(before.rapl.size(), 1u);
+  EXPECT_EQ(before.rapl[0].name, "package-0");
+  Write(pkg / "energy_uj", "671150\n");  // wrapped: 328850 uJ to the top, then 671150
+  const EnergyReading after = ReadEnergy((dir / "sys").string());
+  EXPECT_DOUBLE_EQ(*EnergyBetween(before, after, 0.1), 1.0);  // 1,000,000 uJ
+  // No source at all: nothing, never 0.
+  EXPECT_FALSE(EnergyBetween(EnergyReading{}, EnergyReading{}, 1.0).has_value());
+  const EnergyReading back = EnergyFromJson(EnergyToJson(after));
+  ASSERT_EQ(back.rapl.size(), 1u);
+  EXPECT_EQ(back.rapl[0].energy_uj, 671150u);
 }
 
 TEST(PowerInfo, SourceAndProfile) {

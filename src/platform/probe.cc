@@ -55,6 +55,7 @@ json AnswerProbe(const json& request, const DeviceRoots& roots) {
     reply["cpu"] = {{"available", s.available}, {"busy_ticks", s.busy_ticks},
                     {"total_ticks", s.total_ticks}, {"own_ticks", own}};
   }
+  if (asked("energy")) reply["energy"] = EnergyToJson(ReadEnergy(roots.sys));
   if (request.contains("memory_pid") && request["memory_pid"].is_number_integer()) {
     const auto m = ReadProcMemory(request["memory_pid"].get<int>(), roots.proc);
     reply["memory"] = m ? ProcMemoryToJson(*m) : json(nullptr);
@@ -93,6 +94,11 @@ CpuSample CpuFromProbe(const json& reply) {
     if (ticks.is_number_unsigned()) s.own_ticks[std::atoi(pid.c_str())] = ticks.get<uint64_t>();
   }
   return s;
+}
+
+EnergyReading EnergyFromProbe(const json& reply) {
+  if (!reply.is_object() || !reply.contains("energy")) return {};
+  return EnergyFromJson(reply["energy"]);
 }
 
 std::optional<ProcMemory> MemoryFromProbe(const json& reply) {

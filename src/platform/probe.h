@@ -9,7 +9,8 @@
 //    "thermal": true,          thermal zones with temperatures
 //    "throttle": true,         throttle counters
 //    "cpu_pids": [pid, ...],   a CPU time reading, with these processes' own time
-//    "memory_pid": pid}        that process's /proc/<pid>/status memory
+//    "memory_pid": pid,        that process's /proc/<pid>/status memory
+//    "energy": true}           RAPL counters and the battery's draw (platform/energy.h)
 // Reply: {"ok": true, and a member per item asked: "device", "thermal", "throttle", "cpu",
 // "memory" (null when the process is gone)}.
 #pragma once
@@ -21,6 +22,7 @@
 
 #include "platform/cpu_load.h"
 #include "platform/device.h"
+#include "platform/energy.h"
 #include "platform/proc_memory.h"
 #include "platform/thermal.h"
 
@@ -36,6 +38,7 @@ std::vector<ThermalSample> ThermalFromProbe(const nlohmann::json& reply);
 ThrottleCounts ThrottleFromProbe(const nlohmann::json& reply);
 CpuSample CpuFromProbe(const nlohmann::json& reply);
 std::optional<ProcMemory> MemoryFromProbe(const nlohmann::json& reply);
+EnergyReading EnergyFromProbe(const nlohmann::json& reply);
 
 // One ProcMemory as JSON ({"vm_hwm", "vm_rss", "vm_swap", "rss_anon", "rss_file", "rss_shmem",
 // "has_rss_split"}, bytes) and back.

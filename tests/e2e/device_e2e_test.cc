@@ -24,6 +24,7 @@
 #include "pipette/runtimes.h"
 #include "platform/device_access.h"
 #include "platform/driver_builds.h"
+#include "platform/energy.h"
 #include "ssh_server.h"
 
 namespace pipette {
@@ -118,6 +119,34 @@ TEST(DeviceBuilds, AreStaticBinariesForTheirTarget) {
   if (seen == 0) {
     GTEST_SKIP() << "no device build in " << DeviceDriverFolder()
                  << " (scripts/build-device.sh --target aarch64-linux; scripts/test.sh makes them)";
+  }
+}
+
+// Energy through the whole path: a real cell whose device readings come from a laptop's fake
+// sysfs (a discharging battery at power_now 7.942 W): average_power and energy_per_token per
+// repetition. No machine here reports energy; a device without a source has no such metrics.
+TEST(EnergyMetrics, ADeviceOnBatteryGetsPowerAndEnergyPerToken) {
+  CellSpec spec = QuickCell(TinySynthetic(), "prefill_throughput_8");
+  spec.readiness.sys_root = std::string(PIPETTE_DEVICE_TESTDATA) + "/x86_laptop/sys";
+  spec.readiness.waive_thermal = true;
+  spec.readiness.waive_throttle = true;
+  auto r = RunCell(spec);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ((*r)["status"], "ok") << (*r)["failure"].dump();
+  const json& m = (*r)["metrics"];
+  ASSERT_TRUE(m.contains("average_power")) << m.dump();
+  EXPECT_EQ(m["average_power"]["unit"], "W");
+  EXPECT_DOUBLE_EQ(m["average_power"]["median"].get<double>(), 7.942);
+  EXPECT_EQ(m["energy_per_token"]["unit"], "mJ/token");
+  EXPECT_GT(m["energy_per_token"]["median"].get<double>(), 0);
+  for (const json& sample : (*r)["samples"]) {
+    EXPECT_TRUE(sample.contains("energy_per_token")) << sample.dump();
+  }
+  // This machine itself reports no energy: the metrics are absent, never 0.
+  auto plain = RunCell(QuickCell(TinySynthetic(), "prefill_throughput_8"));
+  ASSERT_TRUE(plain.ok());
+  if (ReadEnergy().rapl.empty() && !ReadEnergy().battery_watts) {
+    EXPECT_FALSE((*plain)["metrics"].contains("average_power"));
   }
 }
 
