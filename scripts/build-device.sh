@@ -126,15 +126,18 @@ EOF
     touch "$prefix/.complete"
   fi
   log "building pipette-llamacpp-driver for $target ($level)"
+  # The driver's build folder is this checkout's own (CMake ties a build folder to one source
+  # tree); llama.cpp's prefix above is shared by every checkout.
+  driver_build=$work/driver-$(printf '%s' "$root" | sha256sum | cut -c1-12)
   export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
-  cmake -S "$root" -B "$work/driver" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release \
+  cmake -S "$root" -B "$driver_build" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DPIPETTE_DRIVER_ONLY=ON -DPIPETTE_LLAMA_PREFIX="$prefix" \
     -DPIPETTE_JSON_INCLUDE="$json_include" -DPIPETTE_TARGET="$target" -DPIPETTE_CPU_LEVEL="$level" \
     >"$work/driver-configure.log" 2>&1 \
     || { tail -20 "$work/driver-configure.log" >&2; fail "configuring the driver for $target failed (log: $work/driver-configure.log)"; }
-  cmake --build "$work/driver" -j"$(nproc)" --target pipette-llamacpp-driver >"$work/driver-build.log" 2>&1 \
+  cmake --build "$driver_build" -j"$(nproc)" --target pipette-llamacpp-driver >"$work/driver-build.log" 2>&1 \
     || { tail -30 "$work/driver-build.log" >&2; fail "building the driver for $target failed (log: $work/driver-build.log)"; }
-  bin=$work/driver/src/driver/pipette-llamacpp-driver
+  bin=$driver_build/src/driver/pipette-llamacpp-driver
   if readelf -d "$bin" 2>/dev/null | grep -q NEEDED; then
     fail "$bin is not statically linked: $(readelf -d "$bin" | grep NEEDED | head -3 | tr -s ' ')"
   fi

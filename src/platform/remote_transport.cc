@@ -46,15 +46,25 @@ Result<DeviceCommand> RemoteTransport::Shell(const std::string& command,
 }
 
 Result<std::string> RemoteTransport::Connect() {
-  auto r = Shell("mkdir -p " + ShellQuote(dir_) + " && uname -m", options_.command_timeout);
+  // The folder made absolute there (a relative one is under the login's home), so that every
+  // path pipette names on the device means the same wherever a command starts.
+  auto r = Shell("mkdir -p " + ShellQuote(dir_) + " && cd " + ShellQuote(dir_) +
+                     " && pwd && uname -m",
+                 options_.command_timeout);
   if (!r) return r.error();
   if (r->exit_code != 0) {
     return MakeError(Name() + ": cannot create pipette's folder " + dir_ + " there (" +
                          LastLine(r->err) + "); give a writable one with ?dir=PATH",
                      "device");
   }
-  const std::string arch = LastLine(r->out);
-  if (arch.empty()) return MakeError(Name() + ": `uname -m` printed nothing there", "device");
+  std::istringstream lines(r->out);
+  std::string dir, arch;
+  std::getline(lines, dir);
+  std::getline(lines, arch);
+  if (dir.empty() || dir[0] != '/' || arch.empty()) {
+    return MakeError(Name() + ": `pwd` and `uname -m` printed nothing usable there", "device");
+  }
+  dir_ = dir;
   return arch;
 }
 

@@ -70,11 +70,11 @@ class Transport {
   // True when the device is this machine: its processes are ours to see (/proc/<pid>), and host
   // paths are device paths.
   virtual bool IsHost() const = 0;
-  // pipette's folder on the device (created by Connect).
+  // pipette's folder on the device (created by Connect, and an absolute path after it).
   virtual std::string DeviceDir() const = 0;
 
-  // Reaches the device and prepares pipette's folder there; returns `uname -m` of the device
-  // ("aarch64"). Errors, one line each: unreachable, authentication refused, an unknown host key
+  // Reaches the device and prepares pipette's folder there (a relative ?dir= is under the
+  // login's home); returns `uname -m` of the device ("aarch64"). Errors, one line each: unreachable, authentication refused, an unknown host key
   // (with how to accept it; never accepted silently), no such adb device, a stalled device.
   virtual Result<std::string> Connect() = 0;
 

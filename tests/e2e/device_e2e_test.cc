@@ -275,6 +275,24 @@ TEST_F(DeviceOverSsh, TheCliRunsAndDescribesTheDevice) {
   EXPECT_EQ(rec["device"]["id"], block["id"]);
 }
 
+// Without ?dir=, pipette's folder is .cache/pipette-device under the login's home: a relative
+// folder, made absolute on connecting, so that the driver is found wherever a command starts
+// (found by the new-user trial: every run failed with "exec: .cache/...: not found").
+TEST_F(DeviceOverSsh, TheDefaultFolderUnderTheLoginsHomeWorks) {
+  if (!HostRunsX86V3() || access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no runnable x86_64 device build (scripts/build-device.sh --target x86_64-linux)";
+  }
+  auto d = DeviceAccess::Open(*ParseDeviceAddress(server_->UriWithDefaultDir()));
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  const char* home = getenv("HOME");
+  ASSERT_NE(home, nullptr);
+  EXPECT_EQ((*d)->transport()->DeviceDir(),
+            fs::weakly_canonical(std::string(home) + "/.cache/pipette-device").string());
+  auto r = RunCell(Cell(*d, TinySynthetic(), "prefill_throughput_8"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)["status"], "ok") << (*r)["failure"].dump();
+}
+
 TEST_F(DeviceOverSsh, AnUnknownHostKeyIsNeverAcceptedSilently) {
   setenv("PIPETTE_SSH_CONFIG", server_->ClientConfig(false, true).c_str(), 1);
   auto d = DeviceAccess::Open(*ParseDeviceAddress(server_->Uri()));

@@ -109,6 +109,10 @@ std::string SshServer::Uri() const {
   return "ssh://" + user_ + "@127.0.0.1:" + std::to_string(port_) + "?dir=" + dir_ + "/device";
 }
 
+std::string SshServer::UriWithDefaultDir() const {
+  return "ssh://" + user_ + "@127.0.0.1:" + std::to_string(port_);
+}
+
 std::string SshServer::ClientConfig(bool known, bool key) const {
   const std::string path = dir_ + "/client_config" + (known ? "" : "_unknown") + (key ? "" : "_stranger");
   std::ofstream(path) << "Host 127.0.0.1\n  IdentityFile " << dir_

@@ -20,6 +20,8 @@ class SshServer {
   int port() const { return port_; }
   // "ssh://root@127.0.0.1:PORT" (the current user's name), with ?dir=<a folder of its own>.
   std::string Uri() const;
+  // The same without ?dir=: pipette's default folder under the login's home.
+  std::string UriWithDefaultDir() const;
   const std::string& dir() const { return dir_; }
   // The config file for PIPETTE_SSH_CONFIG; `known` false: one with an empty known_hosts (an
   // unknown host key); `key` false: one naming a key the server does not know.
