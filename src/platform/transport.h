@@ -97,9 +97,9 @@ class Transport {
   virtual Status Fetch(const std::string& device_path, const std::string& local_path) = 0;
 
   // Starts argv on the device with its stdin and stdout as the returned process's pipes and its
-  // stderr appended to the host file `stderr_path`. The returned ChildProcess is the local end
-  // (the process itself for local, the ssh or adb client otherwise): killing it ends the link,
-  // not necessarily the device process; KillGroup does that.
+  // stderr written to the host file `stderr_path` (truncated first). The returned ChildProcess
+  // is the local end (the process itself for local, the ssh or adb client otherwise): killing it
+  // ends the link, not necessarily the device process; KillGroup does that.
   virtual Result<ChildProcess> Start(const std::vector<std::string>& argv,
                                      const std::string& stderr_path) = 0;
 
