@@ -35,6 +35,14 @@ ExitInfo FromWaitStatus(int status) {
   return e;
 }
 
+// argv as execv(2) takes it; the strings stay owned by `argv`.
+std::vector<char*> ExecArgv(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  return args;
+}
+
 }  // namespace
 
 std::string ExitInfo::Describe() const {
@@ -61,9 +69,7 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv,
     err_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (err_fd < 0) return MakeError("cannot write " + stderr_path + ": " + strerror(errno));
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = ExecArgv(argv);
 
   const pid_t pid = fork();
   if (pid < 0) return MakeError(std::string("fork: ") + strerror(errno));
@@ -240,9 +246,7 @@ Result<CommandRun> RunCommand(const std::vector<std::string>& argv,
     close(out_pipe[1]);
     return MakeError(std::string("pipe: ") + strerror(errno));
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = ExecArgv(argv);
   const pid_t pid = fork();
   if (pid < 0) return MakeError(std::string("fork: ") + strerror(errno));
   if (pid == 0) {

@@ -126,6 +126,13 @@ Result<std::string> RemoteTransport::Install(const std::string& local_path,
   return final_path;
 }
 
+Error RemoteTransport::OutOfSpace(const std::string& what) const {
+  return MakeError(Name() + " ran out of space copying " + what +
+                       " (nothing was kept); free some space there or give another folder "
+                       "with ?dir=PATH",
+                   "device");
+}
+
 Status RemoteTransport::Fetch(const std::string& device_path, const std::string& local_path) {
   return Pull(device_path, local_path);
 }

@@ -63,12 +63,7 @@ class AdbTransport : public RemoteTransport {
     }
     if (r->exit.exited && r->exit.code == 0) return Status::Ok();
     const std::string e = r->err + r->out;
-    if (Has(e, "No space left") || Has(e, "no space")) {
-      return MakeError(Name() + " ran out of space copying " + what +
-                           " (nothing was kept); free some space there or give another folder "
-                           "with ?dir=PATH",
-                       "device");
-    }
+    if (Has(e, "No space left") || Has(e, "no space")) return OutOfSpace(what);
     if (Has(e, "not found") || Has(e, "unauthorized") || Has(e, "offline")) {
       CommandRun run;
       run.err = e;

@@ -57,6 +57,9 @@ class RemoteTransport : public Transport {
   Result<DeviceCommand> Shell(const std::string& command, std::chrono::milliseconds timeout,
                               const std::string& stdin_path = "");
 
+  // One line for a copy that filled the device: nothing of it was kept.
+  Error OutOfSpace(const std::string& what) const;
+
   const TransportOptions& options() const { return options_; }
   std::string Name() const { return address_.Uri(); }
 

@@ -117,12 +117,7 @@ class SshTransport : public RemoteTransport {
  private:
   Error CopyError(const std::string& local_path, const std::string& device_path,
                   const std::string& err) const {
-    if (Has(err, "No space left")) {
-      return MakeError(Name() + " ran out of space copying " + local_path + " to " + device_path +
-                           " (nothing was kept); free some space there or give another folder "
-                           "with ?dir=PATH",
-                       "device");
-    }
+    if (Has(err, "No space left")) return OutOfSpace(local_path + " to " + device_path);
     return MakeError(Name() + ": copying " + local_path + " failed (" + LastLine(err) + ")",
                      "device");
   }
