@@ -131,6 +131,12 @@ struct Limits {
   std::optional<double> max_latency_ms;          // end_to_end_latency, ms
   std::optional<double> max_memory_bytes;        // max_host_usage, bytes
   std::optional<double> min_decode_throughput;   // decode_throughput, tokens/s
+  // Power and energy, where the device reports them (RAPL, or a battery while discharging: the
+  // average_power and energy_per_token metrics of timed benchmarks, DESIGN.md 8a). Judged on the
+  // worst result of a configuration that has the metric; a configuration with none cannot be
+  // checked and fails with that reason: absent is never read as 0 W.
+  std::optional<double> max_power_w;              // average_power, W
+  std::optional<double> max_energy_per_token_mj;  // energy_per_token, mJ/token
   // Quality drop in percentage points: the best quality score in the set minus this
   // configuration's. Quality score: top1_agreement x 100 of its kl_divergence_<ctx> results
   // (100 = agrees with the reference on every token); configurations without a quality metric
@@ -159,7 +165,7 @@ struct Limits {
 
   bool any() const {
     return max_ttft_ms || max_latency_ms || max_memory_bytes || min_decode_throughput ||
-           max_quality_drop || !min_accuracy.empty() || !max_accuracy_drop.empty();
+           max_power_w || max_energy_per_token_mj || max_quality_drop || !min_accuracy.empty() || !max_accuracy_drop.empty();
   }
 };
 
@@ -176,11 +182,14 @@ const char* VerdictName(Verdict v);  // "pass", "borderline", "fail"
 // borderline before pass, then the smallest margin).
 struct LimitCheck {
   std::string limit;      // "max_ttft", "max_latency", "max_memory", "min_decode_throughput",
-                          // "max_quality_drop", "min_accuracy", "max_accuracy_drop"
+                          // "max_power", "max_energy_per_token", "max_quality_drop",
+                          // "min_accuracy", "max_accuracy_drop"
   std::string metric;     // "ttft", "end_to_end_latency", "max_host_usage", "decode_throughput",
-                          // "quality_drop", "accuracy", "accuracy_drop"
+                          // "average_power", "energy_per_token", "quality_drop", "accuracy",
+                          // "accuracy_drop"
   std::string eval;       // accuracy limits: the EVAL as given; "" otherwise
-  // Of value, interval and threshold: "ms", "bytes", "tokens/s", "pp" (drops), "%" (accuracy).
+  // Of value, interval and threshold: "ms", "bytes", "tokens/s", "W", "mJ/token", "pp" (drops),
+  // "%" (accuracy).
   std::string unit;
   bool upper = true;      // the limit is a maximum (value <= threshold); false: a minimum
   double threshold = 0;   // the limit

@@ -342,6 +342,51 @@ TEST(Select, DecodeAndLatencyLimitsAndMissingMetrics) {
   EXPECT_EQ(s.candidates[1].excluded_because.size(), 1u);
 }
 
+TEST(Select, PowerAndEnergyLimitsJudgeTheWorstResultAndNeverReadAbsentAsZero) {
+  // Q8_0's device reported energy (prefill draws more power, decode more energy per token);
+  // Q4_0's did not: its metrics are absent, so it cannot be checked and fails saying why.
+  const auto configs = GroupConfigurations({
+      Record(kQ8, "prefill_throughput_512",
+             {{"prefill_throughput", 900}, {"average_power", 6.0}, {"energy_per_token", 7.0}}),
+      Record(kQ8, "decode_throughput_64_32",
+             {{"decode_throughput", 180}, {"average_power", 4.0}, {"energy_per_token", 22.0}}),
+      Record(kQ4, "decode_throughput_64_32", {{"decode_throughput", 250}}),
+  });
+  Limits limits;
+  limits.max_power_w = 5;
+  limits.max_energy_per_token_mj = 30;
+  EXPECT_TRUE(limits.any());
+  SelectResult s = Select(configs, limits);
+  ASSERT_EQ(s.candidates.size(), 2u);
+  for (const Candidate& c : s.candidates) {
+    ASSERT_EQ(c.checks.size(), 2u) << c.config->name;
+    EXPECT_EQ(c.verdict, Verdict::kFail) << c.config->name;
+  }
+  const Candidate& q8 = s.candidates[0].config->name == "Q8_0" ? s.candidates[0] : s.candidates[1];
+  const Candidate& q4 = &q8 == &s.candidates[0] ? s.candidates[1] : s.candidates[0];
+  EXPECT_EQ(q8.checks[0].limit, "max_power");
+  EXPECT_EQ(q8.checks[0].benchmark_id, "prefill_throughput_512");  // the worst: 6 W
+  EXPECT_EQ(q8.checks[0].text,
+            "average_power 6 W [5.94, 6.06] (prefill_throughput_512) <= limit 5 W: fail, "
+            "needs 0.833x the power");
+  EXPECT_EQ(q8.checks[1].limit, "max_energy_per_token");
+  EXPECT_EQ(q8.checks[1].benchmark_id, "decode_throughput_64_32");  // the worst: 22 mJ/token
+  EXPECT_EQ(q8.checks[1].verdict, Verdict::kPass);
+  EXPECT_NEAR(q8.checks[1].margin, (30.0 - 22.0) / 30.0, 1e-12);
+  for (const LimitCheck& c : q4.checks) {
+    EXPECT_FALSE(c.measured);
+    EXPECT_EQ(c.verdict, Verdict::kFail);
+    EXPECT_NE(c.text.find("not measured (the device reported no energy"), std::string::npos)
+        << c.text;
+  }
+  // A budget both meet: Q8_0 passes and is ranked; Q4_0 still cannot be checked.
+  limits.max_power_w = 6.5;
+  s = Select(configs, limits);
+  EXPECT_EQ(s.candidates[0].config->name, "Q8_0");
+  EXPECT_EQ(s.candidates[0].verdict, Verdict::kPass);
+  EXPECT_EQ(s.candidates[1].verdict, Verdict::kFail);
+}
+
 TEST(Select, QualityDropUsesTop1AgreementAndTheReference) {
   json kl8 = Record(kQ8, "kl_divergence_256", {{"top1_agreement", 0.995}});
   kl8["input"]["reference_model"]["sha256"] = kF32.sha;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "analysis/noise.h"
 #include "analysis/record_fields.h"
@@ -99,6 +100,8 @@ const char* What(const std::string& metric) {
   if (metric == "ttft") return "time to first token";
   if (metric == "end_to_end_latency") return "end-to-end latency";
   if (metric == "accuracy") return "accuracy";
+  if (metric == "average_power") return "power";
+  if (metric == "energy_per_token") return "energy per token";
   return "value";
 }
 
@@ -268,6 +271,19 @@ std::vector<LimitCheck> CheckLimits(const std::vector<const json*>& results, con
     }
     out.push_back(CheckMetric(decode, "min_decode_throughput", "decode_throughput", "tokens/s",
                               false, *limits.min_decode_throughput));
+  }
+  for (const auto& [limit, metric, unit, threshold] :
+       {std::tuple{"max_power", "average_power", "W", limits.max_power_w},
+        std::tuple{"max_energy_per_token", "energy_per_token", "mJ/token",
+                   limits.max_energy_per_token_mj}}) {
+    if (!threshold) continue;
+    LimitCheck c = CheckMetric(results, limit, metric, unit, true, *threshold);
+    if (!c.measured) {
+      c.text = fmt::format("{} not measured (the device reported no energy: RAPL counters or a "
+                           "battery discharging while it ran): cannot check limit {}",
+                           metric, Value(*threshold, unit));
+    }
+    out.push_back(c);
   }
   if (limits.max_quality_drop) {
     const double limit = *limits.max_quality_drop;

@@ -47,7 +47,8 @@ std::optional<Quality> QualityScore(const Configuration& config,
                                     const std::vector<const nlohmann::json*>& results,
                                     const std::vector<Configuration>& all);
 
-// One check per limit given (Limits order: ttft, latency, memory, decode, quality drop).
+// One check per limit given (Limits order: ttft, latency, memory, decode, power, energy per token,
+// quality drop).
 std::vector<LimitCheck> CheckLimits(const std::vector<const nlohmann::json*>& results,
                                     const Limits& limits, const std::optional<Quality>& quality,
                                     std::optional<double> best_quality);

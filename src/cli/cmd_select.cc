@@ -64,6 +64,10 @@ int RunSelect(const SelectArgs& a, CliContext& ctx) {
                       limits.max_memory_bytes ? json(*limits.max_memory_bytes) : json()},
                      {"min_decode_throughput",
                       limits.min_decode_throughput ? json(*limits.min_decode_throughput) : json()},
+                     {"max_power_w", limits.max_power_w ? json(*limits.max_power_w) : json()},
+                     {"max_energy_per_token_mj", limits.max_energy_per_token_mj
+                                                     ? json(*limits.max_energy_per_token_mj)
+                                                     : json()},
                      {"max_quality_drop",
                       limits.max_quality_drop ? json(*limits.max_quality_drop) : json()}};
     for (const auto& [key, list] : {std::pair{"min_accuracy", &limits.min_accuracy},

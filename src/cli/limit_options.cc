@@ -15,6 +15,13 @@ void AddLimitOptions(CLI::App* cmd, LimitOptions& o) {
   limit(o.max_memory, "peak host memory at most SIZE with a unit, e.g. 800MB, 11.5MiB, 1.5GiB",
         "SIZE");
   limit(o.min_decode_throughput, "decode at least TOK_S tokens/s, judged on its 95% CI", "TOK_S");
+  limit(o.max_power,
+        "average power at most W watts, judged on its 95% CI (where the device reports energy)",
+        "W");
+  limit(o.max_energy_per_token,
+        "energy per token at most MJ millijoules, judged on its 95% CI (where the device reports "
+        "energy)",
+        "MJ");
   limit(o.max_quality_drop,
         "top-1 agreement at most PP percentage points below the best (kl_divergence results)",
         "PP");
@@ -95,6 +102,8 @@ Result<Limits> ParseLimits(const LimitOptions& o) {
        {std::pair{&o.max_ttft, &limits.max_ttft_ms},
         std::pair{&o.max_latency, &limits.max_latency_ms},
         std::pair{&o.min_decode_throughput, &limits.min_decode_throughput},
+        std::pair{&o.max_power, &limits.max_power_w},
+        std::pair{&o.max_energy_per_token, &limits.max_energy_per_token_mj},
         std::pair{&o.max_quality_drop, &limits.max_quality_drop}}) {
     if (!option->given()) continue;
     auto value = analysis::ParseNonNegative(option->text, option->what);
@@ -124,7 +133,7 @@ Result<Limits> ParseLimits(const LimitOptions& o) {
 std::string LimitsText(const LimitOptions& o) {
   std::string out;
   for (const LimitOption* l : {&o.max_ttft, &o.max_latency, &o.max_memory, &o.min_decode_throughput,
-                               &o.max_quality_drop}) {
+                               &o.max_power, &o.max_energy_per_token, &o.max_quality_drop}) {
     if (l->given()) out += std::string(out.empty() ? "" : " ") + l->flag + " " + l->text;
   }
   for (const std::string& t : o.min_accuracy) {

@@ -26,12 +26,15 @@ struct LimitOptions {
   LimitOption min_decode_throughput{"--min-decode-throughput", "tokens/s, e.g. 20"};
   LimitOption max_quality_drop{"--max-quality-drop", "percentage points, e.g. 1"};
   LimitOption max_memory{"--max-memory", ""};  // SIZE
+  LimitOption max_power{"--max-power", "watts, e.g. 5"};
+  LimitOption max_energy_per_token{"--max-energy-per-token", "millijoules per token, e.g. 40"};
   // Repeatable, one EVAL=VALUE each (Limits::min_accuracy, Limits::max_accuracy_drop).
   std::vector<std::string> min_accuracy, max_accuracy_drop;
   std::string reference;  // --reference CONFIG (Limits::accuracy_reference)
 };
 
-// Adds --max-ttft, --max-latency, --max-memory, --min-decode-throughput, --max-quality-drop,
+// Adds --max-ttft, --max-latency, --max-memory, --min-decode-throughput, --max-power,
+// --max-energy-per-token, --max-quality-drop,
 // --min-accuracy EVAL=X, --max-accuracy-drop EVAL=PP (both repeatable) and --reference CONFIG.
 void AddLimitOptions(CLI::App* cmd, LimitOptions& options);
 

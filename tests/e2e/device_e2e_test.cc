@@ -20,6 +20,7 @@
 
 #include "cli_runner.h"
 #include "model_fixtures.h"
+#include "pipette/analysis.h"
 #include "pipette/cell.h"
 #include "pipette/runtimes.h"
 #include "platform/device_access.h"
@@ -147,6 +148,20 @@ TEST(EnergyMetrics, ADeviceOnBatteryGetsPowerAndEnergyPerToken) {
   ASSERT_TRUE(plain.ok());
   if (ReadEnergy().rapl.empty() && !ReadEnergy().battery_watts) {
     EXPECT_FALSE((*plain)["metrics"].contains("average_power"));
+  }
+  // select's power budget on the real records: 7.942 W fails 5 W and passes 10 W; a device that
+  // reported nothing cannot be checked (never read as 0 W).
+  Limits limits;
+  limits.max_power_w = 5;
+  const auto on_battery = GroupConfigurations({*r});
+  EXPECT_EQ(Select(on_battery, limits).candidates.at(0).verdict, Verdict::kFail);
+  limits.max_power_w = 10;
+  EXPECT_EQ(Select(on_battery, limits).candidates.at(0).verdict, Verdict::kPass);
+  if (!(*plain)["metrics"].contains("average_power")) {
+    const SelectResult s = Select(GroupConfigurations({*plain}), limits);
+    ASSERT_EQ(s.candidates.at(0).checks.size(), 1u);
+    EXPECT_FALSE(s.candidates.at(0).checks[0].measured);
+    EXPECT_EQ(s.candidates.at(0).verdict, Verdict::kFail);
   }
 }
 
