@@ -39,6 +39,9 @@ struct HarnessPolicy {
 };
 
 struct CellSpec {
+  // The GGUF file measured: a host path, or "device:/PATH" (kDeviceModelPrefix), a file already on
+  // `device`, hashed there and its header read from a copy of its first bytes (on this machine,
+  // the same as PATH).
   std::string model_path;
   BenchmarkSpec benchmark;
   // The runtime that measures the cell (pipette/runtimes.h OpenRuntime); required.
@@ -57,7 +60,7 @@ struct CellSpec {
   // harness.readiness with every wait.
   ReadinessPolicy readiness;
   // kl_divergence_<ctx> only: the higher-precision model the quantized one is compared with
-  // (same tokenizer required).
+  // (same tokenizer required); a host path or "device:/PATH" as model_path.
   std::string reference_model_path;
   std::string log_path;                 // runtime stderr log; empty: a temporary file
   // eval benchmarks only: the data set's folder, subset, repeats, sampling, doom-loop detector

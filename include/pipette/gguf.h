@@ -63,6 +63,13 @@ struct GgufInfo {
 // tensor types, bad dimensions or offsets).
 Result<GgufInfo> ReadGgufInfo(const std::string& path);
 
+// The same for a file that lives elsewhere (a model on a device, `--model device:/PATH`), read
+// from `prefix_path`: a copy of its first bytes; `file_size` is the whole file's size and every
+// message names `path`. When the header goes on past the copy, the error says so and
+// `*prefix_short` is set (it is cleared otherwise): copy more of the file and read again.
+Result<GgufInfo> ReadGgufInfoFromPrefix(const std::string& prefix_path, const std::string& path,
+                                        uint64_t file_size, bool* prefix_short);
+
 // The result record's model{} block (DESIGN.md 5) for `info`: path, file_name, size_bytes,
 // gguf_version, architecture, name, params, quant, quant_inferred, file_type (-1 when absent),
 // tensor_types, tensor_bytes, n_ctx_train, vocab_size, n_embd, n_layer, n_head, n_head_kv, n_ff,

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -247,7 +248,14 @@ class RuntimeSession {
   virtual void Stop() = 0;
 };
 
+// A model path that names a file already on the cell's device, not on the host:
+// "device:/data/local/tmp/model.gguf" (`--model device:/PATH`). The runtime that runs on that
+// device opens it there; nothing is copied.
+inline constexpr std::string_view kDeviceModelPrefix = "device:";
+
 struct SessionOptions {
+  // The host's GGUF file (a remote device gets a copy of it), or kDeviceModelPrefix + the path of
+  // a file already on a remote device.
   std::string model_path;
   std::string model_sha256;  // the model file's SHA-256 when known (a remote device keys its copy)
   nlohmann::json settings;  // resolved (ResolveSettings): every recorded setting

@@ -119,7 +119,10 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Measure one benchmark on one configuration and store the result");
   HarnessPolicy& p = args->spec.policy;
-  run->add_option("-m,--model", args->spec.model_path, "GGUF model file")->required();
+  run->add_option("-m,--model", args->spec.model_path,
+                  "GGUF model file: a host path (copied to --device once), or device:/PATH, a "
+                  "file already on the device")
+      ->required();
   run->add_option("-b,--benchmark", args->benchmark_id,
                   "benchmark id, e.g. decode_throughput_256_100 (`pipette benchmarks list`)")
       ->required();

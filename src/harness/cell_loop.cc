@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/ids.h"
+#include "harness/model_file.h"
 #include "harness/readiness.h"
 #include "harness/record.h"
 #include "harness/workload.h"
@@ -116,7 +117,7 @@ Result<std::unique_ptr<RuntimeSession>> CellLoop::StartSession(const std::string
                                                               const std::string& log,
                                                               bool sample_memory) {
   SessionOptions o;
-  o.model_path = model;
+  o.model_path = RuntimeModelPath(model, spec_.device.get());
   if (model == spec_.model_path) o.model_sha256 = record_["model"].value("sha256", "");
   o.settings = record_["runtime"]["settings"];
   o.log_path = log;

@@ -9,6 +9,7 @@
 
 #include "base/ids.h"
 #include "base/sha256.h"
+#include "harness/model_file.h"
 #include "harness/workload.h"
 #include "pipette/build_info.h"
 #include "pipette/gguf.h"
@@ -63,7 +64,8 @@ Result<json> ResolveReference(const CellSpec& spec, const GgufInfo& model, const
                      "model (e.g. the F16 or F32 GGUF the model was quantized from; in a suite: "
                      "reference = \"FILE\" in the model's [[models]] entry)");
   }
-  auto ref = ReadGgufInfo(spec.reference_model_path);
+  DeviceAccess* device = spec.device.get();
+  auto ref = ReadModelHeader(spec.reference_model_path, device);
   if (!ref) return ref.error().Wrap("reference model");
   if (ref->vocab_size != model.vocab_size) {
     return MakeError("reference model " + ref->file_name + " has a vocabulary of " +
@@ -76,10 +78,9 @@ Result<json> ResolveReference(const CellSpec& spec, const GgufInfo& model, const
                      " tokens of context but reference model " + ref->file_name + " was trained for " +
                      std::to_string(ref->n_ctx_train));
   }
-  auto sha = hooks.hash_file ? hooks.hash_file(spec.reference_model_path)
-                             : Sha256OfFile(spec.reference_model_path);
+  auto sha = ModelSha256(spec.reference_model_path, device, hooks.hash_file);
   if (!sha) return sha.error();
-  return json{{"path", std::filesystem::absolute(spec.reference_model_path).string()},
+  return json{{"path", RecordModelPath(spec.reference_model_path, device)},
               {"file_name", ref->file_name},
               {"sha256", *sha},
               {"quant", ref->quant},
@@ -165,7 +166,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   int need = ContextNeed(b);
   if (b.type == BenchmarkType::kEval) {
     if (auto s = CheckEvalCell(spec); !s) return s.error();
-    auto header = ReadGgufInfo(spec.model_path);
+    auto header = ReadModelHeader(spec.model_path, spec.device.get());
     if (!header) return header.error();
     need = header->n_ctx_train > 0 ? static_cast<int>(header->n_ctx_train) : 4096;
     if (spec.settings.contains("n_ctx") && spec.settings["n_ctx"].is_number_integer() &&
@@ -191,16 +192,18 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   }
   auto settings = runtime.ResolveSettings(spec.settings, {b, need, physical_cores, device_cpus});
   if (!settings) return settings.error();
-  auto info = ReadGgufInfo(spec.model_path);
+  auto info = ReadModelHeader(spec.model_path, spec.device.get());
   if (!info) return info.error();
-  if (auto s = runtime.CheckModel(spec.model_path); !s) return s.error();
+  if (auto s = runtime.CheckModel(RuntimeModelPath(spec.model_path, spec.device.get())); !s) {
+    return s.error();
+  }
   if (info->n_ctx_train > 0 && static_cast<uint64_t>(need) > info->n_ctx_train &&
       !spec.allow_context_overflow) {
     return MakeError(b.id + " needs " + std::to_string(need) + " tokens of context but " +
                      info->file_name + " was trained for " + std::to_string(info->n_ctx_train) +
                      "; pick a smaller shape or allow context overflow");
   }
-  auto sha = hooks.hash_file ? hooks.hash_file(spec.model_path) : Sha256OfFile(spec.model_path);
+  auto sha = ModelSha256(spec.model_path, spec.device.get(), hooks.hash_file);
   if (!sha) return sha.error();
   json reference;
   if (b.type == BenchmarkType::kKlDivergence) {
@@ -210,7 +213,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   }
 
   json model = ToJson(*info);
-  model["path"] = std::filesystem::absolute(spec.model_path).string();
+  model["path"] = RecordModelPath(spec.model_path, spec.device.get());
   model["sha256"] = *sha;
   json runtime_json = id.extra;
   runtime_json.update({{"name", id.name},

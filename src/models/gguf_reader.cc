@@ -74,7 +74,10 @@ std::string Printable(const char* bytes, size_t n) {
 // token list costs no system calls. Every failure records a one-line message (without the path).
 class Cursor {
  public:
-  Cursor(int fd, uint64_t file_size) : fd_(fd), size_(file_size), buf_(1 << 20) {}
+  // `readable`: how many bytes of the file `fd` holds, when it is a copy of only the first bytes
+  // of a file of `file_size` (a model on a device); reading past them fails with prefix_short().
+  Cursor(int fd, uint64_t file_size, uint64_t readable = UINT64_MAX)
+      : fd_(fd), size_(file_size), readable_(std::min(readable, file_size)), buf_(1 << 20) {}
 
   uint64_t pos() const { return pos_; }
   uint64_t remaining() const { return size_ - pos_; }
@@ -134,6 +137,8 @@ class Cursor {
 
   // Length of the last string read by GetString.
   uint64_t last_length() const { return last_length_; }
+  // The header goes on past the copied prefix.
+  bool prefix_short() const { return prefix_short_; }
 
  private:
   bool Truncated(uint64_t n) {
@@ -146,7 +151,11 @@ class Cursor {
   bool Fill() {
     buf_start_ = pos_;
     buf_len_ = 0;
-    const uint64_t want = std::min<uint64_t>(buf_.size(), remaining());
+    if (pos_ >= readable_) {
+      prefix_short_ = true;
+      return Fail(fmt::format("the header goes on past the first {} copied", HumanBytes(readable_)));
+    }
+    const uint64_t want = std::min<uint64_t>({buf_.size(), remaining(), readable_ - pos_});
     while (buf_len_ < want) {
       const ssize_t got = ::pread(fd_, buf_.data() + buf_len_, want - buf_len_,
                                   static_cast<off_t>(buf_start_ + buf_len_));
@@ -160,6 +169,8 @@ class Cursor {
 
   int fd_;
   uint64_t size_;
+  uint64_t readable_;
+  bool prefix_short_ = false;
   std::vector<char> buf_;
   uint64_t buf_start_ = 0;
   uint64_t buf_len_ = 0;
@@ -475,12 +486,20 @@ Result<int> OpenModel(const std::string& path, uint64_t* size, int mode = O_RDON
 
 // Parses and validates the header; `kv_out` (optional) receives the key-value table.
 Result<GgufInfo> ParseHeader(int fd, const std::string& path, uint64_t size,
-                             KvTable* kv_out = nullptr) {
+                             KvTable* kv_out = nullptr, uint64_t readable = UINT64_MAX,
+                             bool* prefix_short = nullptr) {
   GgufInfo info;
   info.path = path;
   info.file_name = std::filesystem::path(path).filename().string();
   info.size_bytes = size;
-  Cursor in(fd, size);
+  Cursor in(fd, size, readable);
+  struct Report {  // tells the caller, whatever the way out, whether the prefix was too short
+    Cursor& in;
+    bool* out;
+    ~Report() {
+      if (out != nullptr) *out = in.prefix_short();
+    }
+  } report{in, prefix_short};
   const auto failed = [&]() { return MakeError(path + ": " + in.error()); };
   if (!ReadPreamble(in, size, &info.version)) return failed();
 
@@ -557,6 +576,18 @@ Result<GgufInfo> ReadGgufInfo(const std::string& path) {
   if (!fd.ok()) return fd.error();
   Result<GgufInfo> info = ParseHeader(*fd, path, size);
   ::close(*fd);
+  return info;
+}
+
+Result<GgufInfo> ReadGgufInfoFromPrefix(const std::string& prefix_path, const std::string& path,
+                                        uint64_t file_size, bool* prefix_short) {
+  uint64_t readable = 0;
+  Result<int> fd = OpenModel(prefix_path, &readable);
+  if (!fd.ok()) return fd.error();
+  bool short_copy = false;
+  Result<GgufInfo> info = ParseHeader(*fd, path, file_size, nullptr, readable, &short_copy);
+  ::close(*fd);
+  if (prefix_short != nullptr) *prefix_short = short_copy;
   return info;
 }
 

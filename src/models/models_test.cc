@@ -205,6 +205,44 @@ TEST(GgufReader, TruncatedToHalf) {
   EXPECT_THAT(info.error().message, HasSubstr("the download or copy is incomplete"));
 }
 
+// A model on a device: its header read from a copy of its first bytes, knowing the whole size.
+TEST(GgufReader, FromAPrefixOfAFileElsewhere) {
+  const std::string dir = TestDir();
+  const std::string path = WriteTestModel(dir, true);
+  const uint64_t size = fs::file_size(path);
+  Result<GgufInfo> whole = ReadGgufInfo(path);
+  ASSERT_TRUE(whole.ok());
+  // The header ends before the tensor data: a copy of the first 1000 bytes holds it.
+  const std::string head = dir + "/head";
+  fs::copy_file(path, head, fs::copy_options::overwrite_existing);
+  fs::resize_file(head, 1000);
+  bool short_copy = true;
+  Result<GgufInfo> info = ReadGgufInfoFromPrefix(head, "/data/local/tmp/m.gguf", size, &short_copy);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_FALSE(short_copy);
+  EXPECT_EQ(info->file_name, "m.gguf");
+  EXPECT_EQ(info->size_bytes, size);
+  EXPECT_EQ(ToJson(*info).dump(), [&] {
+    nlohmann::json j = ToJson(*whole);
+    j["path"] = "/data/local/tmp/m.gguf";
+    j["file_name"] = "m.gguf";
+    return j.dump();
+  }());
+  // Too short a copy: said, and flagged so that the caller copies more.
+  fs::resize_file(head, 100);
+  info = ReadGgufInfoFromPrefix(head, "/data/local/tmp/m.gguf", size, &short_copy);
+  ASSERT_FALSE(info.ok());
+  EXPECT_TRUE(short_copy);
+  EXPECT_THAT(info.error().message, HasSubstr("/data/local/tmp/m.gguf: the header goes on past"));
+  // The file on the device is shorter than its tensors need: truncated, whatever the copy.
+  fs::copy_file(path, head, fs::copy_options::overwrite_existing);
+  fs::resize_file(head, 1000);
+  info = ReadGgufInfoFromPrefix(head, "/data/local/tmp/m.gguf", size - 100, &short_copy);
+  ASSERT_FALSE(info.ok());
+  EXPECT_FALSE(short_copy);
+  EXPECT_THAT(info.error().message, HasSubstr("needed for tensor data"));
+}
+
 TEST(GgufReader, TruncatedTensorDataNamesSizes) {
   const std::string path = WriteTestModel(TestDir(), true);
   fs::resize_file(path, fs::file_size(path) - 100);

@@ -1,5 +1,8 @@
 #include "platform/device_access.h"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <sstream>
 
 #include "base/sha256.h"
@@ -149,6 +152,92 @@ EnergyReading DeviceAccess::Energy() {
   if (IsHost()) return ReadEnergy(sys_root_);
   auto r = Probe({{"energy", true}});
   return r ? EnergyFromProbe(*r) : EnergyReading{};
+}
+
+Result<DeviceAccess::File> DeviceAccess::DeviceFile(const std::string& path, uint64_t head_bytes) {
+  const std::string name = uri_ + ": device:" + path;
+  if (path.empty() || path[0] != '/') {
+    return MakeError(name + " is not an absolute path; give device:/full/path/on/the/device");
+  }
+  // %s size, %Y modification time, %F the kind of file: GNU, busybox and toybox stat all have them.
+  auto stat = transport_->Run({"stat", "-L", "-c", "%s %Y %F", path});
+  if (!stat) return stat.error();
+  if (stat->exit_code != 0) {
+    return MakeError(name + ": no such file on the device (" + LastLine(stat->err) +
+                         "); copy it there first, or give the host's file without device:",
+                     "device");
+  }
+  std::istringstream facts(stat->out);
+  File f;
+  f.path = path;
+  std::string mtime, kind;
+  facts >> f.size_bytes >> mtime;
+  std::getline(facts >> std::ws, kind);
+  if (kind != "regular file" && kind != "regular empty file") {
+    return MakeError(name + " is a " + (kind.empty() ? "special file" : kind) +
+                         ", not a model file; give the path of a .gguf file",
+                     "device");
+  }
+  const std::string key = path + "\n" + std::to_string(f.size_bytes) + "\n" + mtime;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = sha_by_stat_.find(key); it != sha_by_stat_.end()) f.sha256 = it->second;
+  }
+  if (f.sha256.empty()) {
+    auto sum = transport_->Run({"sha256sum", path});
+    if (!sum) return sum.error();
+    const std::string digest = sum->out.substr(0, std::min<size_t>(64, sum->out.size()));
+    const bool hex = digest.size() == 64 &&
+                     digest.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (sum->exit_code != 0 || !hex) {
+      return MakeError(name + ": cannot hash it there (" +
+                           (sum->exit_code == 127 ? std::string("the device has no sha256sum")
+                                                  : LastLine(sum->err)) +
+                           "); install coreutils or busybox on the device, or give the host's file",
+                       "device");
+    }
+    f.sha256 = digest;
+    std::lock_guard<std::mutex> lock(mu_);
+    sha_by_stat_[key] = digest;
+  }
+  f.head_bytes = std::min(head_bytes, f.size_bytes);
+  if (head_bytes == 0) return f;
+  const std::string folder = DeviceModelHeadFolder();
+  f.head_path = folder + "/" + f.sha256 + "." + std::to_string(f.head_bytes) + ".head";
+  std::error_code ec;
+  if (std::filesystem::file_size(f.head_path, ec) == f.head_bytes && !ec) return f;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) return MakeError("cannot create " + folder + " (" + ec.message() + ")");
+  // The first bytes, cut on the device (dd: everywhere, busybox and toybox included) and fetched
+  // under a temporary name on both ends.
+  const std::string part = "head-" + std::to_string(getpid()) + ".part";
+  const std::string there = transport_->DeviceDir() + "/" + part;
+  const uint64_t mib = 1 << 20;
+  auto cut = transport_->Run({"dd", "if=" + path, "of=" + there, "bs=" + std::to_string(mib),
+                              "count=" + std::to_string((f.head_bytes + mib - 1) / mib)});
+  Status fetched = !cut                  ? Status(cut.error())
+                   : cut->exit_code != 0 ? Status(MakeError(name + ": cannot read it there (" +
+                                                                LastLine(cut->err) + ")",
+                                                            "device"))
+                                         : transport_->Fetch(there, f.head_path + "." + part);
+  (void)transport_->Run({"rm", "-f", there});
+  if (fetched.ok()) {
+    std::filesystem::resize_file(f.head_path + "." + part, f.head_bytes, ec);
+    if (!ec) std::filesystem::rename(f.head_path + "." + part, f.head_path, ec);
+    if (ec) fetched = MakeError("cannot write " + f.head_path + " (" + ec.message() + ")");
+  }
+  if (!fetched.ok()) {
+    std::filesystem::remove(f.head_path + "." + part, ec);
+    return fetched.error();
+  }
+  return f;
+}
+
+std::string DeviceModelHeadFolder() {
+  if (const char* c = std::getenv("PIPETTE_CACHE"); c && *c) return std::string(c) + "/device-models";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/pipette/device-models";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/pipette/device-models";
 }
 
 std::optional<ProcMemory> DeviceAccess::Memory(int pid) {

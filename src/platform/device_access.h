@@ -5,6 +5,8 @@
 // runtimes work alike on both without knowing which it is.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -66,6 +68,22 @@ class DeviceAccess : public DeviceReadings {
   // transport's, or the driver's own refusal (its one line).
   Result<nlohmann::json> Probe(const nlohmann::json& request);
 
+  // A file already on the device (a model named `device:/PATH`): its size, its SHA-256 computed
+  // there (the device's sha256sum: coreutils, busybox or Android's toybox), and a host copy of
+  // its first `head_bytes` bytes (0: none), to read its header from. Nothing of the file is copied to the
+  // host beyond that. Kept for this DeviceAccess's life per path, size and modification time, so
+  // a suite's cells hash a file once; the host copy is kept per digest in the device cache
+  // (DeviceModelHeadFolder). A remote device only. Errors, one line naming the device and the
+  // path: not absolute, no such file, not a regular file, no sha256sum there, the link.
+  struct File {
+    std::string path;  // on the device, as given
+    uint64_t size_bytes = 0;
+    std::string sha256;
+    std::string head_path;    // host file with the first bytes; "" when none were asked for
+    uint64_t head_bytes = 0;  // how many it holds: min(head_bytes asked, size_bytes)
+  };
+  Result<File> DeviceFile(const std::string& device_path, uint64_t head_bytes);
+
  private:
   DeviceAccess() = default;
 
@@ -76,6 +94,11 @@ class DeviceAccess : public DeviceReadings {
   nlohmann::json driver_build_ = nlohmann::json::object();
   std::mutex mu_;
   std::optional<DeviceInfo> info_;
+  std::map<std::string, std::string> sha_by_stat_;  // "path\nsize\nmtime" -> SHA-256
 };
+
+// Where host copies of device files' first bytes are kept (DeviceAccess::DeviceFile):
+// <cache>/device-models ($PIPETTE_CACHE, else $XDG_CACHE_HOME/pipette, else ~/.cache/pipette).
+std::string DeviceModelHeadFolder();
 
 }  // namespace pipette

@@ -18,10 +18,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/sha256.h"
 #include "cli_runner.h"
 #include "model_fixtures.h"
 #include "pipette/analysis.h"
 #include "pipette/cell.h"
+#include "pipette/gguf.h"
 #include "pipette/runtimes.h"
 #include "platform/device_access.h"
 #include "platform/driver_builds.h"
@@ -306,6 +308,60 @@ TEST_F(DeviceOverSsh, TheDefaultFolderUnderTheLoginsHomeWorks) {
   auto r = RunCell(Cell(*d, TinySynthetic(), "prefill_throughput_8"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ((*r)["status"], "ok") << (*r)["failure"].dump();
+}
+
+// --model device:/PATH: a file already on the device is measured where it is: hashed there, its
+// header read from a copy of its first bytes, never copied; a missing one is one line.
+TEST_F(DeviceOverSsh, AModelAlreadyOnTheDeviceIsHashedThereAndNeverCopied) {
+  if (!HostRunsX86V3() || access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no runnable x86_64 device build (scripts/build-device.sh --target x86_64-linux)";
+  }
+  auto device = Open();
+  ASSERT_TRUE(device);
+  // The "device" is this machine through sshd: a file put in a folder of its own stands for one
+  // pushed to a phone beforehand.
+  const std::string there = WorkDir() + "/on-device-" + std::to_string(server_->port());
+  fs::create_directories(there);
+  const std::string file = there + "/pushed.gguf";
+  fs::copy_file(TinySynthetic(), file, fs::copy_options::overwrite_existing);
+  auto r = RunCell(Cell(device, "device:" + file, "decode_throughput_8_8"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const json& rec = *r;
+  ASSERT_EQ(rec["status"], "ok") << rec["failure"].dump();
+  auto sha = Sha256OfFile(TinySynthetic());
+  ASSERT_TRUE(sha.ok());
+  EXPECT_EQ(rec["model"]["sha256"], *sha);
+  EXPECT_EQ(rec["model"]["path"], "device:" + file);
+  EXPECT_EQ(rec["model"]["file_name"], "pushed.gguf");
+  EXPECT_EQ(rec["model"]["size_bytes"], fs::file_size(file));
+  EXPECT_EQ(rec["model"]["quant"], ReadGgufInfo(TinySynthetic())->quant);
+  EXPECT_FALSE(fs::exists(device->transport()->DeviceDir() + "/models/" + *sha))
+      << "the model was copied to the device";
+  // The same configuration as the host's file copied there: one config_id for one file.
+  auto copied = RunCell(Cell(device, TinySynthetic(), "decode_throughput_8_8"));
+  ASSERT_TRUE(copied.ok()) << copied.error().message;
+  EXPECT_EQ((*copied)["config_id"], rec["config_id"]);
+
+  auto missing = RunCell(Cell(device, "device:" + there + "/never-pushed.gguf", "prefill_throughput_8"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find(server_->Uri() + ": device:" + there +
+                                         "/never-pushed.gguf: no such file on the device"),
+            std::string::npos)
+      << missing.error().message;
+  EXPECT_EQ(missing.error().message.find('\n'), std::string::npos);
+  auto folder = RunCell(Cell(device, "device:" + there, "prefill_throughput_8"));
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.error().message.find("is a directory, not a model file"), std::string::npos)
+      << folder.error().message;
+  auto relative = RunCell(Cell(device, "device:pushed.gguf", "prefill_throughput_8"));
+  ASSERT_FALSE(relative.ok());
+  EXPECT_NE(relative.error().message.find("is not an absolute path"), std::string::npos);
+  // Through the CLI: exit status 2 and one line.
+  const CliResult cli = RunPipette({"--store", WorkDir() + "/device-model.db", "run", "--device",
+                                    server_->Uri(), "-m", "device:" + there + "/never-pushed.gguf",
+                                    "-b", "prefill_throughput_8", "-q"});
+  EXPECT_EQ(cli.exit.code, 2) << cli.err;
+  EXPECT_NE(cli.err.find("no such file on the device"), std::string::npos) << cli.err;
 }
 
 TEST_F(DeviceOverSsh, AnUnknownHostKeyIsNeverAcceptedSilently) {

@@ -324,6 +324,9 @@ class LlamaCppRuntime : public Runtime {
   // The model copied to the device once (by its SHA-256), then the driver started there; it
   // samples its own memory every 10 ms when asked (memory benchmarks).
   Result<std::unique_ptr<RuntimeSession>> StartOnDevice(const SessionOptions& o) {
+    if (o.model_path.starts_with(kDeviceModelPrefix)) {  // already there: opened where it is
+      return StartDriverOnDevice(o, o.model_path.substr(kDeviceModelPrefix.size()));
+    }
     std::string sha = o.model_sha256;
     if (sha.empty()) {
       auto h = Sha256OfFile(o.model_path);
@@ -333,9 +336,14 @@ class LlamaCppRuntime : public Runtime {
     const std::string name = o.model_path.substr(o.model_path.rfind('/') + 1);
     auto model = device_->transport()->Install(o.model_path, sha, "models", name, false);
     if (!model) return Error{model.error().message, "start"};
+    return StartDriverOnDevice(o, *model);
+  }
+
+  Result<std::unique_ptr<RuntimeSession>> StartDriverOnDevice(const SessionOptions& o,
+                                                              const std::string& model) {
     json extra = json::object();
     if (o.sample_memory) extra["sample_memory_ms"] = 10;
-    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, *model, o.settings,
+    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, model, o.settings,
                                o.on_started, device_->transport(), extra);
     if (!loaded) return loaded.error();
     return std::unique_ptr<RuntimeSession>(
