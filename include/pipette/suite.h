@@ -46,7 +46,9 @@ struct Suite {
   SuiteMode mode = SuiteMode::kMatrix;
   std::vector<std::string> benchmarks;  // ids: built-in, smoke shapes, or from benchmarks_dir
   std::string benchmarks_dir;           // user benchmark definitions (*.toml); empty: the default
-  std::vector<std::string> models;      // GGUF files, in file order
+  // GGUF files, in file order; "device:/PATH" (kDeviceModelPrefix) names a file already on each
+  // device, kept as written and checked there when its cells run.
+  std::vector<std::string> models;
   // kl_divergence_<ctx>: model path -> the higher-precision model it is compared with
   // ([[models]] reference = "FILE").
   std::map<std::string, std::string> references;

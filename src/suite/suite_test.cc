@@ -348,6 +348,26 @@ uri = "ssh://pi@board:2222"
   EXPECT_EQ(one[0].device_uri, "local");
 }
 
+// A model already on the devices: kept as written (checked on each device when its cells run).
+TEST_F(SuiteFile, ModelsOnTheDeviceAreKeptAsWritten) {
+  auto suite = Parse(std::string(R"(
+name = "pushed"
+benchmarks = ["prefill_throughput_256"]
+[[devices]]
+uri = "adb://R58M12345"
+[[models]]
+path = "device:/data/local/tmp/m-Q4_0.gguf"
+)") + kModels);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  EXPECT_EQ(suite->models[0], "device:/data/local/tmp/m-Q4_0.gguf");
+  auto relative = Parse(
+      "name = \"x\"\nbenchmarks = [\"prefill_throughput_256\"]\n[[models]]\npath = \"device:m.gguf\"\n");
+  ASSERT_FALSE(relative.ok());
+  EXPECT_NE(relative.error().message.find("models[1].path: device:m.gguf is not an absolute path"),
+            std::string::npos)
+      << relative.error().message;
+}
+
 TEST_F(SuiteFile, DevicesAreCheckedWhereTheyAreWritten) {
   const std::pair<const char*, const char*> bad[] = {
       {"[[devices]]\nuri = \"board\"\n", "s.toml: devices[1].uri: device 'board': not a device address"},

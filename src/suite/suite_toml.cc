@@ -83,6 +83,12 @@ std::string Absolute(const std::string& path, const std::string& base_dir) {
 Result<std::string> ModelFile(const std::string& path, const std::string& base_dir,
                               const std::string& key, const Reader& r) {
   if (path.empty()) return r.Fail(key, "is empty; give the path to a GGUF file");
+  if (path.starts_with(kDeviceModelPrefix)) {  // on each device of the suite: checked there
+    if (path.size() == kDeviceModelPrefix.size() || path[kDeviceModelPrefix.size()] != '/') {
+      return r.Fail(key, path + " is not an absolute path; give device:/full/path/on/the/device");
+    }
+    return path;
+  }
   const std::string abs = Absolute(path, base_dir);
   std::error_code ec;
   const auto status = fs::status(abs, ec);

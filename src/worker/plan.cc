@@ -8,6 +8,7 @@
 #include "pipette/doom_loop.h"
 #include "pipette/evals.h"
 #include "pipette/fleet_plan.h"
+#include "pipette/runtime.h"
 
 namespace pipette {
 namespace {
@@ -203,6 +204,11 @@ Result<std::vector<json>> JobSpecsFromSuite(const Suite& suite, const std::vecto
   // A suite lists few model files but many cells: hash each once.
   std::map<std::string, std::string> hashes;
   auto sha_of = [&](const std::string& path) -> Result<std::string> {
+    if (path.starts_with(kDeviceModelPrefix)) {
+      return MakeError(suite.path + ": " + path +
+                       " is a file on one device, but a fleet plan sends workers the model by "
+                       "its digest; give the host's file");
+    }
     if (auto it = hashes.find(path); it != hashes.end()) return it->second;
     auto h = hash_file(path);
     if (!h) return h.error();
