@@ -138,7 +138,7 @@ void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
   for (const auto& [k, v] : rows) std::cout << fmt::format("{:<14}{}\n", k, v);
 }
 
-void Probe(const ProbeArgs& args, const CLI::App& cmd, CliContext& ctx) {
+void Probe(const ProbeArgs& args, const std::string& uri, const CLI::App& cmd, CliContext& ctx) {
   if (cmd.count("--threads") && args.threads < 1) {
     ReportError(ctx, MakeError(fmt::format("--threads must be at least 1, not {}", args.threads)));
     return;
@@ -153,21 +153,34 @@ void Probe(const ProbeArgs& args, const CLI::App& cmd, CliContext& ctx) {
   options.threads = args.threads;
   options.runs = args.runs;
   options.total_bytes = static_cast<uint64_t>(args.size_mib) << 20;
-  auto plan = PlanBandwidth(options);
-  if (!plan) {
-    ReportError(ctx, plan.error().Wrap("device probe"));
-    return;
+  auto address = ParseDeviceAddress(uri);
+  if (!address) return (void)ReportError(ctx, address.error());
+  if (address->kind == TransportKind::kLocal) {
+    auto plan = PlanBandwidth(options);
+    if (!plan) {
+      ReportError(ctx, plan.error().Wrap("device probe"));
+      return;
+    }
+    std::cerr << fmt::format("measuring memory bandwidth: {} threads, 3 arrays of {}, {} {}...",
+                             plan->threads, Binary(plan->array_bytes), options.runs,
+                             options.runs == 1 ? "run" : "runs")
+              << std::endl;
   }
-  std::cerr << fmt::format("measuring memory bandwidth: {} threads, 3 arrays of {}, {} {}...",
-                           plan->threads, Binary(plan->array_bytes), options.runs,
-                           options.runs == 1 ? "run" : "runs")
-            << std::endl;
-  auto result = MeasureBandwidth(options);
+  auto device = DeviceAccess::Open(*address);
+  if (!device) return (void)ReportError(ctx, device.error(), kExitFailure);
+  auto block = (*device)->Fingerprint("");
+  if (!block) return (void)ReportError(ctx, block.error(), kExitFailure);
+  if (address->kind != TransportKind::kLocal) {
+    std::cerr << "measuring memory bandwidth on " << (*device)->Uri() << "..." << std::endl;
+  }
+  auto result = (*device)->Bandwidth(options);
   if (!result) {
-    ReportError(ctx, result.error().Wrap("device probe"), kExitFailure);
+    // A remote device's refusal of the options (no stage) is bad input; the rest are failures.
+    const bool refused = address->kind != TransportKind::kLocal && result.error().stage.empty();
+    ReportError(ctx, result.error().Wrap("device probe"), refused ? kExitBadInput : kExitFailure);
     return;
   }
-  const std::string id = DeviceFingerprint("")["id"];
+  const std::string id = (*block)["id"];
   const Status stored = StoreBandwidth(id, *result);
   const std::string path = BandwidthCachePath(id);
   if (ctx.json) {
@@ -211,12 +224,14 @@ void AddDeviceCommand(CLI::App& app, CliContext& ctx) {
   probe->add_option("--size-mib", args->size_mib,
                     "working set of the three arrays, MiB (default and minimum: 256 MiB or 12x "
                     "the last-level cache, whichever is larger)");
-  probe->callback([args, probe, &ctx] { Probe(*args, *probe, ctx); });
   auto uri = std::make_shared<std::string>("local");
-  device->add_option("--device", *uri,
-                     "which device: local, ssh://[user@]host[:port] or adb://SERIAL (read there "
-                     "by the driver's probe)")
-      ->capture_default_str();
+  for (CLI::App* cmd : {device, probe}) {
+    cmd->add_option("--device", *uri,
+                    "which device: local, ssh://[user@]host[:port] or adb://SERIAL (read and "
+                    "measured there by the driver's probe)")
+        ->capture_default_str();
+  }
+  probe->callback([args, uri, probe, &ctx] { Probe(*args, *uri, *probe, ctx); });
   device->callback([probe, uri, &ctx] {
     if (probe->parsed()) return;
     auto address = ParseDeviceAddress(*uri);

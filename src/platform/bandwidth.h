@@ -105,6 +105,8 @@ Status StoreBandwidth(const std::string& device_id, const BandwidthResult& resul
 
 // {bytes_per_s, method, threads, array_bytes, runs, sweeps, run_bytes_per_s, cpus, measured_at}.
 nlohmann::json BandwidthJson(const BandwidthResult& result);
+// The inverse (a device's probe reply); missing fields keep their defaults.
+BandwidthResult BandwidthFromJson(const nlohmann::json& j);
 
 // Sets device["memory_bandwidth_bytes_per_s"] of a block made by DeviceFingerprint() to the
 // cached bandwidth of device["id"] (bytes/s), or to null when that device was never probed. Reads

@@ -240,6 +240,18 @@ std::string DeviceModelHeadFolder() {
   return std::string(home && *home ? home : "/tmp") + "/.cache/pipette/device-models";
 }
 
+Result<BandwidthResult> DeviceAccess::Bandwidth(const BandwidthOptions& options) {
+  if (IsHost()) return MeasureBandwidth(options);
+  auto reply = Probe({{"bandwidth",
+                       {{"threads", options.threads},
+                        {"runs", options.runs},
+                        {"total_bytes", options.total_bytes}}}});
+  if (!reply) return reply.error();
+  auto measured = BandwidthFromProbe(*reply);
+  if (!measured) return MakeError(uri_ + ": " + measured.error().message);  // options refused
+  return measured;
+}
+
 std::optional<ProcMemory> DeviceAccess::Memory(int pid) {
   if (IsHost()) return ReadProcMemory(pid, proc_root_);
   auto r = Probe({{"memory_pid", pid}});

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/status.h"
+#include "platform/bandwidth.h"
 #include "platform/device.h"
 #include "platform/device_readings.h"
 #include "platform/driver_builds.h"
@@ -67,6 +68,13 @@ class DeviceAccess : public DeviceReadings {
   // Runs the probe on the device (platform/probe.h request; reply with "ok": true). Errors: the
   // transport's, or the driver's own refusal (its one line).
   Result<nlohmann::json> Probe(const nlohmann::json& request);
+
+  // Memory bandwidth measured on the device (platform/bandwidth.h): here by MeasureBandwidth
+  // (with options' roots), on a remote device by its driver's probe, there (threads, runs and
+  // total_bytes are passed; roots and pinning are the device's defaults). Takes seconds and
+  // disturbs the device: never during a cell. Errors: the options do not fit the device (its one
+  // line, no stage), the link (stage "device").
+  Result<BandwidthResult> Bandwidth(const BandwidthOptions& options);
 
   // A file already on the device (a model named `device:/PATH`): its size, its SHA-256 computed
   // there (the device's sha256sum: coreutils, busybox or Android's toybox), and a host copy of

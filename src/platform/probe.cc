@@ -1,5 +1,7 @@
 #include "platform/probe.h"
 
+#include <algorithm>
+
 namespace pipette {
 namespace {
 
@@ -56,11 +58,37 @@ json AnswerProbe(const json& request, const DeviceRoots& roots) {
                     {"total_ticks", s.total_ticks}, {"own_ticks", own}};
   }
   if (asked("energy")) reply["energy"] = EnergyToJson(ReadEnergy(roots.sys));
+  if (request.contains("bandwidth") && request["bandwidth"].is_object()) {
+    const json& b = request["bandwidth"];
+    const auto number = [&](const char* key) -> int64_t {
+      return b.contains(key) && b[key].is_number_integer() ? b[key].get<int64_t>() : 0;
+    };
+    BandwidthOptions o;
+    o.proc_root = roots.proc;
+    o.sys_root = roots.sys;
+    o.threads = static_cast<int>(number("threads"));
+    if (number("runs") != 0) o.runs = static_cast<int>(number("runs"));
+    o.total_bytes = static_cast<uint64_t>(std::max<int64_t>(0, number("total_bytes")));
+    auto measured = MeasureBandwidth(o);
+    reply["bandwidth"] = measured ? BandwidthJson(*measured) : json{{"error", measured.error().message}};
+  }
   if (request.contains("memory_pid") && request["memory_pid"].is_number_integer()) {
     const auto m = ReadProcMemory(request["memory_pid"].get<int>(), roots.proc);
     reply["memory"] = m ? ProcMemoryToJson(*m) : json(nullptr);
   }
   return reply;
+}
+
+Result<BandwidthResult> BandwidthFromProbe(const json& reply) {
+  if (!reply.is_object() || !reply.contains("bandwidth") || !reply["bandwidth"].is_object()) {
+    return MakeError("the driver there does not measure bandwidth (an older build); rebuild it "
+                     "with scripts/build-device.sh");
+  }
+  const json& b = reply["bandwidth"];
+  if (b.contains("error")) return MakeError(b.value("error", std::string("the probe failed")));
+  BandwidthResult r = BandwidthFromJson(b);
+  if (!(r.bytes_per_s > 0)) return MakeError("the device's probe gave no bandwidth");
+  return r;
 }
 
 std::vector<ThermalSample> ThermalFromProbe(const json& reply) {

@@ -10,9 +10,13 @@
 //    "throttle": true,         throttle counters
 //    "cpu_pids": [pid, ...],   a CPU time reading, with these processes' own time
 //    "memory_pid": pid,        that process's /proc/<pid>/status memory
-//    "energy": true}           RAPL counters and the battery's draw (platform/energy.h)
+//    "energy": true,           RAPL counters and the battery's draw (platform/energy.h)
+//    "bandwidth": {"threads": N, "runs": R, "total_bytes": B}}
+//                              a memory bandwidth measurement (platform/bandwidth.h; each member
+//                              optional, 0 or absent: the default). Takes seconds.
 // Reply: {"ok": true, and a member per item asked: "device", "thermal", "throttle", "cpu",
-// "memory" (null when the process is gone)}.
+// "memory" (null when the process is gone), "energy", "bandwidth" (BandwidthJson, or
+// {"error": "one line"} when the options do not fit the device)}.
 #pragma once
 
 #include <optional>
@@ -20,6 +24,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipette/status.h"
+#include "platform/bandwidth.h"
 #include "platform/cpu_load.h"
 #include "platform/device.h"
 #include "platform/energy.h"
@@ -39,6 +45,8 @@ ThrottleCounts ThrottleFromProbe(const nlohmann::json& reply);
 CpuSample CpuFromProbe(const nlohmann::json& reply);
 std::optional<ProcMemory> MemoryFromProbe(const nlohmann::json& reply);
 EnergyReading EnergyFromProbe(const nlohmann::json& reply);
+// The bandwidth measured, or the device's one-line refusal (PlanBandwidth's errors).
+Result<BandwidthResult> BandwidthFromProbe(const nlohmann::json& reply);
 
 // One ProcMemory as JSON ({"vm_hwm", "vm_rss", "vm_swap", "rss_anon", "rss_file", "rss_shmem",
 // "has_rss_split"}, bytes) and back.

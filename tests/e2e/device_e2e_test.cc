@@ -310,6 +310,43 @@ TEST_F(DeviceOverSsh, TheDefaultFolderUnderTheLoginsHomeWorks) {
   EXPECT_EQ((*r)["status"], "ok") << (*r)["failure"].dump();
 }
 
+// `device probe --device`: the bandwidth is measured on the device (its driver's probe), cached
+// under the device's id, and then recorded with every result measured there.
+TEST_F(DeviceOverSsh, BandwidthIsMeasuredOnTheDeviceAndRecordedWithItsResults) {
+  if (!HostRunsX86V3() || access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no runnable x86_64 device build (scripts/build-device.sh --target x86_64-linux)";
+  }
+  const std::string cache = WorkDir() + "/bandwidth-cache-" + std::to_string(server_->port());
+  setenv("PIPETTE_DEVICE_DRIVERS", DeviceDriverFolder().c_str(), 1);
+  setenv("PIPETTE_CACHE", cache.c_str(), 1);
+  const CliResult probe =
+      RunPipette({"device", "probe", "--device", server_->Uri(), "--runs", "2", "--json"});
+  const CliResult refused =
+      RunPipette({"device", "probe", "--device", server_->Uri(), "--runs", "2000"});
+  const CliResult run = RunPipette(
+      {"--store", cache + "/r.db", "run", "--device", server_->Uri(), "-m", TinySynthetic(), "-b",
+       "decode_throughput_8_8", "--threads", "1", "--min-reps", "3", "--max-reps", "3",
+       "--no-readiness-load", "--json", "-q"});
+  unsetenv("PIPETTE_CACHE");
+  unsetenv("PIPETTE_DEVICE_DRIVERS");
+  ASSERT_EQ(probe.exit.code, 0) << probe.err;
+  const json measured = json::parse(probe.out);
+  EXPECT_GT(measured["bytes_per_s"].get<double>(), 1e8);  // any memory moves 100 MB/s
+  EXPECT_EQ(measured["runs"], 2);
+  EXPECT_EQ(measured["method"], "stream-triad/1");
+  EXPECT_EQ(measured["cache_path"], cache + "/bandwidth-" + measured["device_id"].get<std::string>() + ".json");
+  EXPECT_NE(probe.err.find("measuring memory bandwidth on " + server_->Uri()), std::string::npos);
+  EXPECT_EQ(refused.exit.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find(server_->Uri() + ": runs must be between 1 and 1000, not 2000"),
+            std::string::npos)
+      << refused.err;
+  ASSERT_EQ(run.exit.code, 0) << run.err;
+  const json rec = json::parse(run.out);
+  EXPECT_EQ(rec["device"]["id"], measured["device_id"]);
+  EXPECT_DOUBLE_EQ(rec["device"]["memory_bandwidth_bytes_per_s"].get<double>(),
+                   measured["bytes_per_s"].get<double>());
+}
+
 // --model device:/PATH: a file already on the device is measured where it is: hashed there, its
 // header read from a copy of its first bytes, never copied; a missing one is one line.
 TEST_F(DeviceOverSsh, AModelAlreadyOnTheDeviceIsHashedThereAndNeverCopied) {
