@@ -14,6 +14,7 @@
 #include "platform/bandwidth.h"
 #include "platform/device.h"
 #include "platform/device_access.h"
+#include "platform/device_names.h"
 
 namespace pipette::cli {
 namespace {
@@ -132,6 +133,9 @@ void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
                                      GbPerS(bw->bytes_per_s), bw->threads, bw->measured_at)
                        : "not measured; run `pipette device probe`"},
   };
+  std::cout << fmt::format("{:<14}{}\n", "name",
+                           block.contains("name") ? block["name"].get<std::string>()
+                                                  : "none (pipette device --name NAME gives one)");
   if (block.contains("uri") && block["uri"] != "local") {
     std::cout << fmt::format("{:<14}{}\n", "device", block["uri"].get<std::string>());
   }
@@ -232,16 +236,30 @@ void AddDeviceCommand(CLI::App& app, CliContext& ctx) {
         ->capture_default_str();
   }
   probe->callback([args, uri, probe, &ctx] { Probe(*args, *uri, *probe, ctx); });
-  device->callback([probe, uri, &ctx] {
+  auto name = std::make_shared<std::string>();
+  CLI::Option* name_option =
+      device->add_option("--name", *name,
+                         "give the device its one name, e.g. pixel-8 (kept on this host; shown "
+                         "for it by every command and recorded with its results)");
+  device->callback([probe, uri, name, name_option, &ctx] {
     if (probe->parsed()) return;
     auto address = ParseDeviceAddress(*uri);
     if (!address) return (void)ReportError(ctx, address.error());
+    if (name_option->count() > 0) {
+      if (auto s = CheckDeviceName(*name); !s) return (void)ReportError(ctx, s.error().Wrap("--name"));
+    }
     auto access = DeviceAccess::Open(*address);
     if (!access) return (void)ReportError(ctx, access.error(), kExitFailure);
     auto info = (*access)->Info();
     if (!info) return (void)ReportError(ctx, info.error(), kExitFailure);
     auto block = (*access)->Fingerprint("");
     if (!block) return (void)ReportError(ctx, block.error(), kExitFailure);
+    if (name_option->count() > 0) {
+      if (auto s = NameDevice((*block)["id"], *name); !s) {
+        return (void)ReportError(ctx, s.error().Wrap("--name"));
+      }
+    }
+    if (auto known = DeviceNameOf((*block)["id"])) (*block)["name"] = *known;
     PrintDevice(*info, *block, ctx);
   });
 }

@@ -11,6 +11,7 @@
 #include "cli/store_reading.h"
 #include "platform/device.h"
 #include "platform/device_access.h"
+#include "platform/device_names.h"
 
 namespace pipette::cli {
 namespace {
@@ -56,6 +57,13 @@ int Register(const RegisterArgs& a, CliContext& ctx) {
     auto block = (*device)->Fingerprint(a.label);
     if (!block) return ReportError(ctx, block.error(), kExitFailure);
     profile = std::move(*block);
+  }
+  // The name people call the device by, here as on the server (one name per device).
+  if (!a.label.empty()) {
+    if (auto named = NameDevice(profile.value("id", ""), a.label); !named) {
+      return ReportError(ctx, named.error().Wrap("--label"));
+    }
+    profile["name"] = a.label;
   }
   const FleetResult r = client.Register(a.label, a.labels, profile, a.preauth);
   if (!r.ok()) return ReportError(ctx, MakeError(r.error().message), ExitFor(r.error()));
@@ -169,7 +177,9 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
   r->add_option("--preauth", reg->preauth,
                 "a pre-authorization key (pipette serve keys create): approved at once; "
                 "without one the device waits for an operator's approval");
-  r->add_option("--label", reg->label, "a name for people, e.g. pixel-8");
+  r->add_option("--label", reg->label,
+                "the device's name, e.g. pixel-8: shown for it on the server and by this host's "
+                "commands (as `pipette device --name` gives it)");
   r->add_option("--device", reg->device,
                 "the device this identity stands for (its fingerprint is read there): local, "
                 "ssh://... or adb://..., as the worker's --device")

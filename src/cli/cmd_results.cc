@@ -25,6 +25,7 @@
 #include "pipette/gguf.h"
 #include "pipette/record.h"
 #include "pipette/store.h"
+#include "platform/device_names.h"
 #include "platform/output_path.h"
 
 namespace pipette::cli {
@@ -145,15 +146,17 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     return kExitOk;
   }
   // A RUNTIME column where the rows come from more than one runtime; a DEVICE column where they
-  // come from more than one device, each named by its id's first 8 characters and, when its
-  // programs ran under an emulator, "(emulated)": its speeds are not the hardware's.
+  // come from more than one device, each shown by its one name (DeviceShownAs: the name given on
+  // this host, else its id's first 8 characters; never a run's tag) and, when its programs ran
+  // under an emulator, "(emulated)": its speeds are not the hardware's.
   std::set<std::string> runtimes;
   std::map<std::string, std::string> devices;  // device_id -> as shown
+  const std::map<std::string, std::string> names = ReadDeviceNames();
   bool emulated = false;
   for (const ResultRow& r : rows) {
     runtimes.insert(r.runtime);
     if (devices.count(r.device_id)) continue;
-    std::string shown = r.device_id.substr(0, 8);
+    std::string shown = DeviceShownAs(r.device_id, names);
     auto record = store->Get(r.result_id);
     if (record.ok() && record->has_value() &&
         (**record).value("device", json::object()).value("emulated", false)) {
@@ -228,8 +231,10 @@ void PrintSummary(const json& r, std::ostream& out) {
     }
   }
   head.push_back({"runtime", runtime});
-  const std::string label = TextAt(r, "/device/label");
-  head.push_back({"device", TextAt(r, "/device/id") + (label.empty() ? "" : " (" + label + ")")});
+  const std::string id = TextAt(r, "/device/id");
+  const auto name = DeviceNameOf(id);
+  head.push_back({"device", name ? *name + " (" + id + ")" : id});
+  if (const std::string tag = TextAt(r, "/device/label"); !tag.empty()) head.push_back({"tag", tag});
   head.push_back({"time", TextAt(r, "/started_at") + " .. " + TextAt(r, "/finished_at")});
   if (r.contains("harness") && TextAt(r, "/benchmark/type") != "eval") {
     head.push_back(

@@ -20,30 +20,30 @@ std::string Config::Name() const {
   if (!quant.empty() && lower_file.find(lower_quant) == std::string::npos) out += " " + quant;
   if (!runtime.empty()) out += " " + runtime;
   if (threads > 0) out += " t=" + std::to_string(threads);
-  out += " @" + (label.empty() ? device_id.substr(0, 8) : label);
+  out += " @" + (device_name.empty() ? device_id.substr(0, 8) : device_name);
   return out;
 }
 
-Config ConfigOf(const ResultRow& row) {
+Config ConfigOf(const ResultRow& row, const DeviceNames& names) {
   Config c;
   c.model_file = row.model_file;
   c.model_sha256 = row.model_sha256;
   c.quant = row.quant;
   c.runtime = row.runtime;
   c.device_id = row.device_id;
-  c.label = row.label;
+  c.device_name = names.Of(row.device_id);
   c.threads = row.threads;
   return c;
 }
 
-Config ConfigOf(const nlohmann::json& record) {
+Config ConfigOf(const nlohmann::json& record, const DeviceNames& names) {
   Config c;
   c.model_file = record::StringAt(record, "/model/file_name");
   c.model_sha256 = record::StringAt(record, "/model/sha256");
   c.quant = record::StringAt(record, "/model/quant");
   c.runtime = record::StringAt(record, "/runtime/name");
   c.device_id = record::StringAt(record, "/device/id");
-  c.label = record::StringAt(record, "/device/label");
+  c.device_name = names.Of(c.device_id);
   if (const auto t = record::NumberAt(record, "/runtime/settings/threads")) {
     c.threads = static_cast<int>(*t);
   }

@@ -6,22 +6,24 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "dashboard/device_names.h"
 #include "pipette/store.h"
 
 namespace pipette::dashboard {
 
 struct Config {
-  std::string model_file, model_sha256, quant, runtime, device_id, label;
+  std::string model_file, model_sha256, quant, runtime, device_id;
+  std::string device_name;  // DeviceNames::Of(device_id)
   int threads = 0;
 
   // Identity (model sha256, quant, runtime, threads, device id) as one string.
   std::string Key() const;
-  // For people: "stories260K-Q8_0.gguf Q8_0 llamacpp t=2 @stories260k".
+  // For people: "stories260K-Q8_0.gguf Q8_0 llamacpp t=2 @pixel-8".
   std::string Name() const;
 };
 
-Config ConfigOf(const ResultRow& row);
-Config ConfigOf(const nlohmann::json& record);
+Config ConfigOf(const ResultRow& row, const DeviceNames& names);
+Config ConfigOf(const nlohmann::json& record, const DeviceNames& names);
 
 // "prefill_throughput_512" -> 512, "decode_throughput_256_100" -> 256 (P) and 100 (D); 0 when the
 // id is not of that family.

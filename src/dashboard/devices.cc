@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
+#include "dashboard/device_names.h"
 #include "dashboard/family.h"
 #include "dashboard/html.h"
 #include "dashboard/layout.h"
@@ -22,7 +24,8 @@ constexpr size_t kMaxDevices = 100;
 constexpr int kDeviceResults = 50;
 
 struct Device {
-  std::string id, label;
+  std::string id;
+  std::set<std::string> tags;  // run tags (device.label) among the rows read
   int results = 0;            // among the rows read
   std::string newest_result;  // result_id
   std::string last_seen;      // started_at of the newest
@@ -61,6 +64,7 @@ DashboardResponse DevicesPage(FleetStore& store, const Query& query) {
   if (!page.ok()) return StoreError(page.error());
   auto clients = store.ListClients();
   if (!clients.ok()) return StoreError(clients.error());
+  const DeviceNames names(*clients);
 
   std::map<std::string, Device> devices;
   std::vector<std::string> order;  // newest first
@@ -68,9 +72,9 @@ DashboardResponse DevicesPage(FleetStore& store, const Query& query) {
     const ResultRow& r = fr.row;
     if (r.device_id.empty()) continue;
     Device& d = devices[r.device_id];
+    if (!r.label.empty()) d.tags.insert(r.label);
     if (d.id.empty()) {
       d.id = r.device_id;
-      d.label = r.label;
       d.newest_result = r.result_id;
       d.last_seen = r.started_at;
       order.push_back(r.device_id);
@@ -84,7 +88,6 @@ DashboardResponse DevicesPage(FleetStore& store, const Query& query) {
       Device& d = devices[id];
       if (d.id.empty()) {
         d.id = id;
-        d.label = record::StringAt(c.profile, "/label");
         d.fingerprint = c.profile;
         order.push_back(id);
       }
@@ -102,7 +105,7 @@ DashboardResponse DevicesPage(FleetStore& store, const Query& query) {
     return PageResponse(Layout("Devices", "devices", body));
   }
   std::string t =
-      "<thead><tr><th>Device</th><th>Label</th><th>Fingerprint</th><th class=\"num\">"
+      "<thead><tr><th>Device</th><th>Id</th><th>Run tags</th><th>Fingerprint</th><th class=\"num\">"
       "Results</th><th>Last result (UTC)</th><th>Clients</th></tr></thead><tbody>\n";
   for (const std::string& id : order) {
     Device& d = devices[id];
@@ -115,9 +118,12 @@ DashboardResponse DevicesPage(FleetStore& store, const Query& query) {
     for (const FleetClient* c : d.clients) {
       cl += (cl.empty() ? "" : ", ") + Esc(c->label.empty() ? Prefix(c->client_id, 11) : c->label);
     }
-    t += "<tr class=\"device\" data-device=\"" + Esc(id) +
-         "\"><td><a class=\"mono\" href=\"/devices/" + Esc(UrlEncode(id)) + "\">" +
-         Esc(Prefix(id, 12)) + "</a></td><td>" + Esc(d.label) + "</td><td class=\"wrap\">" +
+    std::string tags;
+    for (const std::string& tag : d.tags) tags += (tags.empty() ? "" : ", ") + Esc(tag);
+    t += "<tr class=\"device\" data-device=\"" + Esc(id) + "\"><td><a href=\"/devices/" +
+         Esc(UrlEncode(id)) + "\">" + Esc(names.Of(id)) + "</a></td><td class=\"mono\">" +
+         Esc(Prefix(id, 12)) + "</td><td>" + (tags.empty() ? "-" : tags) +
+         "</td><td class=\"wrap\">" +
          Esc(Summary(d.fingerprint)) + "</td><td class=\"num\">" + std::to_string(d.results) +
          "</td><td>" + Esc(RecordTime(d.last_seen)) + "</td><td>" + (cl.empty() ? "-" : cl) +
          "</td></tr>\n";
@@ -133,6 +139,7 @@ DashboardResponse DevicePage(FleetStore& store, const std::string& device_id) {
   if (!page.ok()) return StoreError(page.error());
   auto clients = store.ListClients();
   if (!clients.ok()) return StoreError(clients.error());
+  const DeviceNames names(*clients);
   std::vector<const FleetClient*> mine;
   for (const FleetClient& c : *clients) {
     if (record::StringAt(c.profile, "/id") == device_id) mine.push_back(&c);
@@ -158,7 +165,6 @@ DashboardResponse DevicePage(FleetStore& store, const std::string& device_id) {
     fingerprint = mine.front()->profile;
     source = "the registration profile of client " + mine.front()->client_id;
   }
-  const std::string label = record::StringAt(fingerprint, "/label");
   std::string body = "<p class=\"meta\"><span class=\"mono\">" + Esc(device_id) +
                      "</span>: " + Esc(Summary(fingerprint)) + "</p>\n";
   body += "<p><a href=\"" + Esc("/" + QueryString({{"device", device_id}})) +
@@ -191,7 +197,7 @@ DashboardResponse DevicePage(FleetStore& store, const std::string& device_id) {
   }
   body += ScrollTable(t + "</tbody>");
   return PageResponse(
-      Layout("Device " + (label.empty() ? Prefix(device_id, 12) : label), "devices", body));
+      Layout("Device " + names.Of(device_id), "devices", body));
 }
 
 }  // namespace pipette::dashboard

@@ -33,13 +33,14 @@ std::string DefaultOrder(const std::string& sort, const std::string& unit) {
 
 // Sorts by the column; entries without a value go last whatever the order; ties keep the page
 // order (newest first).
-void SortEntries(std::vector<Entry>& entries, const std::string& sort, bool desc) {
-  const auto text = [&sort](const Entry& e) -> std::string {
+void SortEntries(std::vector<Entry>& entries, const std::string& sort, bool desc,
+                 const DeviceNames& names) {
+  const auto text = [&sort, &names](const Entry& e) -> std::string {
     const ResultRow& r = e.row->row;
     if (sort == "model") return r.model_file;
     if (sort == "quant") return r.quant;
     if (sort == "runtime") return r.runtime;
-    if (sort == "device") return r.label.empty() ? r.device_id : r.label;
+    if (sort == "device") return names.Of(r.device_id);
     return r.started_at;
   };
   const auto number = [&sort](const Entry& e) -> std::optional<double> {
@@ -85,6 +86,8 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
     }
     return StoreError(page.error());
   }
+  auto names = DeviceNames::Load(store);
+  if (!names.ok()) return StoreError(names.error());
 
   // What every link on the page keeps.
   const Params filter_params = filters->ToParams();
@@ -99,7 +102,7 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
   std::map<std::string, std::vector<Entry>> boards;
   std::map<std::string, std::map<std::string, size_t>> index;
   for (const FleetResultRow& row : page->rows) {
-    Config config = ConfigOf(row.row);
+    Config config = ConfigOf(row.row, *names);
     const std::string key = config.Key();
     auto& board = boards[row.row.benchmark_id];
     auto& at = index[row.row.benchmark_id];
@@ -145,7 +148,7 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
       }
     }
     const std::string ord = order->empty() ? DefaultOrder(*sort, unit) : *order;
-    SortEntries(board, *sort, ord == "desc");
+    SortEntries(board, *sort, ord == "desc", *names);
 
     Params only_this = filter_params;
     std::erase_if(only_this, [](const auto& p) { return p.first == "benchmark"; });
@@ -215,8 +218,8 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
       t += "<td>" + Esc(r.runtime) + "</td>";
       t += "<td class=\"num\">" + (r.threads > 0 ? std::to_string(r.threads) : "-") + "</td>";
       t += "<td><a href=\"/devices/" + Esc(UrlEncode(r.device_id)) + "\">" +
-           Esc(r.label.empty() ? Prefix(r.device_id, 12) : r.label + " " + Prefix(r.device_id, 8)) +
-           "</a>" +
+           Esc(names->Of(r.device_id)) + "</a>" +
+           (r.label.empty() ? "" : " <span class=\"tag\" title=\"run tag\">" + Esc(r.label) + "</span>") +
            (e.row->profile_mismatch
                 ? " <span class=\"mismatch\" title=\"differs from the submitting "
                   "client's registered device\">(profile mismatch)</span>"

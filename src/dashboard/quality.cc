@@ -38,14 +38,14 @@ struct Quality {
 };
 
 // The quality of one record on its benchmark; nullopt when it has none.
-std::optional<Quality> QualityOf(const nlohmann::json& r) {
+std::optional<Quality> QualityOf(const nlohmann::json& r, const DeviceNames& names) {
   if (!record::IsOk(r)) return std::nullopt;
   const std::string id = record::BenchmarkId(r);
   const std::string metric = id.rfind("eval_", 0) == 0 ? "accuracy" : "top1_agreement";
   const auto median = record::MetricValue(r, metric, "median");
   if (!median) return std::nullopt;
   Quality q;
-  q.config = ConfigOf(r);
+  q.config = ConfigOf(r, names);
   q.result_id = record::StringAt(r, "/result_id");
   q.value = *median * 100;
   if (const auto lo = record::MetricValue(r, metric, "ci95_low")) q.low = *lo * 100;
@@ -81,6 +81,8 @@ std::string Options(const std::map<std::string, std::set<std::string>>& counts) 
 DashboardResponse QualityPage(FleetStore& store, const Query& query) {
   auto filters = ParseFilters(query);
   if (!filters.ok()) return BadRequest(filters.error().message);
+  auto names = DeviceNames::Load(store);
+  if (!names.ok()) return StoreError(names.error());
 
   // Quality records.
   std::vector<std::string> seeds = CatalogIds("eval");
@@ -104,7 +106,7 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
   std::map<std::string, std::map<std::string, Quality>> by_benchmark;
   std::map<std::string, std::set<std::string>> quality_configs;
   for (const nlohmann::json& r : records) {
-    auto q = QualityOf(r);
+    auto q = QualityOf(r, *names);
     if (!q) continue;
     const std::string id = record::BenchmarkId(r);
     const std::string key = q->config.Key();
@@ -130,7 +132,7 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
   std::map<std::string, std::set<std::string>> speed_configs;  // decode id -> quality configs
   for (const FleetResultRow& fr : *rows) {
     if (fr.row.status != "ok" || !fr.row.headline) continue;
-    const std::string key = ConfigOf(fr.row).Key();
+    const std::string key = ConfigOf(fr.row, *names).Key();
     if (qualities.count(key)) speed_configs[fr.row.benchmark_id].insert(key);
   }
   std::string speed_id = Param(query, "speed");
@@ -151,7 +153,7 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
   std::map<std::string, const ResultRow*> speed;  // configuration key -> newest row
   for (const FleetResultRow& fr : *rows) {
     if (fr.row.benchmark_id == speed_id && fr.row.status == "ok" && fr.row.headline) {
-      speed.emplace(ConfigOf(fr.row).Key(), &fr.row);
+      speed.emplace(ConfigOf(fr.row, *names).Key(), &fr.row);
     }
   }
 

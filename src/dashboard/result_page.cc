@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "dashboard/device_names.h"
 #include "dashboard/html.h"
 #include "dashboard/layout.h"
 #include "dashboard/pages.h"
@@ -197,8 +198,13 @@ DashboardResponse OneResultPage(FleetStore& store, const std::string& result_id)
      Esc(record::StringAt(r, "/model/file_name")) + " " + Esc(record::StringAt(r, "/model/quant")));
   kv("runtime",
      Esc(record::StringAt(r, "/runtime/name") + " " + record::StringAt(r, "/runtime/version")));
-  kv("device", "<a href=\"/devices/" + Esc(UrlEncode(device)) + "\">" +
-                   Esc(record::StringAt(r, "/device/label") + " " + Prefix(device, 12)) + "</a>");
+  auto names = DeviceNames::Load(store);
+  if (!names.ok()) return StoreError(names.error());
+  kv("device", "<a href=\"/devices/" + Esc(UrlEncode(device)) + "\">" + Esc(names->Of(device)) +
+                   "</a> <span class=\"mono\">" + Esc(Prefix(device, 12)) + "</span>");
+  if (const std::string tag = record::StringAt(r, "/device/label"); !tag.empty()) {
+    kv("run tag", Esc(tag));
+  }
   kv("started", Esc(RecordTime(record::StringAt(r, "/started_at"))) + " UTC");
   kv("config_id", "<span class=\"mono\">" + Esc(record::ConfigId(r)) + "</span>");
   if (const auto reached = record::ValueAt(r, "/harness/ci_reached"); reached.is_boolean()) {

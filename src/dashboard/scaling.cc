@@ -31,7 +31,8 @@ struct Curve {
 };
 
 // Curves of one family: configuration (and D for decode) -> points.
-std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode, size_t* omitted) {
+std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode,
+                          const DeviceNames& names, size_t* omitted) {
   std::map<std::string, Curve> curves;
   std::set<int> ds;
   for (const FleetResultRow& fr : rows) {
@@ -40,7 +41,7 @@ std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode, 
     const Shape s = decode ? DecodeShape(r.benchmark_id) : PrefillShape(r.benchmark_id);
     if (s.prefill <= 0) continue;
     ds.insert(s.decode);
-    const Config c = ConfigOf(r);
+    const Config c = ConfigOf(r, names);
     const std::string key = c.Key() + (decode ? "|D" + std::to_string(s.decode) : "");
     Curve& curve = curves[key];
     if (curve.key.empty()) {
@@ -62,9 +63,10 @@ std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode, 
 }
 
 std::string Section(const std::string& id, const std::string& title, const std::string& metric,
-                    const std::vector<FleetResultRow>& rows, bool decode) {
+                    const std::vector<FleetResultRow>& rows, bool decode,
+                    const DeviceNames& names) {
   size_t omitted = 0;
-  const std::vector<Curve> curves = Curves(rows, decode, &omitted);
+  const std::vector<Curve> curves = Curves(rows, decode, names, &omitted);
   std::string out = "<section id=\"" + id + "\"><h2>" + Esc(title) + "</h2>\n";
   if (curves.empty()) {
     return out + "<p class=\"empty\">No " + Esc(metric) + " results match these filters (" +
@@ -140,6 +142,8 @@ DashboardResponse ScalingPage(FleetStore& store, const Query& query) {
   int64_t total = 0;
   auto rows = FamilyRows(store, *filters, *ids, *max_rows, &total);
   if (!rows.ok()) return StoreError(rows.error());
+  auto names = DeviceNames::Load(store);
+  if (!names.ok()) return StoreError(names.error());
 
   std::string body = FilterForm("/scaling", *filters, {},
                                 {"model", "quant", "runtime", "device", "label", "since"});
@@ -147,9 +151,10 @@ DashboardResponse ScalingPage(FleetStore& store, const Query& query) {
       "<p class=\"meta\">From the newest {} of {} matching prefill and decode results.</p>\n",
       rows->size(), total);
   body += Section("prefill", "Prefill throughput vs context length", "prefill_throughput", *rows,
-                  false);
+                  false, *names);
   body +=
-      Section("decode", "Decode throughput vs context length", "decode_throughput", *rows, true);
+      Section("decode", "Decode throughput vs context length", "decode_throughput", *rows, true,
+              *names);
   return PageResponse(Layout("Context scaling", "scaling", body));
 }
 

@@ -17,6 +17,7 @@
 #include "platform/cpu_affinity.h"
 #include "platform/device.h"
 #include "platform/device_access.h"
+#include "platform/device_names.h"
 #include "platform/output_path.h"
 
 namespace pipette {
@@ -190,6 +191,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   } else {
     device_block = DeviceFingerprint(spec.label);
   }
+  if (auto name = DeviceNameOf(device_block.value("id", "")); name) device_block["name"] = *name;
   auto settings = runtime.ResolveSettings(spec.settings, {b, need, physical_cores, device_cpus});
   if (!settings) return settings.error();
   auto info = ReadModelHeader(spec.model_path, spec.device.get());

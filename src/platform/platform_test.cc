@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "platform/cpu_affinity.h"
+#include "platform/device_names.h"
 #include "platform/output_path.h"
 #include "platform/proc_memory.h"
 #include "platform/process.h"
@@ -196,6 +200,70 @@ TEST(OutputPath, RefusesTheStoreAndItsSqliteSideFiles) {
   EXPECT_TRUE(CheckOutputPath(dir + "/results.db-wal.html", {}, store).ok());
   EXPECT_TRUE(CheckOutputPath(dir + "/report.html", {}, store).ok());
   EXPECT_TRUE(CheckOutputPath(dir + "/other.db-wal", {}, store).ok());
+}
+
+}  // namespace
+}  // namespace pipette
+
+namespace pipette {
+namespace {
+
+// A device names file of its own for each test.
+class DeviceNames : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("pipette-names-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    const char* before = getenv("PIPETTE_CONFIG");
+    if (before != nullptr) saved_ = before;
+    setenv("PIPETTE_CONFIG", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    if (saved_) setenv("PIPETTE_CONFIG", saved_->c_str(), 1);
+    else unsetenv("PIPETTE_CONFIG");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+  std::optional<std::string> saved_;
+};
+
+TEST_F(DeviceNames, OneNameForOneDeviceKeptOnTheHost) {
+  const std::string phone(64, 'a'), board(64, 'b');
+  EXPECT_EQ(DeviceShownAs(phone, ReadDeviceNames()), "aaaaaaaa");  // unnamed: its id's start
+  ASSERT_TRUE(NameDevice(phone, "pixel-8").ok());
+  ASSERT_TRUE(NameDevice(board, "pi 5 lab").ok());
+  EXPECT_EQ(DeviceNamesPath(), (dir_ / "device-names.json").string());
+  EXPECT_EQ(DeviceNameOf(phone), "pixel-8");
+  EXPECT_EQ(DeviceShownAs(board, ReadDeviceNames()), "pi 5 lab");
+  // Renaming keeps one name per device; a name taken by another device is refused.
+  ASSERT_TRUE(NameDevice(phone, "pixel-8a").ok());
+  EXPECT_EQ(ReadDeviceNames().size(), 2u);
+  const Status taken = NameDevice(board, "pixel-8a");
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.error().message,
+            "device name 'pixel-8a' is taken by device aaaaaaaaaaaa; one name names one device: "
+            "choose another");
+  EXPECT_EQ(DeviceNameOf(board), "pi 5 lab");
+}
+
+TEST_F(DeviceNames, NamesPeopleCannotTypeOrReadAreRefusedAndABrokenFileIsNeverOverwritten) {
+  for (const std::string& bad : std::vector<std::string>{"", " lead", "trail ", "<b>x</b>", "tab\there",
+                                                       std::string(65, 'x')}) {
+    const Status s = CheckDeviceName(bad);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.error().message.find("give 1 to 64 letters"), std::string::npos) << s.error().message;
+    EXPECT_EQ(s.error().message.find('\n'), std::string::npos);
+  }
+  std::filesystem::create_directories(dir_);
+  std::ofstream(dir_ / "device-names.json") << "{not json";
+  EXPECT_TRUE(ReadDeviceNames().empty());
+  const Status s = NameDevice(std::string(64, 'c'), "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("is not a device names file"), std::string::npos);
+  std::ifstream in(dir_ / "device-names.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{not json");
 }
 
 }  // namespace

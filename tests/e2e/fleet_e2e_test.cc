@@ -206,12 +206,14 @@ class FleetTest : public ::testing::TestWithParam<std::string> {
   }
 
   // A suite of stories260K cells: the benchmarks given, tiny repetitions, readiness waived.
-  std::string Suite(const std::string& name, const std::vector<std::string>& benchmarks, int reps) {
+  // `tag`: the suite's label, a run tag ("" for none).
+  std::string Suite(const std::string& name, const std::vector<std::string>& benchmarks, int reps,
+                    const std::string& tag = "") {
     std::string list;
     for (const auto& b : benchmarks) list += (list.empty() ? "\"" : ", \"") + b + "\"";
     const std::string path = dir_ + "/" + name + ".toml";
     std::ofstream(path) << "name = \"" << name << "\"\nmode = \"matrix\"\nbenchmarks = [" << list
-                        << "]\n[[models]]\npath = \"models/stories260K-Q8_0.gguf\"\n"
+                        << "]\n" << (tag.empty() ? "" : "label = \"" + tag + "\"\n") << "[[models]]\npath = \"models/stories260K-Q8_0.gguf\"\n"
                         << "[[runtimes]]\nname = \"llamacpp\"\nsettings = { threads = 1 }\n"
                         << "[harness]\nwarmup_runs = 0\nmin_reps = " << reps
                         << "\nmax_reps = " << reps << "\nspin_up_ms = 0\n"
@@ -628,7 +630,8 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
   StartWorker("a", "A");
   StartWorker("board", "BOARD", {}, {"--device", sshd->Uri(), "--driver", driver});
   const std::string on_host = SubmitPlan(Suite("host", {"prefill_throughput_8"}, 2), "A");
-  const std::string on_board = SubmitPlan(Suite("board", {"prefill_throughput_8", "decode_throughput_8_8"}, 2), "BOARD");
+  const std::string on_board = SubmitPlan(
+      Suite("board", {"prefill_throughput_8", "decode_throughput_8_8"}, 2, "edge-plan"), "BOARD");
   ASSERT_TRUE(WaitFor([&] { return PlanDone(on_host, 1) && PlanDone(on_board, 2); }, 240))
       << PlanStatus(on_board).dump() << Dump("board");
   ASSERT_TRUE(WaitFor([&] { return ResultsInDb() == 3; }, 60)) << Dump("board");
@@ -650,6 +653,8 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
       board_device = d["id"];
       EXPECT_EQ(d["os"]["arch"], "aarch64");
       EXPECT_EQ(d["emulated"], true);
+      EXPECT_EQ(d["name"], "board-1");   // the name it registered with: one name per device
+      EXPECT_EQ(d["label"], "edge-plan");  // the plan's run tag, a field of its own
       EXPECT_EQ((**rec)["status"], "ok") << (**rec)["failure"].dump();
     }
   }
@@ -676,7 +681,18 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
   ASSERT_NE(row, std::string::npos);
   const std::string board_row = dom->out.substr(row, dom->out.find("</tr>", row) - row);
   EXPECT_NE(board_row.find("emulated (not the hardware"), std::string::npos) << board_row;
-  EXPECT_NE(board_row.find("board-1"), std::string::npos) << board_row;
+  // One name for the device: the one it registered with, never the plan's run tag, which has a
+  // column of its own; the leaderboard and `serve clients list` say the same.
+  EXPECT_NE(board_row.find(">board-1</a>"), std::string::npos) << board_row;
+  EXPECT_NE(board_row.find("<td>edge-plan</td>"), std::string::npos) << board_row;
+  std::vector<std::string> board = common;
+  board.insert(board.end(), {"--dump-dom", url_ + "/?device=" + board_device});
+  auto leaderboard = RunCommand(board, std::chrono::seconds(60));
+  ASSERT_TRUE(leaderboard.ok());
+  EXPECT_NE(leaderboard->out.find(">board-1</a>"), std::string::npos) << leaderboard->out;
+  EXPECT_EQ(leaderboard->out.find(">edge-plan</a>"), std::string::npos);
+  const CliResult clients = RunPipette({"serve", "clients", "list", "--db", db_});
+  EXPECT_NE(clients.out.find("board-1"), std::string::npos) << clients.out;
   std::vector<std::string> shot = common;
   shot.insert(shot.end(), {"--screenshot=" + png, url_ + "/devices"});
   auto taken = RunCommand(shot, std::chrono::seconds(60));

@@ -1,0 +1,123 @@
+#include "platform/device_names.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kSchema = "pipette.device-names/1";
+
+Result<std::map<std::string, std::string>> Read(bool strict) {
+  std::map<std::string, std::string> out;
+  const std::string path = DeviceNamesPath();
+  std::ifstream in(path);
+  if (!in) return out;
+  const json j = json::parse(in, nullptr, false);
+  if (!j.is_object() || j.value("schema", "") != kSchema || !j.contains("names") ||
+      !j["names"].is_object()) {
+    if (strict) {
+      return MakeError(path + " is not a device names file (" + kSchema +
+                       "); move it away and name the devices again");
+    }
+    return out;
+  }
+  for (const auto& [id, name] : j["names"].items()) {
+    if (name.is_string()) out[id] = name.get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DeviceNamesPath() {
+  if (const char* c = std::getenv("PIPETTE_CONFIG"); c && *c) {
+    return std::string(c) + "/device-names.json";
+  }
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x == '/') {
+    return std::string(x) + "/pipette/device-names.json";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.config/pipette/device-names.json";
+}
+
+std::map<std::string, std::string> ReadDeviceNames() {
+  auto names = Read(false);
+  return names ? *names : std::map<std::string, std::string>{};
+}
+
+std::optional<std::string> DeviceNameOf(const std::string& device_id) {
+  const auto names = ReadDeviceNames();
+  const auto it = names.find(device_id);
+  if (it == names.end()) return std::nullopt;
+  return it->second;
+}
+
+Status CheckDeviceName(const std::string& name) {
+  const auto refuse = [&](const std::string& why) {
+    return MakeError("device name '" + name + "' " + why +
+                     "; give 1 to 64 letters, digits, '.', '_', '-' or inner spaces, e.g. pixel-8");
+  };
+  if (name.empty() || name.size() > 64) return refuse("has " + std::to_string(name.size()) + " characters");
+  if (name.front() == ' ' || name.back() == ' ') return refuse("starts or ends with a space");
+  for (unsigned char c : name) {
+    if (!std::isalnum(c) && c != '.' && c != '_' && c != '-' && c != ' ') {
+      return refuse("has a character that is not allowed");
+    }
+  }
+  return Status::Ok();
+}
+
+Status NameDevice(const std::string& device_id, const std::string& name) {
+  if (auto s = CheckDeviceName(name); !s) return s;
+  if (device_id.empty()) return MakeError("cannot name a device without an id");
+  auto names = Read(true);
+  if (!names) return names.error();
+  for (const auto& [id, other] : *names) {
+    if (other == name && id != device_id) {
+      return MakeError("device name '" + name + "' is taken by device " + id.substr(0, 12) +
+                       "; one name names one device: choose another");
+    }
+  }
+  (*names)[device_id] = name;
+  json j = {{"schema", kSchema}, {"names", json::object()}};
+  for (const auto& [id, n] : *names) j["names"][id] = n;
+  const std::string path = DeviceNamesPath();
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec) return MakeError("cannot create " + fs::path(path).parent_path().string() + " (" + ec.message() + ")");
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    out.close();
+    if (!out) {
+      fs::remove(tmp, ec);
+      return MakeError("cannot write " + tmp + " (disk full or read-only?)");
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    return MakeError("cannot replace " + path + ": " + why);
+  }
+  return Status::Ok();
+}
+
+std::string DeviceShownAs(const std::string& device_id,
+                          const std::map<std::string, std::string>& names) {
+  const auto it = names.find(device_id);
+  return it != names.end() ? it->second : device_id.substr(0, 8);
+}
+
+}  // namespace pipette
