@@ -795,6 +795,19 @@ TEST(GroupFilter, ParsesAndMatches) {
   EXPECT_FALSE(analysis::Matches(*m, Record(kQ8, "prefill_throughput_16", {})));
   EXPECT_TRUE(analysis::Matches(*analysis::ParseGroupFilter("model=CCC"), Record(kQ8, "x", {})));
   EXPECT_TRUE(analysis::Matches(*analysis::ParseGroupFilter("device=dev"), Record(kQ8, "x", {})));
+  // A device by its name or its URI as well as by its id; the store narrows by id prefixes only.
+  json board = Record(kQ8, "x", {});
+  board["device"]["name"] = "pi-5";
+  board["device"]["uri"] = "ssh://pi@board";
+  for (const char* given : {"device=pi-5", "device=ssh://pi@board", "device=dev1"}) {
+    auto d = analysis::ParseGroupFilter(given);
+    ASSERT_TRUE(d.ok()) << given;
+    EXPECT_TRUE(analysis::Matches(*d, board)) << given;
+    EXPECT_TRUE(analysis::ToResultFilter(*d).devices.empty()) << given;  // not lowercase hex
+  }
+  EXPECT_FALSE(analysis::Matches(*analysis::ParseGroupFilter("device=pi-4"), board));
+  EXPECT_EQ(analysis::ToResultFilter(*analysis::ParseGroupFilter("device=0d96")).devices,
+            std::vector<std::string>{"0d96"});
   for (const char* bad : {"", "quant", "colour=red", "quant=", "threads=two", "quant=a,quant=b"}) {
     EXPECT_FALSE(analysis::ParseGroupFilter(bad).ok()) << bad;
   }

@@ -14,6 +14,11 @@ using nlohmann::json;
 
 namespace {
 
+// Lowercase hex: what a device id (SHA-256) prefix is made of.
+bool IsIdPrefix(const std::string& v) {
+  return !v.empty() && v.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 constexpr const char* kFilterKeys[] = {"quant",  "model",  "benchmark", "runtime",
                                        "commit", "device", "label"};
 
@@ -139,8 +144,12 @@ bool Matches(const GroupFilter& filter, const json& record) {
       const std::string commit = Lower(record::StringAt(record, "/runtime/commit"));
       const std::string v = Lower(value);
       if (commit.empty() || !(commit.starts_with(v) || v.starts_with(commit))) return false;
-    } else if (key == "device") {
-      if (!record::StringAt(record, "/device/id").starts_with(value)) return false;
+    } else if (key == "device") {  // an id prefix, the device's name, or its URI
+      if (!record::StringAt(record, "/device/id").starts_with(value) &&
+          record::StringAt(record, "/device/name") != value &&
+          record::StringAt(record, "/device/uri") != value) {
+        return false;
+      }
     } else if (key == "label") {
       if (record::StringAt(record, "/device/label") != value) return false;
     } else if (IsSettingKey(key)) {
@@ -161,7 +170,10 @@ ResultFilter ToResultFilter(const GroupFilter& group, const ResultFilter& base) 
     else if (key == "model") f.models = {value};
     else if (key == "benchmark") f.benchmarks = {value};
     else if (key == "runtime") f.runtimes = {value};
-    else if (key == "device") f.devices = {value};
+    else if (key == "device") {
+      // The store narrows by id prefix; a name or a URI is matched by Matches() alone.
+      if (IsIdPrefix(value)) f.devices = {value};
+    }
     else if (key == "label") f.labels = {value};
     else if (key == "commit") continue;  // no store filter: Matches() narrows by commit prefix
     else f.settings.push_back(key + "=" + value);

@@ -18,7 +18,8 @@ namespace pipette::analysis {
 // "key=value[,key=value...]": every pair must match (ok results only). Keys and what they match,
 // as `pipette results list` filters: quant (model.quant, case-insensitive), model (model.sha256
 // prefix, case-insensitive, or part of model.file_name), benchmark (benchmark.id), runtime
-// (runtime.name), device (device.id prefix), label (device.label), and the runtime.settings
+// (runtime.name), device (a device.id prefix, the device's name as recorded in device.name, or its
+// URI, device.uri: ssh://pi@board), label (device.label, the run's tag), and the runtime.settings
 // entries threads, cpus, n_batch, n_ubatch, n_ctx, flash_attn, mmap, type_k, type_v,
 // n_gpu_layers (the recorded value as text, e.g. threads=2, mmap=false, cpus=0).
 struct GroupFilter {

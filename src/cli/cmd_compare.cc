@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "analysis/group_filter.h"
@@ -15,6 +16,7 @@
 #include "pipette/analysis.h"
 #include "pipette/gguf.h"
 #include "pipette/store.h"
+#include "platform/device_names.h"
 
 namespace pipette::cli {
 namespace {
@@ -160,6 +162,16 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   if (!fa) return ReportError(ctx, fa.error().Wrap("--a"));
   auto fb = analysis::ParseGroupFilter(a.group_b);
   if (!fb) return ReportError(ctx, fb.error().Wrap("--b"));
+  // device=NAME: a name given on this host stands for its device's id, so that results measured
+  // before the device was named are found too.
+  const std::map<std::string, std::string> names = ReadDeviceNames();
+  for (analysis::GroupFilter* group : {&*fa, &*fb}) {
+    const auto term = group->terms.find("device");
+    if (term == group->terms.end()) continue;
+    for (const auto& [id, name] : names) {
+      if (name == term->second) term->second = id;
+    }
+  }
   for (const auto& [flag, group] : {std::pair{"--a", &*fa}, std::pair{"--b", &*fb}}) {
     if (const std::string key = Collision(*group, a.common); !key.empty()) {
       return ReportError(ctx, MakeError(std::string(flag) + " " + group->text + " sets " + key +
