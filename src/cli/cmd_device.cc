@@ -142,7 +142,8 @@ void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
   for (const auto& [k, v] : rows) std::cout << fmt::format("{:<14}{}\n", k, v);
 }
 
-void Probe(const ProbeArgs& args, const std::string& uri, const CLI::App& cmd, CliContext& ctx) {
+void Probe(const ProbeArgs& args, const std::string& uri, const std::string& driver,
+           const CLI::App& cmd, CliContext& ctx) {
   if (cmd.count("--threads") && args.threads < 1) {
     ReportError(ctx, MakeError(fmt::format("--threads must be at least 1, not {}", args.threads)));
     return;
@@ -170,7 +171,7 @@ void Probe(const ProbeArgs& args, const std::string& uri, const CLI::App& cmd, C
                              options.runs == 1 ? "run" : "runs")
               << std::endl;
   }
-  auto device = DeviceAccess::Open(*address);
+  auto device = DeviceAccess::Open(*address, {}, driver);
   if (!device) return (void)ReportError(ctx, device.error(), kExitFailure);
   auto block = (*device)->Fingerprint("");
   if (!block) return (void)ReportError(ctx, block.error(), kExitFailure);
@@ -229,26 +230,31 @@ void AddDeviceCommand(CLI::App& app, CliContext& ctx) {
                     "working set of the three arrays, MiB (default and minimum: 256 MiB or 12x "
                     "the last-level cache, whichever is larger)");
   auto uri = std::make_shared<std::string>("local");
+  auto driver = std::make_shared<std::string>();
   for (CLI::App* cmd : {device, probe}) {
     cmd->add_option("--device", *uri,
                     "which device: local, ssh://[user@]host[:port] or adb://SERIAL (read and "
                     "measured there by the driver's probe)")
         ->capture_default_str();
+    cmd->add_option("--driver", *driver,
+                    "the driver build to copy to --device (default: the one scripts/build-device.sh "
+                    "made for its architecture)")
+        ->type_name("FILE");
   }
-  probe->callback([args, uri, probe, &ctx] { Probe(*args, *uri, *probe, ctx); });
+  probe->callback([args, uri, driver, probe, &ctx] { Probe(*args, *uri, *driver, *probe, ctx); });
   auto name = std::make_shared<std::string>();
   CLI::Option* name_option =
       device->add_option("--name", *name,
                          "give the device its one name, e.g. pixel-8 (kept on this host; shown "
                          "for it by every command and recorded with its results)");
-  device->callback([probe, uri, name, name_option, &ctx] {
+  device->callback([probe, uri, driver, name, name_option, &ctx] {
     if (probe->parsed()) return;
     auto address = ParseDeviceAddress(*uri);
     if (!address) return (void)ReportError(ctx, address.error());
     if (name_option->count() > 0) {
       if (auto s = CheckDeviceName(*name); !s) return (void)ReportError(ctx, s.error().Wrap("--name"));
     }
-    auto access = DeviceAccess::Open(*address);
+    auto access = DeviceAccess::Open(*address, {}, *driver);
     if (!access) return (void)ReportError(ctx, access.error(), kExitFailure);
     auto info = (*access)->Info();
     if (!info) return (void)ReportError(ctx, info.error(), kExitFailure);

@@ -25,6 +25,7 @@
 #include "pipette/cell.h"
 #include "pipette/gguf.h"
 #include "pipette/runtimes.h"
+#include "pipette/store.h"
 #include "platform/device_access.h"
 #include "platform/driver_builds.h"
 #include "platform/energy.h"
@@ -427,6 +428,107 @@ TEST_F(DeviceOverSsh, ARefusedKeyAndAnUnreachableHostAreOneLineEach) {
   EXPECT_NE(gone.error().message.find("cannot reach 127.0.0.1"), std::string::npos)
       << gone.error().message;
   EXPECT_EQ(gone.error().message.find('\n'), std::string::npos);
+}
+
+// One suite over two devices, this machine and the "board" over ssh, interleaved cell by cell;
+// the board reboots between its cells (its sshd killed after its first cell, back after its
+// second): the suite goes on (the cell it missed fails with the reason, the next one reconnects),
+// and a rerun resumes only what is missing. Then `results list` names both devices and
+// `compare --a device=NAME --b device=NAME` pairs their benchmarks.
+TEST_F(DeviceOverSsh, ASuiteOnTwoDevicesGoesOnThroughARebootAndResumes) {
+  // The board is the aarch64 build under qemu-user: another architecture, so another device id
+  // than this machine's (the x86_64 build over ssh would be this very machine, one device).
+  const std::string driver = Build("aarch64-linux", "armv8-a");
+  if (access("/proc/sys/fs/binfmt_misc/qemu-aarch64", R_OK) != 0 || access(driver.c_str(), R_OK) != 0) {
+    GTEST_SKIP() << "needs the aarch64 device build (scripts/build-device.sh --target aarch64-linux "
+                    "--cpu armv8-a) and binfmt support for it (scripts/deps.sh --test)";
+  }
+  const std::string dir = WorkDir() + "/two-devices-" + std::to_string(server_->port());
+  fs::create_directories(dir);
+  const std::string store = dir + "/results.db";
+  ASSERT_EQ(RunPipette({"device", "--name", "this-host"}).exit.code, 0);
+  const CliResult named = RunPipette({"device", "--device", server_->Uri(), "--driver", driver,
+                                      "--name", "board-x"});
+  ASSERT_EQ(named.exit.code, 0) << named.err;
+  const std::string suite = dir + "/two.toml";
+  std::ofstream(suite) << "name = \"two devices\"\n"
+                       << "benchmarks = [\"prefill_throughput_8\", \"decode_throughput_8_8\", "
+                          "\"end_to_end_latency_8_8\"]\n"
+                       << "[[models]]\npath = \"" << TinySynthetic() << "\"\n"
+                       << "[[runtimes]]\nname = \"llamacpp\"\nsettings = { threads = 1 }\n"
+                       << "[harness]\nwarmup_runs = 0\nmin_reps = 3\nmax_reps = 3\nspin_up_ms = 0\n"
+                       << "[readiness]\nwaive = [\"load\", \"thermal\", \"throttle\"]\n"
+                       << "[[devices]]\nuri = \"local\"\n"
+                       << "[[devices]]\nuri = \"" << server_->Uri() << "\"\ndriver = \"" << driver
+                       << "\"\n";
+  // Results stored so far (ok and failed), read while the suite writes them.
+  const auto stored = [&]() -> size_t {
+    auto st = ResultStore::Open(store, StoreOptions{.create_if_missing = false});
+    if (!st.ok()) return 0;
+    auto rows = (*st)->List(ResultFilter{});
+    return rows.ok() ? rows->size() : 0;
+  };
+  std::atomic<bool> rebooted{false}, finished{false};
+  // The thread that restarts sshd lives to the end of the test: sshd is its child, and a child
+  // started with a parent-death signal dies with the thread that started it.
+  std::thread reboot([&] {
+    const auto wait_for = [&](size_t n) {
+      for (int i = 0; i < 2400 && stored() < n; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    };
+    wait_for(2);  // the board's first cell is stored: it goes down
+    server_->Kill();
+    wait_for(4);  // its second cell found it down: it is back
+    std::string why;
+    rebooted = server_->Restart(&why);
+    while (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  });
+  struct Join {  // however the test ends
+    std::atomic<bool>& finished;
+    std::thread& thread;
+    ~Join() {
+      finished = true;
+      thread.join();
+    }
+  } join{finished, reboot};
+  const CliResult first = RunPipette({"--store", store, "suite", "run", suite, "--logs", dir + "/logs"});
+  for (int i = 0; i < 100 && !rebooted; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(rebooted);
+  EXPECT_NE(first.exit.code, 0) << "one cell failed: the suite says so";
+  auto st = ResultStore::Open(store);
+  ASSERT_TRUE(st.ok());
+  auto rows = (*st)->List(ResultFilter{});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 6u) << first.out << first.err;
+  int failed = 0;
+  for (const ResultRow& r : *rows) {
+    if (r.status == "failed") {
+      ++failed;
+      auto rec = (*st)->Get(r.result_id);
+      ASSERT_TRUE(rec.ok() && rec->has_value());
+      EXPECT_EQ((**rec)["device"]["name"], "board-x");
+      EXPECT_NE((**rec)["failure"]["message"].get<std::string>().find("127.0.0.1"), std::string::npos)
+          << (**rec)["failure"].dump();
+    }
+  }
+  EXPECT_EQ(failed, 1) << "the cell after the reboot reconnects";
+  const CliResult rerun = RunPipette({"--store", store, "suite", "run", suite, "--logs", dir + "/logs"});
+  EXPECT_EQ(rerun.exit.code, 0) << rerun.out << rerun.err;
+  EXPECT_NE(rerun.out.find("6 ok (1 measured now, 5 stored before)"), std::string::npos) << rerun.out;
+  const CliResult list = RunPipette({"--store", store, "results", "list", "--status", "ok"});
+  ASSERT_EQ(list.exit.code, 0) << list.err;
+  EXPECT_NE(list.out.find("DEVICE"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("this-host"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("board-x"), std::string::npos) << list.out;
+  std::cout << list.out;
+  const CliResult compare = RunPipette({"--store", store, "compare", "--a", "device=this-host",
+                                        "--b", "device=board-x"});
+  ASSERT_EQ(compare.exit.code, 0) << compare.err;
+  for (const char* b : {"prefill_throughput_8", "decode_throughput_8_8", "end_to_end_latency_8_8"}) {
+    EXPECT_NE(compare.out.find(b), std::string::npos) << compare.out;
+  }
+  std::cout << compare.out;
 }
 
 // The link drops in the middle of a cell: the cell fails with its stage, and no driver is left

@@ -85,22 +85,32 @@ std::unique_ptr<SshServer> SshServer::Start(std::string* why) {
       << s->dir_ << "/sshd.pid\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
       << "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
       << "MaxStartups 100\nMaxSessions 100\nLogLevel ERROR\n";
+  if (!s->Launch(why)) return nullptr;
+  return s;
+}
+
+bool SshServer::Launch(std::string* why) {
   fs::create_directories("/run/sshd");  // sshd's privilege-separation folder
-  auto child = ChildProcess::Start({sshd, "-D", "-e", "-f", s->dir_ + "/sshd_config"},
-                                   s->dir_ + "/sshd.log");
+  auto child = ChildProcess::Start({"/usr/sbin/sshd", "-D", "-e", "-f", dir_ + "/sshd_config"},
+                                   dir_ + "/sshd.log");
   if (!child.ok()) {
     *why = child.error().message;
-    return nullptr;
+    return false;
   }
-  s->sshd_ = std::make_unique<ChildProcess>(std::move(*child));
-  for (int i = 0; i < 200 && !Listening(s->port_); ++i) {
+  sshd_ = std::make_unique<ChildProcess>(std::move(*child));
+  for (int i = 0; i < 200 && !Listening(port_); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
-  if (!Listening(s->port_)) {
-    *why = "sshd did not start: " + ReadAll(s->dir_ + "/sshd.log");
-    return nullptr;
+  if (!Listening(port_)) {
+    *why = "sshd did not start: " + ReadAll(dir_ + "/sshd.log");
+    return false;
   }
-  return s;
+  return true;
+}
+
+bool SshServer::Restart(std::string* why) {
+  Kill();
+  return Launch(why);
 }
 
 SshServer::~SshServer() { Kill(); }

@@ -28,9 +28,13 @@ class SshServer {
   std::string ClientConfig(bool known = true, bool key = true) const;
   // Kills the server and every session it serves (a dropped link).
   void Kill();
+  // Kills it and starts it again on the same port with the same keys: a device that rebooted
+  // (pipette's folder there survives, as on a phone's or a board's storage).
+  bool Restart(std::string* why);
   pid_t Pid() const { return sshd_ ? sshd_->Pid() : -1; }
 
  private:
+  bool Launch(std::string* why);
   std::string dir_;
   int port_ = 0;
   std::string user_;
