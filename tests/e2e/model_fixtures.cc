@@ -22,6 +22,9 @@ const std::string& WorkDir() {
   static const std::string dir = [] {
     std::string tmpl = (fs::temp_directory_path() / "pipette-e2e-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) std::abort();
+    // Device names the tests give stay out of the user's ~/.config, however a test is started
+    // (ctest sets PIPETTE_CONFIG to the build folder's; a test binary run by hand gets this).
+    setenv("PIPETTE_CONFIG", (tmpl + "/config").c_str(), 0);
     return tmpl;
   }();
   return dir;
