@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "base/json_depth.h"
 #include "base/sha256.h"
 
 namespace pipette {
@@ -41,6 +42,24 @@ TEST(Ids, UuidV7Shape) {
 TEST(Ids, Rfc3339) {
   const auto t = std::chrono::system_clock::time_point(std::chrono::milliseconds(1700000000123));
   EXPECT_EQ(Rfc3339Utc(t), "2023-11-14T22:13:20.123Z");
+}
+
+}  // namespace
+}  // namespace pipette
+
+namespace pipette {
+namespace {
+
+TEST(JsonDepth, CountsBracketsOutsideStringsOnly) {
+  EXPECT_EQ(JsonNestsDeeperThan("{\"a\":[1,{\"b\":2}]}", 3), std::nullopt);
+  EXPECT_EQ(JsonNestsDeeperThan("{\"a\":[1,{\"b\":[2]}]}", 3), 13u);  // the fourth level opens
+  // Brackets in strings, escaped quotes included, are text.
+  EXPECT_EQ(JsonNestsDeeperThan("[\"[[[[\\\"[[[[\"]", 1), std::nullopt);
+  EXPECT_EQ(JsonNestsDeeperThan(std::string(64, '[') + std::string(64, ']')), std::nullopt);
+  EXPECT_EQ(JsonNestsDeeperThan(std::string(1000000, '[')), 64u);
+  EXPECT_TRUE(ParseBoundedJson(std::string(100000, '[') + std::string(100000, ']')).is_discarded());
+  EXPECT_EQ(ParseBoundedJson("{\"a\": [1]}")["a"][0], 1);
+  EXPECT_EQ(TooDeeplyNested(64), "nested deeper than 64 levels (byte 64)");
 }
 
 }  // namespace

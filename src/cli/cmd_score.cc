@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "base/json_depth.h"
 #include "pipette/evals.h"
 #include "pipette/scorers.h"
 
@@ -61,6 +62,9 @@ Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& 
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", o.completions, n);
     json r;
+    if (const auto deep = JsonNestsDeeperThan(line)) {
+      return MakeError(fmt::format("{}: {}", where, TooDeeplyNested(*deep)));
+    }
     try {
       r = json::parse(line);
     } catch (const json::parse_error& e) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "base/json_depth.h"
 #include "base/sha256.h"
 #include "evals/cpython_random.h"
 #include "evals/csv.h"
@@ -185,6 +186,9 @@ Result<std::vector<EvalSample>> LoadJsonl(EvalDataset dataset, const std::string
     if (content.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = At(path, line);
     json record;
+    if (const auto deep = JsonNestsDeeperThan(content)) {
+      return MakeError(where + ": " + TooDeeplyNested(*deep));
+    }
     try {
       record = json::parse(content);
     } catch (const json::parse_error& e) {

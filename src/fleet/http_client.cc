@@ -10,9 +10,11 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "base/json_depth.h"
 #include "pipette/fleet_client.h"
 
 namespace pipette {
@@ -45,7 +47,7 @@ constexpr uint64_t kMaxAnswerBytes = uint64_t{512} << 20;
 std::string ErrorLine(const std::string& body, bool* is_pipette_error) {
   *is_pipette_error = false;
   try {
-    const json j = json::parse(body);
+    const json j = ParseBoundedJson(body);
     if (j.is_object() && j.contains("error") && j["error"].is_string()) {
       *is_pipette_error = true;
       return j["error"].get<std::string>();
@@ -230,6 +232,8 @@ FleetResult FleetHttpClient::Send(const std::string& method, const std::string& 
       FleetReply reply{status, nullptr};
       if (!res->body.empty()) {
         try {
+          // A hostile or broken server must not crash a worker: bounded like any outside JSON.
+          if (JsonNestsDeeperThan(res->body)) throw std::runtime_error("too deep");
           reply.body = json::parse(res->body);
         } catch (const std::exception&) {
           return FleetError{FleetFailure::kRetriable, status,

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/json_depth.h"
 #include "pipette/fleet_client.h"
 
 namespace pipette {
@@ -72,6 +73,7 @@ Result<json> ReadJson(const std::string& path) {
   if (!in) return MakeError("cannot read " + path + ": " + Errno());
   std::stringstream text;
   text << in.rdbuf();
+  if (JsonNestsDeeperThan(text.str())) return MakeError(path + " is not JSON (nested too deeply)");
   try {
     return json::parse(text.str());
   } catch (const std::exception&) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <vector>
 
+#include "base/json_depth.h"
+
 namespace pipette {
 
 Result<std::unique_ptr<EvalCheckpoint>> EvalCheckpoint::Open(const std::string& dir,
@@ -24,7 +26,7 @@ Result<std::unique_ptr<EvalCheckpoint>> EvalCheckpoint::Open(const std::string& 
   bool rewrite = false;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
-    auto j = nlohmann::json::parse(lines[i], nullptr, false);
+    auto j = ParseBoundedJson(lines[i]);
     if (j.is_discarded() || !j.is_object() || !j.contains("key") || !j["key"].is_string()) {
       if (i + 1 == lines.size()) {
         ++c->torn_;

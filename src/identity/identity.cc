@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/json_depth.h"
 #include "base/sha256.h"
 
 namespace pipette {
@@ -49,7 +50,7 @@ std::string HomeBased(const char* xdg_var, const char* fallback) {
 }
 
 Result<Identity> ParseIdentity(const std::string& path, const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json j = ParseBoundedJson(text);
   if (!j.is_object() || !j.contains("public_key") || !j.contains("secret_key") ||
       !j["public_key"].is_string() || !j["secret_key"].is_string()) {
     return MakeError(path + ": not a pipette identity (expected {\"public_key\", \"secret_key\"}); "

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/json_depth.h"
 #include "base/sha256.h"
 #include "platform/probe.h"
 #include "platform/transport_impl.h"
@@ -68,7 +69,7 @@ Result<std::shared_ptr<DeviceAccess>> DeviceAccess::Open(const DeviceAddress& ad
   // What the binary says it is, run there: a build the device cannot run fails here, in one line.
   auto info = d->transport_->Run({*installed, "--build-info"});
   if (!info) return info.error();
-  const json self = json::parse(info->out, nullptr, false);
+  const json self = ParseBoundedJson(info->out);
   if (info->exit_code != 0 || !self.is_object()) {
     const std::string why = LastLine(info->err);
     return MakeError(d->uri_ + ": the driver " + build.path + " does not run there (" +
@@ -100,7 +101,7 @@ Result<json> DeviceAccess::Probe(const json& request) {
                          (why.empty() ? "exit status " + std::to_string(r->exit_code) : why) + ")",
                      "device");
   }
-  json reply = json::parse(r->out, nullptr, false);
+  json reply = ParseBoundedJson(r->out);
   if (reply.is_discarded() || !reply.is_object() || !reply.value("ok", false)) {
     return MakeError(uri_ + ": the driver's probe gave an unreadable answer", "device");
   }

@@ -530,9 +530,10 @@ Result<json> ParseAgainst(const rapidjson::SchemaDocument& schema, const std::st
   if (validator.IsValid() && !parsed.IsError()) return builder.Take();
   if (validator.IsValid() && !builder.stopped()) return MakeError(NotJson(parsed));
   // The validator or a repeated member stopped the reader early: the rest of the text may not
-  // even be JSON, which is the first thing to say. Wording the failure needs the whole value.
-  const json record = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (record.is_discarded()) {
+  // even be JSON, or may nest deeper than the limit, which is the first thing to say, and is
+  // checked before the whole value is built for the wording: code that words it recurses once per
+  // level (dump), and 100,000 levels overflowed a server thread's stack (issue 24).
+  {
     rapidjson::BaseReaderHandler<> ignore;
     DepthLimit<rapidjson::BaseReaderHandler<>> deep(ignore);
     rapidjson::MemoryStream again(text.data(), text.size());
@@ -540,6 +541,7 @@ Result<json> ParseAgainst(const rapidjson::SchemaDocument& schema, const std::st
     if (deep.too_deep()) return MakeError(TooDeep(syntax));
     if (syntax.IsError()) return MakeError(NotJson(syntax));
   }
+  const json record = json::parse(text, nullptr, /*allow_exceptions=*/false);
   // A repeated member next (the validator checked each copy, the wording would see one), or a
   // string holding U+0000.
   if (std::optional<std::string> line = Unstorable(text)) return MakeError(*line);

@@ -1,6 +1,7 @@
 #include "pipette/record_schema.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <filesystem>
@@ -436,6 +437,48 @@ TEST(RecordSchema, ParseRecordRefusesNestingDeeperThan64Levels) {
       text + R"(,"new_block":)" + std::string(200000, '[') + std::string(200000, ']') + "}";
   EXPECT_EQ(ParseError(deep).rfind("nested deeper than 64 levels (byte ", 0), 0u)
       << ParseError(deep);
+}
+
+// Issue 24: a body of 100,000 nested arrays (about 200 KB, well under --max-record) crashed the
+// server with a stack overflow: the root is not an object, so the schema stops the reader at
+// once, and wording that failure parsed the whole text without a depth limit. Refused with one
+// line instead, at any depth and at either root, in a thread with a small stack as a server's.
+TEST(RecordSchema, DeeplyNestedBodiesAreRefusedWithoutRecursion) {
+  std::vector<std::string> bodies;
+  for (size_t depth : {size_t{50000}, size_t{100000}, size_t{1000000}}) {
+    bodies.push_back(std::string(depth, '[') + std::string(depth, ']'));
+    bodies.push_back(std::string(depth, '['));  // never closed
+    std::string objects;
+    for (size_t i = 0; i < depth / 8; ++i) objects += "{\"a\":";
+    bodies.push_back(objects + "1" + std::string(depth / 8, '}'));
+    bodies.push_back("{\"schema\":" + std::string(depth, '[') + std::string(depth, ']') + "}");
+  }
+  std::vector<std::string> errors(bodies.size());
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  struct Work {
+    std::vector<std::string>* bodies;
+    std::vector<std::string>* errors;
+  } work{&bodies, &errors};
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, &attr,
+                           [](void* p) -> void* {
+                             auto* w = static_cast<Work*>(p);
+                             for (size_t i = 0; i < w->bodies->size(); ++i) {
+                               (*w->errors)[i] = ParseError((*w->bodies)[i]);
+                             }
+                             return nullptr;
+                           },
+                           &work),
+            0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    EXPECT_NE(errors[i], "ok") << i;
+    EXPECT_EQ(errors[i].find('\n'), std::string::npos) << errors[i];
+    EXPECT_LT(errors[i].size(), 300u) << errors[i];
+  }
 }
 
 TEST(RecordSchemaUtf8, FindsTheFirstByteThatIsNotUtf8) {

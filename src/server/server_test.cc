@@ -460,6 +460,37 @@ TEST_P(ServerTest, RecordOverTheRecordLimitIs413) {
   EXPECT_EQ(Error(r), "request body is too large (limit 100000 bytes)");
 }
 
+// Issue 24: a signed POST of 100,000 nested arrays (200 KB, under --max-record) killed the
+// server with a stack overflow. Every endpoint that reads a body refuses deep nesting with a 400
+// and one line, and the server goes on serving.
+TEST_P(ServerTest, DeeplyNestedBodiesAre400AndTheServerLives) {
+  Identity id = Approved();
+  // Deep bodies within each endpoint's size limit (64 KiB but for records).
+  const auto arrays = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  std::string objects;
+  for (int i = 0; i < 10000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(10000, '}');
+  const std::vector<std::string> bodies = {arrays(30000), objects,
+                                           "{\"profile\":" + arrays(30000) + "}"};
+  const std::string record = arrays(100000);
+  for (const char* target : {"/api/results", "/api/register", "/api/plans", "/api/jobs/claim",
+                             "/api/jobs/job_0/result", "/api/jobs/job_0/fail"}) {
+    std::vector<const std::string*> sent;
+    for (const std::string& b : bodies) sent.push_back(&b);
+    if (std::string(target).ends_with("result") || std::string(target).ends_with("results")) {
+      sent.push_back(&record);
+    }
+    for (const std::string* body : sent) {
+      Response r = SignedSend(id, "POST", target, *body);
+      EXPECT_EQ(r.status, 400) << target << ": " << r.raw.substr(0, 200);
+      EXPECT_NE(Error(r).find("nested deeper than 64 levels"), std::string::npos)
+          << target << ": " << Error(r);
+    }
+  }
+  EXPECT_EQ(Send("GET", "/health", "", {}).status, 200);
+  EXPECT_EQ(SignedSend(id, "POST", "/api/results", RealRecord().dump()).status, 201);
+}
+
 TEST_P(ServerTest, MalformedRecordIs400NamingTheField) {
   Identity id = Approved();
   json record = RealRecord();

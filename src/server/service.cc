@@ -7,6 +7,7 @@
 #include <ctime>
 #include <set>
 
+#include "base/json_depth.h"
 #include "pipette/build_info.h"
 #include "pipette/identity.h"
 #include "pipette/record_schema.h"
@@ -63,6 +64,10 @@ std::optional<int64_t> ParseInt(const std::string& s) {
 
 // The body as a JSON object, or the 400.
 std::optional<Reply> ParseObject(const std::string& body, json* out) {
+  // Bounded before it is parsed: the handlers copy, compare and dump what they were sent.
+  if (const auto deep = JsonNestsDeeperThan(body)) {
+    return Refuse(Outcome::kInvalid, "the request body is " + TooDeeplyNested(*deep));
+  }
   *out = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (out->is_discarded()) return Refuse(Outcome::kInvalid, "the request body is not valid JSON");
   if (!out->is_object()) return Refuse(Outcome::kInvalid, "the request body must be a JSON object");

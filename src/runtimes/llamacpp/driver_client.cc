@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/json_depth.h"
 #include "platform/file_tail.h"
 #include "platform/interrupt.h"
 
@@ -57,7 +58,7 @@ Result<std::unique_ptr<LlamaCppDriver>> LlamaCppDriver::Start(const std::string&
   SetInterruptTarget(d->Pid());
   auto ready = d->ReadReply("start");
   if (!ready) return ready.error();
-  const nlohmann::json line = nlohmann::json::parse(*ready, nullptr, false);
+  const nlohmann::json line = ParseBoundedJson(*ready);
   if (line.is_object() && line.contains("pid") && line["pid"].is_number_integer()) {
     d->device_pid_ = line["pid"].get<int>();
   }
@@ -123,7 +124,7 @@ Result<nlohmann::json> LlamaCppDriver::Call(const nlohmann::json& request,
   if (auto s = child_.WriteLine(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); !s) return Died(stage);
   const auto line = ReadReply(stage);
   if (!line) return line.error();
-  nlohmann::json reply = nlohmann::json::parse(*line, nullptr, false);
+  nlohmann::json reply = ParseBoundedJson(*line);
   if (reply.is_discarded() || !reply.is_object()) {
     return MakeError("runtime process sent an unreadable reply during " + stage, stage);
   }

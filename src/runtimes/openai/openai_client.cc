@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "base/json_depth.h"
 #include "platform/interrupt.h"
 
 namespace pipette {
@@ -54,7 +55,7 @@ std::string MediaType(const std::string& content_type) {
 // newer vLLM), {"error": "..."} (Ollama), {"message"} (older vLLM), {"detail"} (FastAPI), or a
 // short plain-text body. "" when there is none.
 std::string ServerMessage(const HttpResponse& r) {
-  const auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  const auto j = ParseBoundedJson(r.body);
   if (j.is_object()) {
     const auto pick = [](const nlohmann::json& v) -> std::string {
       if (v.is_string()) return v.get<std::string>();
@@ -115,7 +116,7 @@ std::string ModelsStatusAdvice(long status) {
 // Reads a GET /v1/models answer into `id`; an Error when it is not a model list.
 Status ReadModels(const std::string& root, const HttpResponse& r, ServerIdentity* id) {
   const std::string what = root + ": GET /v1/models answered";
-  auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  auto j = ParseBoundedJson(r.body);
   if (j.is_discarded()) {
     const std::string type = MediaType(r.content_type);
     if (type.find("json") != std::string::npos) {
@@ -144,7 +145,7 @@ void ReadProps(HttpClient& http, const std::string& root, std::chrono::milliseco
                ServerIdentity* id) {
   const HttpResponse r = http.Get(root + "/props", timeout);
   if (!r.ok()) return;
-  auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  auto j = ParseBoundedJson(r.body);
   if (!j.is_object()) return;
   if (j.contains("build_info") && j["build_info"].is_string()) id->build_info = j["build_info"];
   if (j.contains("model_path") && j["model_path"].is_string()) id->model_path = j["model_path"];
@@ -218,7 +219,7 @@ class StreamReader {
       out_.end_ms = MsSince(out_.started, line.arrival);
       return true;
     }
-    const auto j = nlohmann::json::parse(line.value, nullptr, /*allow_exceptions=*/false);
+    const auto j = ParseBoundedJson(line.value);
     if (!j.is_object()) {
       return Fail(fmt::format("the server sent an event that is not a JSON object: '{}'",
                               OneLine(line.value, 80)));
@@ -261,7 +262,7 @@ class StreamReader {
 
   // The "message" of a JSON error value, else the value itself, on one line.
   static std::string ErrorText(const std::string& value) {
-    const auto j = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+    const auto j = ParseBoundedJson(value);
     if (j.is_object() && j.contains("message") && j["message"].is_string()) {
       return OneLine(j["message"].get<std::string>());
     }
@@ -397,7 +398,7 @@ Result<std::vector<int32_t>> OpenAiClient::TokenizeAs(TokenizeForm form, const s
         fmt::format("{}: POST /tokenize answered HTTP {}{}", root, r.status, Quoted(r)),
         kInputStage);
   }
-  const auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  const auto j = ParseBoundedJson(r.body);
   std::optional<std::vector<int32_t>> ids;
   if (j.is_object() && j.contains("tokens")) ids = TokenIds(j["tokens"]);
   // No list, or none for a non-empty text: the server ignored this form's fields (llama-server
