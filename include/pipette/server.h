@@ -34,6 +34,13 @@ struct ServerOptions {
   int lease_s = 60;                 // job lease length, seconds
   int clock_window_s = 300;         // accepted |request timestamp - server clock|, seconds
   int threads = 8;                  // request threads (each keeps one open FleetStore)
+  // Connections (issue 24): an accepted connection gets a request thread only once its request
+  // head has arrived, so idle connections hold no thread. When a cap is reached, the oldest
+  // connection still waiting for its head is closed for the new one.
+  int max_connections_per_peer = 256;  // open connections of one address
+  int max_connections = 4096;          // open connections in all (and the descriptor limit)
+  int head_timeout_s = 10;             // accept to a whole request head, seconds
+  int keep_alive_s = 5;                // idle wait for a kept-alive connection's next request
   int nonce_prune_interval_s = 60;  // how often used nonces past their window are deleted
   // The most bytes of rendered dashboard pages kept for reuse (PageCache in pipette/dashboard.h:
   // a page that reads results only is rendered again once a result was added); 0: none kept.

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -12,6 +13,8 @@
 
 #include "pipette/fleet_store.h"
 #include "pipette/server.h"
+#include "server/connection_gate.h"
+#include "server/gated_server.h"
 #include "server/http.h"
 #include "server/service.h"
 #include "server/store_pool.h"
@@ -55,11 +58,16 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   pool.Add(std::move(first).value());
   server::FleetService service(opts);
 
-  httplib::Server svr;
-  const int threads = opts.threads;
-  svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server::GatedServer svr;
+  // Connections wait for their request head in the gate, on no thread; the request threads serve
+  // heads that arrived (issue 24: idle connections starved the server).
+  server::GateLimits limits;
+  limits.per_peer = std::max(1, opts.max_connections_per_peer);
+  limits.total = std::max(1, std::min(opts.max_connections, server::RaiseOpenFileLimit() - 64));
+  limits.head_deadline = std::chrono::seconds(std::max(1, opts.head_timeout_s));
+  limits.keep_alive = std::chrono::seconds(std::max(1, opts.keep_alive_s));
   // Workers and the load tool keep connections open; httplib's default closes after 5 requests.
-  svr.set_keep_alive_max_count(100000);
+  limits.keep_alive_max = 100000;
   svr.set_tcp_nodelay(true);
   // httplib's default sets SO_REUSEPORT, which lets a second server bind a port in use and split
   // the connections with the first: only SO_REUSEADDR (a restart may rebind at once).
@@ -81,6 +89,9 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   const auto restore_mask = [&] {
     if (hooks.handle_signals) pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   };
+  // Its threads start now, with the stop signals blocked as every thread of the server.
+  server::ConnectionGate gate(limits, opts.threads, [&svr](int fd) { return svr.ServeOne(fd); });
+  svr.SetGate(&gate);
 
   errno = 0;
   int port = opts.port;
@@ -137,6 +148,7 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
 
   // Returns once stopped, after the requests in flight finished (false after a stop too).
   svr.listen_after_bind();
+  gate.Stop();  // the requests in flight finish; connections waiting for a head are closed
   done.store(true);
   watcher.join();
   restore_mask();

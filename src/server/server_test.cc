@@ -2,7 +2,11 @@
 // database when the test server can run), driven by a real HTTP client that signs as devices do.
 #include "pipette/server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <httplib.h>
 
 #include <atomic>
@@ -463,6 +467,49 @@ TEST_P(ServerTest, RecordOverTheRecordLimitIs413) {
 // Issue 24: a signed POST of 100,000 nested arrays (200 KB, under --max-record) killed the
 // server with a stack overflow. Every endpoint that reads a body refuses deep nesting with a 400
 // and one line, and the server goes on serving.
+// Issue 24: 120 TCP connections opened and left idle (no request sent) starved the server: each
+// held a request thread until its read timed out, and /health got no answer within 20 s. With
+// 1,000 idle connections /health answers within a second, and a signed client gets through.
+TEST_P(ServerTest, IdleConnectionsDoNotStarveTheServer) {
+  Identity id = Approved();
+  std::vector<int> idle;
+  for (int i = 0; i < 1000; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::close(fd);
+      break;  // refused: the server caps what one peer may hold open
+    }
+    idle.push_back(fd);
+  }
+  EXPECT_GE(idle.size(), 120u);
+  // A slow sender too: half a request head, never finished.
+  ASSERT_FALSE(idle.empty());
+  const std::string half = "GET /health HTTP/1.1\r\nHost: x\r\n";
+  ASSERT_EQ(::send(idle.front(), half.data(), half.size(), 0), static_cast<ssize_t>(half.size()));
+  httplib::Client fresh("127.0.0.1", server_->port());
+  fresh.set_connection_timeout(1, 0);
+  fresh.set_read_timeout(1, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto health = fresh.Get("/health");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(health) << "no answer to /health within 1 s with " << idle.size()
+                      << " idle connections open";
+  EXPECT_EQ(health->status, 200);
+  EXPECT_LT(seconds, 1.0);
+  std::cout << "/health with " << idle.size() << " idle connections: " << seconds * 1000
+            << " ms" << std::endl;
+  client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  client_->set_read_timeout(10, 0);
+  EXPECT_EQ(SignedSend(id, "POST", "/api/results", RealRecord().dump()).status, 201);
+  for (int fd : idle) ::close(fd);
+}
+
 TEST_P(ServerTest, DeeplyNestedBodiesAre400AndTheServerLives) {
   Identity id = Approved();
   // Deep bodies within each endpoint's size limit (64 KiB but for records).
