@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -152,6 +153,9 @@ void ConnectionGate::Ready(int fd) {
 }
 
 void ConnectionGate::Admit(int fd) {
+  // Small responses go out at once (Nagle's algorithm would hold them for the client's ACK).
+  const int yes = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
   std::lock_guard<std::mutex> lock(mu_);
   const std::string peer = PeerOf(fd);
   if (stopping_ || !MakeRoom(peer)) {

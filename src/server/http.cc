@@ -167,6 +167,17 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
   // httplib refuses (413) what exceeds the largest limit while reading; each route then applies
   // its own limit before parsing.
   svr.set_payload_max_length(static_cast<size_t>(std::max(small, record)));
+  // On every response, API and dashboard alike (issue 24): the pages run no script and may not be
+  // framed; a body is read as the type it is sent as; no page's address leaves with a link.
+  // Style attributes stay allowed (the plan progress bars' widths).
+  svr.set_default_headers({
+      {"Content-Security-Policy",
+       "default-src 'none'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' "
+       "data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"X-Frame-Options", "DENY"},
+      {"Referrer-Policy", "no-referrer"},
+  });
 
   svr.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     t_log.start = Clock::now();

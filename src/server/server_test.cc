@@ -470,6 +470,30 @@ TEST_P(ServerTest, RecordOverTheRecordLimitIs413) {
 // Issue 24: 120 TCP connections opened and left idle (no request sent) starved the server: each
 // held a request thread until its read timed out, and /health got no answer within 20 s. With
 // 1,000 idle connections /health answers within a second, and a signed client gets through.
+// Issue 24: every response, API or page, success or refusal, carries the security headers.
+TEST_P(ServerTest, EveryResponseCarriesTheSecurityHeaders) {
+  httplib::Client c("127.0.0.1", server_->port());
+  for (const char* path : {"/health", "/", "/devices", "/static/dashboard.css", "/api/results",
+                           "/no/such/page", "/api/nothing", "/?sort=<b>bad</b>"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r) << path;
+    const std::string csp = r->get_header_value("Content-Security-Policy");
+    EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << path << ": " << csp;
+    EXPECT_NE(csp.find("frame-ancestors 'none'"), std::string::npos) << path;
+    EXPECT_EQ(csp.find("script-src"), std::string::npos) << path;  // none allowed: default-src
+    EXPECT_EQ(r->get_header_value("X-Content-Type-Options"), "nosniff") << path;
+    EXPECT_EQ(r->get_header_value("Referrer-Policy"), "no-referrer") << path;
+    EXPECT_EQ(r->get_header_value("X-Frame-Options"), "DENY") << path;
+    if (r->status >= 400) {  // an error that echoes input is text (or JSON), never markup
+      EXPECT_EQ(r->get_header_value("Content-Type").find("text/html"), std::string::npos)
+          << path << ": " << r->body;
+    }
+  }
+  auto unsigned_post = c.Post("/api/results", "{}", "application/json");
+  ASSERT_TRUE(unsigned_post);
+  EXPECT_EQ(unsigned_post->get_header_value("X-Content-Type-Options"), "nosniff");
+}
+
 TEST_P(ServerTest, IdleConnectionsDoNotStarveTheServer) {
   Identity id = Approved();
   std::vector<int> idle;
