@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "pipette/fleet_client.h"
@@ -68,13 +70,29 @@ int Submit(const PlanArgs& a, CliContext& ctx) {
   const json unassignable = body.value("unassignable", json::array());
   std::cout << "plan " << body.value("plan_id", "?") << ": " << body.value("jobs", 0)
             << " jobs from " << a.suite_path << "\n";
+  // One line per reason, not per job: before any worker has connected, every job has the same.
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
   for (const json& u : unassignable) {
     const int index = u.value("index", -1);
     const std::string bench = index >= 0 && index < static_cast<int>(specs->size())
                                   ? (*specs)[index].value("benchmark", "?")
                                   : "?";
-    std::cout << fmt::format("  job {} ({}) is unassignable: {}\n", index, bench,
-                             u.value("reason", "?"));
+    const std::string reason = u.value("reason", "?");
+    auto it = std::find_if(by_reason.begin(), by_reason.end(),
+                           [&](const auto& r) { return r.first == reason; });
+    if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {reason, {}});
+    it->second.push_back(fmt::format("{} ({})", index, bench));
+  }
+  for (const auto& [reason, jobs] : by_reason) {
+    std::string listed;
+    for (size_t i = 0; i < jobs.size() && i < 5; ++i) listed += (i ? ", " : "") + jobs[i];
+    if (jobs.size() > 5) listed += fmt::format(" and {} more", jobs.size() - 5);
+    if (jobs.size() == 1) {
+      std::cout << fmt::format("  job {} is unassignable: {}\n", listed, reason);
+    } else {
+      std::cout << fmt::format("  {} jobs are unassignable: {}\n    jobs {}\n", jobs.size(), reason,
+                               listed);
+    }
   }
   if (!unassignable.empty()) {
     std::cout << unassignable.size() << " job(s) match no registered device yet\n";

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -20,6 +21,9 @@ using Clock = std::chrono::steady_clock;
 
 // A head larger than this is handed on as it is: the HTTP layer refuses it (414/431 or 400).
 constexpr size_t kPeekBytes = 16 * 1024;
+// How long a request thread waits for a served connection's next request before handing it back
+// (ms): long enough for a client sending back to back, too short for idle ones to hold threads.
+constexpr int kLinger = 2;
 
 std::string PeerOf(int fd) {
   sockaddr_storage addr{};
@@ -223,18 +227,32 @@ void ConnectionGate::Work() {
       ready_.pop_front();
       ++busy_;
     }
-    const bool keep = serve_(fd);
-    Finished(fd, keep);
+    // A client that sends its next request at once (a worker, a load tool) is served on this
+    // thread; one that does not within kLinger goes back to wait on no thread.
+    int served = 0;
+    bool keep = true;
+    while (keep) {
+      keep = serve_(fd);
+      ++served;
+      if (!keep || stopping_) break;
+      pollfd p{fd, POLLIN, 0};
+      bool gone = false;
+      if (poll(&p, 1, kLinger) <= 0 || !HeadArrived(fd, &gone)) {
+        keep = !gone;
+        break;
+      }
+    }
+    Finished(fd, keep, served);
   }
 }
 
-void ConnectionGate::Finished(int fd, bool keep) {
+void ConnectionGate::Finished(int fd, bool keep, int served) {
   std::lock_guard<std::mutex> lock(mu_);
   --busy_;
   const auto it = conns_.find(fd);
   if (it == conns_.end()) return;
   Conn c = it->second;
-  ++c.served;
+  c.served += served;
   if (!keep || stopping_ || c.served >= limits_.keep_alive_max) {
     CloseLocked(fd);
     return;

@@ -62,7 +62,7 @@ class ConnectionGate {
   void Ready(int fd);                                                // mu_ held
   void Loop();
   void Work();
-  void Finished(int fd, bool keep);
+  void Finished(int fd, bool keep, int served);
   static bool HeadArrived(int fd, bool* gone);
 
   const GateLimits limits_;

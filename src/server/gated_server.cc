@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace pipette::server {
 namespace {
@@ -36,14 +38,21 @@ void IpAndPort(const sockaddr_storage& addr, std::string& ip, int& port) {
 class FdStream : public httplib::Stream {
  public:
   FdStream(int fd, int read_ms, int write_ms) : fd_(fd), read_ms_(read_ms), write_ms_(write_ms) {}
-  bool is_readable() const override { return Poll(POLLIN, read_ms_); }
+  bool is_readable() const override { return pos_ < len_ || Poll(POLLIN, read_ms_); }
   bool is_writable() const override { return Poll(POLLOUT, write_ms_); }
+  // Buffered: httplib reads a request head one byte at a time.
   ssize_t read(char* ptr, size_t size) override {
-    if (!is_readable()) return -1;
-    ssize_t n;
-    do n = recv(fd_, ptr, size, 0);
-    while (n < 0 && errno == EINTR);
-    return n;
+    if (pos_ == len_) {
+      if (size >= sizeof(buf_)) return Recv(ptr, size);
+      const ssize_t n = Recv(buf_, sizeof(buf_));
+      if (n <= 0) return n;
+      pos_ = 0;
+      len_ = static_cast<size_t>(n);
+    }
+    const size_t take = std::min(size, len_ - pos_);
+    std::memcpy(ptr, buf_ + pos_, take);
+    pos_ += take;
+    return static_cast<ssize_t>(take);
   }
   ssize_t write(const char* ptr, size_t size) override {
     if (!is_writable()) return -1;
@@ -65,6 +74,13 @@ class FdStream : public httplib::Stream {
   socket_t socket() const override { return fd_; }
 
  private:
+  ssize_t Recv(char* ptr, size_t size) {
+    if (!Poll(POLLIN, read_ms_)) return -1;
+    ssize_t n;
+    do n = recv(fd_, ptr, size, 0);
+    while (n < 0 && errno == EINTR);
+    return n;
+  }
   bool Poll(short what, int ms) const {
     pollfd p{fd_, what, 0};
     int r;
@@ -73,6 +89,10 @@ class FdStream : public httplib::Stream {
     return r > 0 && (p.revents & what) != 0;
   }
   int fd_, read_ms_, write_ms_;
+  // One stream per request, as httplib's own loop makes them: a client that pipelines requests
+  // (sends the next before the answer) is not served, here as there.
+  char buf_[4096];
+  size_t pos_ = 0, len_ = 0;
 };
 
 }  // namespace

@@ -190,8 +190,8 @@ std::optional<std::string> Unassignable(const json& required,
     }
   }
   if (known == 0) {
-    return "no approved device has reported its capabilities yet (workers do with their first "
-           "claim); the job stays queued";
+    return "no device has offered itself yet (an approved worker does with its first claim); "
+           "the job stays queued";
   }
   if (known > 3) why_all += "; and " + std::to_string(known - 3) + " more";
   return "no approved device matches (" + why_all + "); the job stays queued";
