@@ -197,6 +197,7 @@ class FleetTest : public ::testing::TestWithParam<std::string> {
         args, dir_ + "/" + name + "-" + std::to_string(restarts_++) + ".err", prefix);
   }
   std::string Outbox(const std::string& name) const { return dir_ + "/outbox-" + name; }
+  std::string last_submit_out_;  // what the last SubmitPlan printed
 
   // Everything the servers started so far wrote to stderr (their request logs).
   std::string ServerLogs() {
@@ -226,6 +227,7 @@ class FleetTest : public ::testing::TestWithParam<std::string> {
         RunPipette({"--store", dir_ + "/submitter.db", "plan", "submit", suite, "--server", url_,
                     "--identity", dir_ + "/a.json", "--requires-label", label});
     EXPECT_EQ(r.exit.code, 0) << r.err;
+    last_submit_out_ = r.out;
     std::smatch m;
     static const std::regex id(R"(plan (plan_[0-9a-f]+): (\d+) jobs)");
     EXPECT_TRUE(std::regex_search(r.out, m, id)) << r.out;
@@ -312,6 +314,12 @@ TEST_P(FleetTest, PlansRunOnceOnMatchingWorkersAndSurviveKills) {
   ASSERT_EQ(shapes.size(), 15u);
   const std::string suite = Suite("fifteen", shapes, 2);
   const std::string plan_a = SubmitPlan(suite, "A");
+  // No worker has connected yet: said once for the fifteen jobs, not fifteen times.
+  EXPECT_NE(last_submit_out_.find("15 jobs are unassignable: no device has offered itself yet"),
+            std::string::npos)
+      << last_submit_out_;
+  EXPECT_EQ(last_submit_out_.find("job 0 (prefill_throughput_8) is unassignable"), std::string::npos)
+      << last_submit_out_;
   const std::string plan_b = SubmitPlan(suite, "B");
   StartWorker("a", "A,shared");
   StartWorker("b", "B,shared");
