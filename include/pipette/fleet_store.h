@@ -290,6 +290,14 @@ enum class FleetStoreFault {
 };
 FleetStoreFault FleetStoreFaultOf(const Error& error);
 
+// A consistent copy of the SQLite fleet database `db` at `out_path` (SQLite's online backup):
+// the server may go on writing meanwhile, and the copy holds every commit acknowledged before the
+// backup began. Written under a temporary name and renamed when whole; it never replaces a file.
+// Errors, one line: a PostgreSQL URL (pg_dump is its tool: the message says how), no such
+// database, out_path exists; the copy itself failing (a full disk: nothing is left behind) has
+// stage "backup".
+Status BackupFleetDb(const std::string& db, const std::string& out_path);
+
 // The default SQLite fleet database: $XDG_DATA_HOME (or ~/.local/share)/pipette/fleet.db.
 std::string DefaultFleetDbPath();
 

@@ -23,6 +23,7 @@ struct ServeArgs {
   std::string labels;
   int expires_days = 90;
   std::string client_id;
+  std::string backup_path;  // serve backup -o
 };
 
 // "HOST:PORT", "[V6]:PORT", ":PORT" (127.0.0.1) or "PORT".
@@ -255,8 +256,22 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
   revoke->add_option("id", a.client_id, "client id (pc_...)")->required();
   revoke->callback([args, &ctx] { SetStatus(*args, ctx, ClientStatus::kRevoked); });
 
-  serve->callback([args, &ctx, keys, clients] {
-    if (keys->parsed() || clients->parsed()) return;
+  CLI::App* backup = serve->add_subcommand(
+      "backup", "A consistent copy of the SQLite fleet database, taken while it serves");
+  AddDbOption(backup, a);
+  backup->add_option("-o,--output", a.backup_path, "the backup file to write (a new file)")
+      ->required();
+  backup->callback([args, &ctx] {
+    const std::string db = args->options.db.empty() ? DefaultFleetDbPath() : args->options.db;
+    if (Status s = BackupFleetDb(db, args->backup_path); !s.ok()) {
+      ReportError(ctx, s.error(), s.error().stage == "backup" ? kExitFailure : kExitBadInput);
+      return;
+    }
+    std::cout << "backup of " << db << " written to " << args->backup_path << "\n";
+  });
+
+  serve->callback([args, &ctx, keys, clients, backup] {
+    if (keys->parsed() || clients->parsed() || backup->parsed()) return;
     RunServe(*args, ctx);
   });
 }

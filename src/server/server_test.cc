@@ -16,6 +16,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -471,6 +472,62 @@ TEST_P(ServerTest, RecordOverTheRecordLimitIs413) {
 // held a request thread until its read timed out, and /health got no answer within 20 s. With
 // 1,000 idle connections /health answers within a second, and a signed client gets through.
 // Issue 24: every response, API or page, success or refusal, carries the security headers.
+// Issue 24: a backup taken while signed submissions keep arriving holds every record
+// acknowledged before it began, and opens as a fleet database of its own.
+TEST_P(ServerTest, ABackupTakenUnderLoadHoldsEveryAcknowledgedRecord) {
+  if (GetParam() != std::string("sqlite")) {
+    const Status refused = BackupFleetDb(db_, dir_.string() + "/never.db");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("pg_dump"), std::string::npos);
+    return;
+  }
+  Identity id = Approved();
+  std::mutex mu;
+  std::vector<std::string> acknowledged;
+  std::atomic<bool> stop{false};
+  std::thread load([&] {
+    httplib::Client c("127.0.0.1", server_->port());
+    while (!stop) {
+      json record = RealRecord();
+      record["result_id"] = NewUuidV7();
+      const std::string body = record.dump();
+      auto r = c.Post("/api/results", Signed(id, "POST", "/api/results", body, Now()), body,
+                      "application/json");
+      if (r && r->status == 201) {
+        std::lock_guard<std::mutex> lock(mu);
+        acknowledged.push_back(record["result_id"]);
+      }
+    }
+  });
+  for (bool enough = false; !enough;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::lock_guard<std::mutex> lock(mu);
+    enough = acknowledged.size() >= 50;
+  }
+  std::vector<std::string> before;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    before = acknowledged;
+  }
+  const std::string copy = dir_.string() + "/backup.db";
+  const Status taken = BackupFleetDb(db_, copy);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the load goes on after it
+  stop = true;
+  load.join();
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  EXPECT_GT(acknowledged.size(), before.size());
+  auto restored = OpenFleetStore(copy);
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  for (const std::string& rid : before) {
+    auto got = (*restored)->GetResult(rid);
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_TRUE(got->has_value()) << rid << " was acknowledged before the backup began";
+  }
+  const Status again = BackupFleetDb(db_, copy);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message.find("exists; give a new file"), std::string::npos);
+}
+
 TEST_P(ServerTest, EveryResponseCarriesTheSecurityHeaders) {
   httplib::Client c("127.0.0.1", server_->port());
   for (const char* path : {"/health", "/", "/devices", "/static/dashboard.css", "/api/results",
