@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -63,14 +64,20 @@ std::optional<std::string> DeviceNameOf(const std::string& device_id) {
 }
 
 Status CheckDeviceName(const std::string& name) {
+  // The name as it can be shown in one line: what cannot be printed is a '?'.
+  std::string shown = name.substr(0, 80);
+  for (char& c : shown) {
+    if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
+  }
   const auto refuse = [&](const std::string& why) {
-    return MakeError("device name '" + name + "' " + why +
-                     "; give 1 to 64 letters, digits, '.', '_', '-' or inner spaces, e.g. pixel-8");
+    return MakeError("device name '" + shown + "' " + why +
+                     "; give 1 to 64 letters, digits, inner spaces or . _ - ( ) + #, e.g. pixel-8");
   };
   if (name.empty() || name.size() > 64) return refuse("has " + std::to_string(name.size()) + " characters");
   if (name.front() == ' ' || name.back() == ' ') return refuse("starts or ends with a space");
   for (unsigned char c : name) {
-    if (!std::isalnum(c) && c != '.' && c != '_' && c != '-' && c != ' ') {
+    if (!std::isalnum(c) && std::string_view("._-()+# ").find(static_cast<char>(c)) ==
+                                std::string_view::npos) {
       return refuse("has a character that is not allowed");
     }
   }

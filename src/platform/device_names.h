@@ -24,8 +24,9 @@ std::string DeviceNamesPath();
 std::map<std::string, std::string> ReadDeviceNames();
 std::optional<std::string> DeviceNameOf(const std::string& device_id);
 
-// A name people type and read: 1 to 64 characters, letters, digits, '.', '_', '-' and spaces
-// inside, no leading or trailing space. Errors: one line naming the name and the rule.
+// A name people type and read: 1 to 64 characters, ASCII letters and digits, spaces inside and
+// . _ - ( ) + #; no leading or trailing space. Errors: one line naming the name (what cannot be
+// printed shown as '?') and the rule.
 Status CheckDeviceName(const std::string& name);
 
 // Names the device `device_id` (replacing its name; another device may not have the same one:
