@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "platform/output_path.h"
+
 namespace pipette {
 namespace {
 
@@ -89,23 +91,10 @@ Status StoreBandwidth(const std::string& device_id, const BandwidthResult& resul
   json j = BandwidthJson(result);
   j["schema"] = "pipette.bandwidth/1";
   j["device_id"] = device_id;
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
+  return WriteFileAtomically(path, "the bandwidth cache", [&](std::ostream& out) {
     out << j.dump(2) << "\n";
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      return MakeError("cannot write " + tmp + " (disk full or read-only?)");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(tmp, ec);
-    return MakeError("cannot replace " + path + ": " + why);
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 std::optional<double> DecodeRooflineEfficiency(double decode_tokens_per_s, double bytes_per_token,

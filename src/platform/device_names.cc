@@ -1,7 +1,5 @@
 #include "platform/device_names.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +7,8 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "platform/output_path.h"
 
 namespace pipette {
 namespace {
@@ -102,23 +102,10 @@ Status NameDevice(const std::string& device_id, const std::string& name) {
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   if (ec) return MakeError("cannot create " + fs::path(path).parent_path().string() + " (" + ec.message() + ")");
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
+  return WriteFileAtomically(path, "the device names", [&](std::ostream& out) {
     out << j.dump(2) << "\n";
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      return MakeError("cannot write " + tmp + " (disk full or read-only?)");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(tmp, ec);
-    return MakeError("cannot replace " + path + ": " + why);
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 std::string DeviceShownAs(const std::string& device_id,
