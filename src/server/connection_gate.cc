@@ -225,7 +225,6 @@ void ConnectionGate::Work() {
       if (ready_.empty()) return;  // stopping, nothing left to serve
       fd = ready_.front();
       ready_.pop_front();
-      ++busy_;
     }
     // A client that sends its next request at once (a worker, a load tool) is served on this
     // thread; one that does not within kLinger goes back to wait on no thread.
@@ -248,7 +247,6 @@ void ConnectionGate::Work() {
 
 void ConnectionGate::Finished(int fd, bool keep, int served) {
   std::lock_guard<std::mutex> lock(mu_);
-  --busy_;
   const auto it = conns_.find(fd);
   if (it == conns_.end()) return;
   Conn c = it->second;

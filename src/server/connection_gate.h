@@ -6,6 +6,7 @@
 // sends requests gets in however many idle connections are open.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -73,8 +74,7 @@ class ConnectionGate {
   std::map<int, Conn> conns_;
   std::map<std::string, int> per_peer_;
   std::deque<int> ready_;  // heads arrived, for the request threads
-  bool stopping_ = false;
-  int busy_ = 0;
+  std::atomic<bool> stopping_{false};  // written under mu_, read by request threads too
   std::thread loop_;
   std::vector<std::thread> workers_;
 };
