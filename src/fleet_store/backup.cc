@@ -24,10 +24,18 @@ Status BackupFleetDb(const std::string& db, const std::string& out_path) {
                      "--format=custom --file=FILE '<the URL>' (restore with pg_restore)");
   }
   if (out_path.empty()) return MakeError("no backup file given; give -o FILE");
+  if (out_path.find("://") != std::string::npos) {
+    return MakeError(out_path + " is a URL; a backup is written to a file: give -o FILE");
+  }
   std::error_code ec;
   if (fs::exists(out_path, ec)) {
     return MakeError(out_path + " exists; give a new file (a backup never replaces one)");
   }
+  const fs::path folder = fs::absolute(out_path, ec).parent_path();
+  if (!fs::is_directory(folder, ec)) {
+    return MakeError(out_path + ": no folder " + folder.string() + "; create it or give another -o");
+  }
+  if (fs::is_directory(db, ec)) return MakeError(db + " is a folder, not a fleet database");
   if (!fs::is_regular_file(db, ec)) {
     return MakeError(db + ": no such fleet database; give the file pipette serve --db uses");
   }
@@ -38,6 +46,23 @@ Status BackupFleetDb(const std::string& db, const std::string& out_path) {
     return MakeError(db + ": cannot open (" + why + ")");
   }
   sqlite3_busy_timeout(src, 10000);
+  // Only a fleet database is backed up: its clients and results tables are there.
+  sqlite3_stmt* check = nullptr;
+  int tables = -1;
+  if (sqlite3_prepare_v2(src,
+                         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                         "('clients', 'results')",
+                         -1, &check, nullptr) == SQLITE_OK &&
+      sqlite3_step(check) == SQLITE_ROW) {
+    tables = sqlite3_column_int(check, 0);
+  }
+  sqlite3_finalize(check);
+  if (tables != 2) {
+    const std::string why = tables < 0 ? std::string(sqlite3_errmsg(src)) : "no fleet tables";
+    sqlite3_close(src);
+    return MakeError(db + " is not a pipette fleet database (" + why +
+                     "); give the file pipette serve --db uses");
+  }
   const std::string part = out_path + ".part-" + std::to_string(getpid());
   sqlite3* dst = nullptr;
   std::string failure;

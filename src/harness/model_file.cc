@@ -31,6 +31,9 @@ std::string RecordModelPath(const std::string& path, const DeviceAccess* device)
 }
 
 Result<GgufInfo> ReadModelHeader(const std::string& path, DeviceAccess* device) {
+  if (NamesDeviceFile(path) && DevicePart(path).empty()) {
+    return MakeError("device: names no file; give device:/PATH, the model's path on the device");
+  }
   if (!OnRemoteDevice(path, device)) return ReadGgufInfo(RuntimeModelPath(path, device));
   const std::string there = DevicePart(path);
   for (uint64_t head = 16ull << 20;; head *= 8) {

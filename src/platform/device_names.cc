@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -18,22 +19,36 @@ using nlohmann::json;
 
 constexpr const char* kSchema = "pipette.device-names/1";
 
+// A names file is small: a name per device.
+constexpr uintmax_t kMaxNamesFileBytes = 1 << 20;
+
+// `strict` (before writing it back): a file that is not a names file, or holds an entry that is
+// not a valid name, is an error, so that nothing in it is lost; otherwise such entries are absent.
 Result<std::map<std::string, std::string>> Read(bool strict) {
   std::map<std::string, std::string> out;
   const std::string path = DeviceNamesPath();
-  std::ifstream in(path);
-  if (!in) return out;
-  const json j = json::parse(in, nullptr, false);
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) return out;
+  const auto refuse = [&](const std::string& why) -> Result<std::map<std::string, std::string>> {
+    if (!strict) return std::map<std::string, std::string>{};
+    return MakeError(path + " " + why + "; move it away and name the devices again");
+  };
+  if (!fs::is_regular_file(status)) return refuse("is not a file");
+  if (fs::file_size(path, ec) > kMaxNamesFileBytes) return refuse("is larger than 1 MiB");
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  const json j = json::parse(text, nullptr, false);
   if (!j.is_object() || j.value("schema", "") != kSchema || !j.contains("names") ||
       !j["names"].is_object()) {
-    if (strict) {
-      return MakeError(path + " is not a device names file (" + kSchema +
-                       "); move it away and name the devices again");
-    }
-    return out;
+    return refuse(std::string("is not a device names file (") + kSchema + ")");
   }
   for (const auto& [id, name] : j["names"].items()) {
-    if (name.is_string()) out[id] = name.get<std::string>();
+    if (!name.is_string() || !CheckDeviceName(name.get<std::string>()).ok()) {
+      if (strict) return refuse("holds an entry that is not a device name (" + id.substr(0, 12) + ")");
+      continue;
+    }
+    out[id] = name.get<std::string>();
   }
   return out;
 }
@@ -64,8 +79,8 @@ std::optional<std::string> DeviceNameOf(const std::string& device_id) {
 }
 
 Status CheckDeviceName(const std::string& name) {
-  // The name as it can be shown in one line: what cannot be printed is a '?'.
-  std::string shown = name.substr(0, 80);
+  // The name as it can be shown in one line: what cannot be printed is a '?'; a long one is cut.
+  std::string shown = name.size() > 80 ? name.substr(0, 77) + "..." : name;
   for (char& c : shown) {
     if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
   }

@@ -265,6 +265,20 @@ TEST_F(DeviceNames, NamesPeopleCannotTypeOrReadAreRefusedAndABrokenFileIsNeverOv
   EXPECT_NE(s.error().message.find("is not a device names file"), std::string::npos);
   std::ifstream in(dir_ / "device-names.json");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{not json");
+  // An entry that is not a name is never dropped by a rewrite; a folder in the file's place is
+  // an error, not an abort.
+  std::ofstream(dir_ / "device-names.json", std::ios::trunc)
+      << R"({"schema":"pipette.device-names/1","names":{"x":5,"y":"ok"}})";
+  EXPECT_EQ(ReadDeviceNames().size(), 1u);
+  const Status kept = NameDevice(std::string(64, 'c'), "z");
+  ASSERT_FALSE(kept.ok());
+  EXPECT_NE(kept.error().message.find("holds an entry that is not a device name"), std::string::npos);
+  std::filesystem::remove(dir_ / "device-names.json");
+  std::filesystem::create_directories(dir_ / "device-names.json");
+  EXPECT_TRUE(ReadDeviceNames().empty());
+  const Status folder = NameDevice(std::string(64, 'c'), "z");
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.error().message.find("is not a file"), std::string::npos);
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A head larger than this is handed on as it is: the HTTP layer refuses it (414/431 or 400).
+// The largest request head, bytes: a connection that sends more without ending its head gets a
+// 431 and is closed.
 constexpr size_t kPeekBytes = 16 * 1024;
 // How long a request thread waits for a served connection's next request before handing it back
 // (ms): long enough for a client sending back to back, too short for idle ones to hold threads.
@@ -180,9 +181,19 @@ bool ConnectionGate::HeadArrived(int fd, bool* gone) {
     return false;
   }
   if (n <= 0) return false;
-  if (static_cast<size_t>(n) >= buf.size()) return true;
   const std::string_view text(buf.data(), static_cast<size_t>(n));
-  return text.find("\r\n\r\n") != std::string_view::npos;
+  if (text.find("\r\n\r\n") != std::string_view::npos) return true;
+  if (static_cast<size_t>(n) >= buf.size()) {
+    // No head of the protocol comes near this: refused before any thread reads it.
+    static const std::string body = R"({"error":"the request head is larger than 16 KiB"})";
+    const std::string reply =
+        "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\n"
+        "X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body;
+    (void)!send(fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    *gone = true;
+  }
+  return false;
 }
 
 void ConnectionGate::Loop() {

@@ -1,5 +1,5 @@
 // Between accepting a connection and giving it a request thread (issue 24): a connection waits,
-// on no thread, until a whole request head has arrived, so that idle connections (or a slow
+// on no thread, until a whole request head (at most 16 KiB; a larger one gets a 431) has arrived, so that idle connections (or a slow
 // sender's half a head) cannot hold the request threads. Caps keep one peer, or all of them, from
 // exhausting the server's file descriptors: when a cap is reached, the oldest connection still
 // waiting for its head gives way to the new one (never a request being served), so a client that

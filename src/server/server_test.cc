@@ -526,6 +526,13 @@ TEST_P(ServerTest, ABackupTakenUnderLoadHoldsEveryAcknowledgedRecord) {
   const Status again = BackupFleetDb(db_, copy);
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.error().message.find("exists; give a new file"), std::string::npos);
+  // Only a fleet database is backed up: an empty file or another program's is refused.
+  const std::string empty = dir_.string() + "/empty.db";
+  std::ofstream(empty) << "";
+  const Status foreign = BackupFleetDb(empty, dir_.string() + "/never.db");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.error().message.find("is not a pipette fleet database"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_.string() + "/never.db"));
 }
 
 TEST_P(ServerTest, EveryResponseCarriesTheSecurityHeaders) {
@@ -589,6 +596,12 @@ TEST_P(ServerTest, IdleConnectionsDoNotStarveTheServer) {
   client_->set_read_timeout(10, 0);
   EXPECT_EQ(SignedSend(id, "POST", "/api/results", RealRecord().dump()).status, 201);
   for (int fd : idle) ::close(fd);
+  // A head of 10,000 small header lines (over 16 KiB) is refused before any thread reads it.
+  httplib::Headers many;
+  for (int i = 0; i < 10000; ++i) many.emplace("X-Filler-" + std::to_string(i), "x");
+  auto big = fresh.Get("/health", many);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 431);
 }
 
 TEST_P(ServerTest, DeeplyNestedBodiesAre400AndTheServerLives) {
