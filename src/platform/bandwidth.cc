@@ -2,7 +2,6 @@
 // measures is bandwidth_kernel.cc.
 #include "platform/bandwidth.h"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "platform/cache_dir.h"
 #include "platform/output_path.h"
 
 namespace pipette {
@@ -25,24 +25,12 @@ bool IsLowerHex(const std::string& s) {
   });
 }
 
-std::string CacheDir() {
-  if (const char* p = std::getenv("PIPETTE_CACHE"); p && *p) return p;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') {
-    return std::string(x) + "/pipette";
-  }
-  std::string home;
-  if (const char* h = std::getenv("HOME"); h && *h) home = h;
-  if (home.empty()) {
-    if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) home = pw->pw_dir;
-  }
-  return (home.empty() ? std::string(".") : home) + "/.cache/pipette";
-}
 
 }  // namespace
 
 std::string BandwidthCachePath(const std::string& device_id) {
   if (!IsLowerHex(device_id)) return {};
-  return CacheDir() + "/bandwidth-" + device_id + ".json";
+  return PipetteCacheDir() + "/bandwidth-" + device_id + ".json";
 }
 
 void AddCachedBandwidth(json& device) {

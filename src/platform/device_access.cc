@@ -7,6 +7,7 @@
 
 #include "base/json_depth.h"
 #include "base/sha256.h"
+#include "platform/cache_dir.h"
 #include "platform/probe.h"
 #include "platform/transport_impl.h"
 
@@ -234,12 +235,7 @@ Result<DeviceAccess::File> DeviceAccess::DeviceFile(const std::string& path, uin
   return f;
 }
 
-std::string DeviceModelHeadFolder() {
-  if (const char* c = std::getenv("PIPETTE_CACHE"); c && *c) return std::string(c) + "/device-models";
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/pipette/device-models";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/pipette/device-models";
-}
+std::string DeviceModelHeadFolder() { return PipetteCacheDir() + "/device-models"; }
 
 Result<BandwidthResult> DeviceAccess::Bandwidth(const BandwidthOptions& options) {
   if (IsHost()) return MeasureBandwidth(options);

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "platform/cache_dir.h"
+
 namespace pipette {
 namespace {
 
@@ -29,12 +31,7 @@ std::vector<std::string> Needs(const std::string& level) {
 
 std::string DeviceDriverFolder() {
   if (const char* d = std::getenv("PIPETTE_DEVICE_DRIVERS"); d && *d) return d;
-  if (const char* c = std::getenv("PIPETTE_CACHE"); c && *c) return std::string(c) + "/device-drivers";
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-    return std::string(x) + "/pipette/device-drivers";
-  }
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/pipette/device-drivers";
+  return PipetteCacheDir() + "/device-drivers";
 }
 
 std::string TargetForArch(const std::string& m) {

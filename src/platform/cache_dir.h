@@ -1,0 +1,13 @@
+// pipette's cache folder on this machine, as scripts/llama.sh and scripts/build-device.sh name it:
+// $PIPETTE_CACHE, else $XDG_CACHE_HOME/pipette, else ~/.cache/pipette (the home folder from
+// $HOME, else the password database). Everything cached lives under it: llama.cpp and driver
+// builds, device drivers, bandwidth results, device files' first bytes.
+#pragma once
+
+#include <string>
+
+namespace pipette {
+
+std::string PipetteCacheDir();
+
+}  // namespace pipette
