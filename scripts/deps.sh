@@ -20,9 +20,10 @@ test_packages=(chromium)
 # The fleet tests start their own PostgreSQL server (initdb in a temporary folder) and measure the
 # server with wrk; faketime sets a worker's clock 10 minutes off; the device tests start their own
 # sshd, run the aarch64 device build of the driver under qemu-user (binfmt) and cross-build it
-# (scripts/build-device.sh): required for `scripts/test.sh`.
+# (scripts/build-device.sh); nginx and openssl run the fleet behind the deployment's TLS proxy
+# (deploy/): required for `scripts/test.sh`.
 required_test_packages=(postgresql wrk faketime openssh-server openssh-client qemu-user-static
-  binfmt-support crossbuild-essential-arm64)
+  binfmt-support crossbuild-essential-arm64 nginx openssl)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

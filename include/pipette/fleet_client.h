@@ -70,23 +70,32 @@ struct FleetClientOptions {
   int connect_timeout_ms = 5000;
   int read_timeout_ms = 60000;  // a claim or a large record may take a while
   int write_timeout_ms = 60000;
+  // For https:// servers: a PEM file of the CA certificates to trust (a private CA, a self-signed
+  // server certificate); empty: the system's (/etc/ssl/certs). The server's certificate is always
+  // verified, its name included; there is no way to turn that off.
+  std::string ca_file;
 };
 
 // Thread-safe: every call opens its own connection (a worker heartbeats from another thread while
 // it submits). Copyable.
 class FleetHttpClient {
  public:
-  // `server_url`: "http://HOST:PORT" (a trailing "/" is ignored; the port defaults to 80). An
-  // invalid URL is reported by every call (and by Check()) as a kRejected error naming it.
+  // `server_url`: "http://HOST:PORT" or "https://HOST:PORT" (a trailing "/" is ignored; the port
+  // defaults to 80 and 443). An invalid URL is reported by every call (and by Check()) as a
+  // kRejected error naming it.
   FleetHttpClient(std::string server_url, Identity identity, FleetClientOptions options = {});
 
   // The URL as given, without a trailing "/"; "host:port" (the outbox folder's name).
   const std::string& server_url() const { return url_; }
   std::string host_port() const;
   const Identity& identity() const { return identity_; }
-  // An Error when the URL is not "http://HOST[:PORT]" ("'<url>' is not a server URL; give
-  // http://HOST:PORT, e.g. http://127.0.0.1:8080").
+  // An Error when the URL is not "http[s]://HOST[:PORT]" ("'<url>' is not a server URL; give
+  // http://HOST:PORT, e.g. http://127.0.0.1:8080"), or the CA file cannot be read.
   Status Check() const;
+  // Whether requests go over the network unencrypted: an http:// URL whose host is not this
+  // machine (localhost, 127.0.0.0/8, ::1). Signatures still stop forgery and replay, but records
+  // and job specs can be read, and the dashboard's answers altered, on the way.
+  bool SendsInTheClear() const;
 
   // GET /health (unsigned).
   FleetResult Health() const;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "pipette/status.h"
 
@@ -31,6 +32,15 @@ struct ServerOptions {
   int64_t max_record_bytes = 64ll * 1024 * 1024;
   // Signed requests per second per client (token bucket, bursts of twice this); 0: no limit.
   double rate_per_client = 100;
+  // Requests of no registered client (registering, the dashboard's pages, reading results) per
+  // second per client address, bursts of twice this; 0: no limit. /health is never limited.
+  double rate_per_address = 50;
+  // Addresses of reverse proxies in front of the server (deploy/nginx), as the server sees their
+  // connections (e.g. "127.0.0.1"). A request from one of them is attributed to the address its
+  // X-Forwarded-For ends with (the per-address rate limit, the request log); from any other peer
+  // that header is ignored. They are exempt from max_connections_per_peer: every client's
+  // connection comes from them.
+  std::vector<std::string> trusted_proxies;
   int lease_s = 60;                 // job lease length, seconds
   int clock_window_s = 300;         // accepted |request timestamp - server clock|, seconds
   int threads = 8;                  // request threads (each keeps one open FleetStore)

@@ -18,12 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "pipette/fleet_client.h"
 #include "pipette/status.h"
 
 namespace pipette {
 
 struct WorkerOptions {
-  std::string server_url;                // "http://HOST:PORT"
+  std::string server_url;                // "http://HOST:PORT" or "https://HOST:PORT"
+  FleetClientOptions client;             // how it is reached (the CA file of a private CA)
   std::string identity_path;             // the device's key pair; empty: DefaultIdentityPath()
   std::vector<std::string> labels;       // capability labels offered in each claim
   std::vector<std::string> models_dirs;  // folders scanned for *.gguf (not recursive)

@@ -20,6 +20,7 @@ struct CliContext {
   std::string store_path;  // --store; empty means DefaultStorePath()
   bool json = false;       // --json: print data as JSON instead of a table
   std::string server;      // --server URL of the commands that read results (result_source.h)
+  std::string ca_file;     // --ca-file: the CA that signs an https:// fleet server's certificate
   int exit_code = kExitOk;
   const CLI::App* app = nullptr;  // the pipette command: ReportError adds the flags of the
                                   // subcommand being run (flag_names.h)

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/fleet_connection.h"
 #include "cli/store_reading.h"
 #include "platform/device.h"
 #include "platform/device_access.h"
@@ -39,13 +40,13 @@ int ExitFor(const FleetError& e) {
 }
 
 int Register(const RegisterArgs& a, CliContext& ctx) {
-  if (Status s = FleetHttpClient(a.server, Identity{}).Check(); !s.ok()) {
+  if (Status s = FleetHttpClient(a.server, Identity{}, FleetOptions(ctx)).Check(); !s.ok()) {
     return ReportError(ctx, s.error());
   }
   const std::string path = IdentityPath(a.identity);
   auto identity = LoadOrCreateIdentity(path);
   if (!identity.ok()) return ReportError(ctx, identity.error());
-  FleetHttpClient client(a.server, *identity);
+  FleetHttpClient client = FleetClientFor(a.server, *identity, ctx);
   json profile;
   auto address = ParseDeviceAddress(a.device);
   if (!address) return ReportError(ctx, address.error());
@@ -121,7 +122,7 @@ bool PrintReport(const FlushReport& r, const Outbox& outbox, const FleetHttpClie
 }
 
 int Submit(const SubmitArgs& a, CliContext& ctx) {
-  if (Status s = FleetHttpClient(a.server, Identity{}).Check(); !s.ok()) {
+  if (Status s = FleetHttpClient(a.server, Identity{}, FleetOptions(ctx)).Check(); !s.ok()) {
     return ReportError(ctx, s.error());
   }
   const std::string path = IdentityPath(a.identity);
@@ -130,7 +131,7 @@ int Submit(const SubmitArgs& a, CliContext& ctx) {
     return ReportError(ctx, MakeError("no identity at " + path + "; run pipette register --server " +
                                       a.server + " first"));
   }
-  FleetHttpClient client(a.server, *identity);
+  FleetHttpClient client = FleetClientFor(a.server, *identity, ctx);
   auto outbox = Outbox::Open(DefaultOutboxDir(client.server_url()));
   if (!outbox.ok()) return ReportError(ctx, outbox.error(), kExitFailure);
   auto store = OpenStoreToRead(ctx);
@@ -173,7 +174,7 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
   auto reg = std::make_shared<RegisterArgs>();
   CLI::App* r = app.add_subcommand(
       "register", "Register this device with a pipette serve (creates its key pair when missing)");
-  r->add_option("--server", reg->server, "the server, http://HOST:PORT")->required();
+  r->add_option("--server", reg->server, "the server, http://HOST:PORT or https://HOST:PORT")->required();
   r->add_option("--preauth", reg->preauth,
                 "a pre-authorization key (pipette serve keys create): approved at once; "
                 "without one the device waits for an operator's approval");
@@ -195,7 +196,7 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
   auto sub = std::make_shared<SubmitArgs>();
   CLI::App* s = app.add_subcommand(
       "submit", "Send stored results to a pipette serve (through the outbox: nothing is lost)");
-  s->add_option("--server", sub->server, "the server, http://HOST:PORT")->required();
+  s->add_option("--server", sub->server, "the server, http://HOST:PORT or https://HOST:PORT")->required();
   s->add_option("--identity", sub->identity,
                 "the key pair file (default: $PIPETTE_IDENTITY or " + DefaultIdentityPath() + ")");
   s->add_option("--status", sub->filter.status, "ok or failed")
@@ -209,7 +210,7 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
 }
 
 std::unique_ptr<ResultSubmitter> ResultSubmitter::Create(const std::string& url, CliContext& ctx) {
-  if (Status s = FleetHttpClient(url, Identity{}).Check(); !s.ok()) {
+  if (Status s = FleetHttpClient(url, Identity{}, FleetOptions(ctx)).Check(); !s.ok()) {
     ReportError(ctx, s.error().Wrap("--submit"));
     return nullptr;
   }
@@ -220,7 +221,7 @@ std::unique_ptr<ResultSubmitter> ResultSubmitter::Create(const std::string& url,
                                "; run pipette register --server " + url + " first"));
     return nullptr;
   }
-  FleetHttpClient client(url, *identity);
+  FleetHttpClient client = FleetClientFor(url, *identity, ctx);
   auto outbox = Outbox::Open(DefaultOutboxDir(client.server_url()));
   if (!outbox.ok()) {
     ReportError(ctx, outbox.error().Wrap("--submit"));

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/fleet_connection.h"
 #include "pipette/fleet_client.h"
 #include "pipette/fleet_plan.h"
 #include "pipette/identity.h"
@@ -33,11 +34,11 @@ int ExitFor(const FleetError& e) {
   return e.kind == FleetFailure::kRejected ? kExitBadInput : kExitFailure;
 }
 
-Result<FleetHttpClient> Client(const PlanArgs& a) {
+Result<FleetHttpClient> Client(const PlanArgs& a, const CliContext& ctx) {
   const std::string path = a.identity.empty() ? DefaultIdentityPath() : a.identity;
   auto identity = LoadIdentity(path);
   if (!identity) return identity.error();
-  FleetHttpClient client(a.server, *identity);
+  FleetHttpClient client = FleetClientFor(a.server, *identity, ctx);
   if (auto s = client.Check(); !s) return s.error();
   return client;
 }
@@ -55,7 +56,7 @@ int Submit(const PlanArgs& a, CliContext& ctx) {
   auto specs = JobSpecsFromSuite(
       *suite, *cells, [&](const std::string& p) { return CachedSha256(**store, p); }, req);
   if (!specs) return ReportError(ctx, specs.error());
-  auto client = Client(a);
+  auto client = Client(a, ctx);
   if (!client) return ReportError(ctx, client.error());
   const int64_t expires_at =
       a.expires_in_hours > 0 ? static_cast<int64_t>(std::time(nullptr) + a.expires_in_hours * 3600)
@@ -101,7 +102,7 @@ int Submit(const PlanArgs& a, CliContext& ctx) {
 }
 
 int ShowStatus(const PlanArgs& a, CliContext& ctx) {
-  auto client = Client(a);
+  auto client = Client(a, ctx);
   if (!client) return ReportError(ctx, client.error());
   FleetResult r = client->GetPlan(a.plan_id);
   if (!r.ok()) return ReportError(ctx, r.error().ToError(), ExitFor(r.error()));
@@ -144,7 +145,7 @@ void AddPlanCommand(CLI::App& app, CliContext& ctx) {
 
   CLI::App* submit = plan->add_subcommand("submit", "Turn a suite into a plan of jobs on a server");
   submit->add_option("suite", args->suite_path, "suite file (TOML)")->required();
-  submit->add_option("--server", args->server, "the server, http://HOST:PORT")->required();
+  submit->add_option("--server", args->server, "the server, http://HOST:PORT or https://HOST:PORT")->required();
   submit->add_option("--requires-label", args->labels,
                      "a label every job requires of a worker (repeatable)");
   submit->add_option("--requires-arch", args->arch, "the architecture (uname -m) jobs require");
@@ -158,7 +159,7 @@ void AddPlanCommand(CLI::App& app, CliContext& ctx) {
 
   CLI::App* status = plan->add_subcommand("status", "A plan's progress: per state, per device");
   status->add_option("id", args->plan_id, "plan id (plan submit printed it)")->required();
-  status->add_option("--server", args->server, "the server, http://HOST:PORT")->required();
+  status->add_option("--server", args->server, "the server, http://HOST:PORT or https://HOST:PORT")->required();
   status->add_option("--identity", args->identity, identity_help);
   status->callback([args, &ctx] { ShowStatus(*args, ctx); });
 }

@@ -219,6 +219,19 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
   serve
+      ->add_option("--address-rate-limit", a.options.rate_per_address,
+                   "requests per second per client address that no registered client signs "
+                   "(registering, the dashboard, reading results), bursts of twice that (0: no "
+                   "limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
+  serve
+      ->add_option("--trusted-proxy", a.options.trusted_proxies,
+                   "the address of a reverse proxy in front of the server (repeatable, e.g. "
+                   "127.0.0.1 for deploy/nginx): its X-Forwarded-For names the client; from "
+                   "anyone else that header is ignored")
+      ->delimiter(',');
+  serve
       ->add_option("--page-cache", a.options.page_cache_bytes,
                    "bytes of rendered dashboard pages kept for reuse until a result is added "
                    "(0: every page rendered anew)")

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "base/ids.h"
+#include "cli/fleet_connection.h"
 #include "pipette/identity.h"
 #include "pipette/worker.h"
 #include "platform/interrupt.h"
@@ -14,6 +15,8 @@ namespace {
 
 int Work(WorkerOptions& o, CliContext& ctx) {
   o.store_path = ctx.store_path;
+  o.client = FleetOptions(ctx);
+  WarnIfInTheClear(FleetHttpClient(o.server_url, Identity{}, o.client));
   WorkerHooks hooks;
   hooks.line = [](const std::string& line) {
     // "12:05:01 claimed job ...": the UTC time of day, then the event.
@@ -31,7 +34,7 @@ void AddWorkerCommand(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<WorkerOptions>();
   CLI::App* w = app.add_subcommand(
       "worker", "Pull jobs from a pipette serve and run them on this device, until interrupted");
-  w->add_option("--server", o->server_url, "the server, http://HOST:PORT")->required();
+  w->add_option("--server", o->server_url, "the server, http://HOST:PORT or https://HOST:PORT")->required();
   w->add_option("--labels", o->labels, "capability labels offered to jobs, e.g. x86,ci")
       ->delimiter(',');
   w->add_option("--label", o->label, "device label recorded when a job carries none");

@@ -48,6 +48,8 @@ constexpr TermFlag kTermFlags[] = {
     {"eval temperature", "--temperature"},
     {"checkpoint folder", "--checkpoint-dir"},
     {"doom-loop option", "--doom-loop"},
+    {"CA file", "--ca-file"},
+    {"trusted proxy", "--trusted-proxy"},
 };
 
 // A character that continues a name or a flag: "n_ctx2", "--ctx-size".

@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
           [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
           "PATH"));
   app.add_flag("--json", ctx.json, "print data as JSON");
+  app.add_option("--ca-file", ctx.ca_file,
+                 "for an https:// fleet server: a PEM file of the CA certificates that sign its "
+                 "certificate (a private CA; default: the system's)")
+      ->check(CLI::ExistingFile);
   AddRunCommand(app, ctx);
   AddModelsCommand(app, ctx);
   AddBenchmarksCommand(app, ctx);

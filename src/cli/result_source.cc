@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/fleet_connection.h"
 #include "cli/store_reading.h"
 #include "pipette/fleet_client.h"
 
@@ -127,7 +128,7 @@ std::unique_ptr<ResultSource> OpenSourceToRead(CliContext& ctx) {
     ReportError(ctx, MakeError("--store and --server both say where to read results; give one"));
     return nullptr;
   }
-  FleetHttpClient client(ctx.server, Identity{});
+  FleetHttpClient client = FleetClientFor(ctx.server, Identity{}, ctx);
   if (Status s = client.Check(); !s.ok()) {
     ReportError(ctx, s.error().Wrap("--server"));
     return nullptr;

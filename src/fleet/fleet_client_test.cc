@@ -183,7 +183,7 @@ TEST(Outbox, UnreachableServerBacksOffDoublingToSixtySeconds) {
   ASSERT_TRUE(outbox->Add(Record("r1")).ok());
   ASSERT_TRUE(outbox->Add(Record("r2")).ok());
   const std::string url = "http://127.0.0.1:" + std::to_string(DeadPort());
-  FleetHttpClient client(url, GenerateIdentity(), FleetClientOptions{1000, 1000, 1000});
+  FleetHttpClient client(url, GenerateIdentity(), FleetClientOptions{1000, 1000, 1000, ""});
   int64_t now = 1'000'000;
   auto report = outbox->Flush(client, now);
   ASSERT_TRUE(report.ok()) << report.error().message;

@@ -1,5 +1,7 @@
 #include "server/connection_gate.h"
 
+#include "server/client_address.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,6 +15,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "server/client_address.h"
 
 namespace pipette::server {
 namespace {
@@ -36,7 +40,7 @@ std::string PeerOf(int fd) {
   } else if (addr.ss_family == AF_INET6) {
     inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&addr)->sin6_addr, text, sizeof(text));
   }
-  return text;
+  return PlainAddress(text);
 }
 
 }  // namespace
@@ -117,7 +121,9 @@ bool ConnectionGate::MakeRoom(const std::string& peer) {
     const auto it = per_peer_.find(peer);
     return it == per_peer_.end() ? 0 : it->second;
   };
-  while (peer_count() >= limits_.per_peer) {
+  const bool capped = std::find(limits_.unlimited_peers.begin(), limits_.unlimited_peers.end(),
+                                peer) == limits_.unlimited_peers.end();
+  while (capped && peer_count() >= limits_.per_peer) {
     const int fd = oldest_waiting(true);
     if (fd < 0) return false;
     CloseLocked(fd);

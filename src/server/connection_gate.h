@@ -23,6 +23,9 @@ namespace pipette::server {
 struct GateLimits {
   // Connections one address may hold open, waiting or being served.
   int per_peer = 256;
+  // Addresses the per-peer cap does not apply to (trusted reverse proxies: every client's
+  // connection comes from them), as PlainAddress (server/client_address.h) gives them.
+  std::vector<std::string> unlimited_peers;
   // Connections open in all (also bounded by the process's file descriptor limit).
   int total = 4096;
   // From accepting a connection to the end of its request head; a connection that has not sent

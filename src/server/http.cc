@@ -3,10 +3,12 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/utf8.h"
 #include "pipette/dashboard.h"
+#include "server/client_address.h"
 
 namespace pipette::server {
 namespace {
@@ -20,6 +22,7 @@ struct RequestLog {
   Clock::time_point start;
   bool started = false;
   std::string client_id;
+  std::string address;  // the client's (server/client_address.h)
 };
 thread_local RequestLog t_log;
 
@@ -132,10 +135,22 @@ std::string TooLarge(int64_t limit) {
 
 using UseCase = std::function<Reply(FleetStore&, const httplib::Request&)>;
 
-// A route: the body limit (checked before anything is parsed), a store for this request, the use
-// case, the reply.
-httplib::Server::Handler Route(StorePool& pool, int64_t limit, UseCase use) {
-  return [&pool, limit, use = std::move(use)](const httplib::Request& req, httplib::Response& res) {
+// Who a route's requests are rate-limited as: the signed client (FleetService does it), or the
+// address of a caller no registered client vouches for.
+enum class Limit { kByClient, kByAddress };
+
+// A route: the body limit (checked before anything is parsed), the per-address limit where it
+// applies, a store for this request, the use case, the reply.
+httplib::Server::Handler Route(FleetService& service, StorePool& pool, int64_t limit,
+                               Limit by, UseCase use) {
+  return [&service, &pool, limit, by, use = std::move(use)](const httplib::Request& req,
+                                                            httplib::Response& res) {
+    if (by == Limit::kByAddress) {
+      if (std::optional<Reply> limited = service.LimitAddress(t_log.address)) {
+        WriteReply(req, res, *limited);
+        return;
+      }
+    }
     if (static_cast<int64_t>(req.body.size()) > limit) {
       WriteError(res, 413, TooLarge(limit));
       return;
@@ -179,10 +194,12 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
       {"Referrer-Policy", "no-referrer"},
   });
 
-  svr.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+  svr.set_pre_routing_handler([proxies = options.trusted_proxies](const httplib::Request& req,
+                                                                  httplib::Response& res) {
     t_log.start = Clock::now();
     t_log.started = true;
     t_log.client_id.clear();
+    t_log.address = ClientAddress(req.remote_addr, req.get_header_value("X-Forwarded-For"), proxies);
     // Ids and filters are text: bytes that are not UTF-8 (after percent-decoding) name nothing
     // stored, and PostgreSQL refuses them in a query.
     bool utf8 = !FirstBadUtf8Byte(req.path);
@@ -216,51 +233,58 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
     WriteReply(req, res, reply);
   });
 
-  svr.Post("/api/register", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Post("/api/register", Route(service, pool, small, Limit::kByAddress, [&service](FleetStore& s, const auto& req) {
              return service.Register(s, ToSigned(req));
            }));
-  svr.Get("/api/me", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Get("/api/me", Route(service, pool, small, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
             return service.Me(s, ToSigned(req));
           }));
-  svr.Post("/api/results", Route(pool, record, [&service](FleetStore& s, const auto& req) {
+  svr.Post("/api/results", Route(service, pool, record, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
              return service.SubmitResult(s, ToSigned(req));
            }));
-  svr.Get("/api/results", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Get("/api/results", Route(service, pool, small, Limit::kByAddress, [&service](FleetStore& s, const auto& req) {
             return service.ListResults(s, req.params);
           }));
-  svr.Get("/api/records", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Get("/api/records", Route(service, pool, small, Limit::kByAddress, [&service](FleetStore& s, const auto& req) {
             return service.ListRecords(s, req.params);
           }));
-  svr.Get(R"(/api/results/([^/]+))", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Get(R"(/api/results/([^/]+))", Route(service, pool, small, Limit::kByAddress, [&service](FleetStore& s, const auto& req) {
             return service.GetResult(s, req.matches[1].str());
           }));
-  svr.Post("/api/plans", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Post("/api/plans", Route(service, pool, small, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
              return service.CreatePlan(s, ToSigned(req));
            }));
-  svr.Get(R"(/api/plans/([^/]+))", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Get(R"(/api/plans/([^/]+))", Route(service, pool, small, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
             return service.GetPlan(s, ToSigned(req), req.matches[1].str());
           }));
-  svr.Post("/api/jobs/claim", Route(pool, small, [&service](FleetStore& s, const auto& req) {
+  svr.Post("/api/jobs/claim", Route(service, pool, small, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
              return service.Claim(s, ToSigned(req));
            }));
   svr.Put(R"(/api/jobs/([^/]+)/heartbeat)",
-          Route(pool, small, [&service](FleetStore& s, const auto& req) {
+          Route(service, pool, small, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
             return service.Heartbeat(s, ToSigned(req), req.matches[1].str());
           }));
   svr.Post(R"(/api/jobs/([^/]+)/result)",
-           Route(pool, record, [&service](FleetStore& s, const auto& req) {
+           Route(service, pool, record, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
              return service.CompleteJob(s, ToSigned(req), req.matches[1].str());
            }));
   svr.Post(R"(/api/jobs/([^/]+)/fail)",
-           Route(pool, small, [&service](FleetStore& s, const auto& req) {
+           Route(service, pool, small, Limit::kByClient, [&service](FleetStore& s, const auto& req) {
              return service.FailJob(s, ToSigned(req), req.matches[1].str());
            }));
 
   // Everything else that is read is the dashboard's.
   auto pages = std::make_shared<PageCache>(static_cast<size_t>(options.page_cache_bytes));
-  svr.Get(R"(.*)", [&pool, pages](const httplib::Request& req, httplib::Response& res) {
+  svr.Get(R"(.*)", [&service, &pool, pages](const httplib::Request& req,
+                                             httplib::Response& res) {
     if (UnderApi(req.path)) {
       WriteError(res, 404, "no such endpoint: GET " + req.path.substr(0, 200));
+      return;
+    }
+    if (std::optional<Reply> limited = service.LimitAddress(t_log.address)) {
+      res.status = StatusOf(limited->outcome);
+      res.set_header("Retry-After", std::to_string(limited->retry_after_s));
+      res.set_content(limited->error + "\n", "text/plain; charset=utf-8");
       return;
     }
     // The dashboard's pages are text: a store failure is its status and one line.
@@ -357,7 +381,7 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
             std::chrono::duration<double, std::milli>(Clock::now() - t_log.start).count());
       }
       std::string client = t_log.client_id;
-      if (client.empty()) client = req.remote_addr;
+      if (client.empty()) client = t_log.address.empty() ? req.remote_addr : t_log.address;
       LogLine(req.method + " " + req.path.substr(0, 200) + " " + std::to_string(res.status) + " " +
               ms + " " + client);
       t_log.started = false;

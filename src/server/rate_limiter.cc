@@ -8,6 +8,7 @@ namespace pipette::server {
 int RateLimiter::Take(const std::string& client_id, std::chrono::steady_clock::time_point now) {
   if (rate_ <= 0) return 0;
   std::lock_guard<std::mutex> lock(mu_);
+  if (buckets_.size() >= kPruneAt) Prune(now);
   auto [it, fresh] = buckets_.try_emplace(client_id);
   Bucket& b = it->second;
   if (fresh) {
@@ -22,6 +23,13 @@ int RateLimiter::Take(const std::string& client_id, std::chrono::steady_clock::t
     return 0;
   }
   return std::max(1, static_cast<int>(std::ceil((1 - b.tokens) / rate_)));
+}
+
+void RateLimiter::Prune(std::chrono::steady_clock::time_point now) {
+  std::erase_if(buckets_, [&](const auto& entry) {
+    const Bucket& b = entry.second;
+    return b.tokens + std::chrono::duration<double>(now - b.at).count() * rate_ >= burst_;
+  });
 }
 
 }  // namespace pipette::server

@@ -1,5 +1,7 @@
-// Requests per second per client: a token bucket each, in memory (a restart forgets them, which
-// only lets a client burst once more). Thread-safe.
+// Requests per second per key (a client id, a client address): a token bucket each, in memory (a
+// restart forgets them, which only lets a client burst once more). Thread-safe. Memory: a bucket
+// per key seen, except that past kPruneAt keys the full buckets (keys idle long enough to have
+// refilled, which a fresh bucket equals) are dropped.
 #pragma once
 
 #include <chrono>
@@ -18,7 +20,11 @@ class RateLimiter {
   // (at least 1) until a token is there.
   int Take(const std::string& client_id, std::chrono::steady_clock::time_point now);
 
+  static constexpr size_t kPruneAt = 65536;
+
  private:
+  void Prune(std::chrono::steady_clock::time_point now);  // mu_ held
+
   struct Bucket {
     double tokens = 0;
     std::chrono::steady_clock::time_point at;

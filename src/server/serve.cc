@@ -13,6 +13,7 @@
 
 #include "pipette/fleet_store.h"
 #include "pipette/server.h"
+#include "server/client_address.h"
 #include "server/connection_gate.h"
 #include "server/gated_server.h"
 #include "server/http.h"
@@ -48,6 +49,13 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   ServerOptions opts = options;
   if (opts.db.empty()) opts.db = DefaultFleetDbPath();
   if (opts.threads < 1) opts.threads = 1;
+  for (const std::string& proxy : opts.trusted_proxies) {
+    if (!server::IsIpAddress(proxy)) {
+      return MakeError("trusted proxy '" + proxy.substr(0, 60) +
+                       "' is not an IP address; give the proxy's address as its connections "
+                       "reach the server (e.g. 127.0.0.1)");
+    }
+  }
 
   FleetStoreOptions store_options;
   store_options.max_size_bytes = opts.db_max_size_bytes;
@@ -63,6 +71,9 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   // heads that arrived (issue 24: idle connections starved the server).
   server::GateLimits limits;
   limits.per_peer = std::max(1, opts.max_connections_per_peer);
+  for (const std::string& proxy : opts.trusted_proxies) {
+    limits.unlimited_peers.push_back(server::PlainAddress(proxy));
+  }
   limits.total = std::max(1, std::min(opts.max_connections, server::RaiseOpenFileLimit() - 64));
   limits.head_deadline = std::chrono::seconds(std::max(1, opts.head_timeout_s));
   limits.keep_alive = std::chrono::seconds(std::max(1, opts.keep_alive_s));

@@ -25,6 +25,7 @@
 #include "base/ids.h"
 #include "pipette/fleet_store.h"
 #include "pipette/identity.h"
+#include "server/client_address.h"
 #ifdef PIPETTE_HAVE_TEST_POSTGRES
 #include "tests/support/postgres_server.h"
 #endif
@@ -199,6 +200,25 @@ class ServerTest : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<httplib::Client> client_;
   std::unique_ptr<FleetStore> store_;
 };
+
+TEST(ClientAddress, TheProxysHeaderIsBelievedFromTheProxyOnly) {
+  using server::ClientAddress;
+  const std::vector<std::string> proxies = {"127.0.0.1", "::1"};
+  // From the proxy: the last entry, the address the proxy saw.
+  EXPECT_EQ(ClientAddress("127.0.0.1", "198.51.100.7", proxies), "198.51.100.7");
+  EXPECT_EQ(ClientAddress("127.0.0.1", "203.0.113.9, 198.51.100.7 ", proxies), "198.51.100.7");
+  EXPECT_EQ(ClientAddress("::ffff:127.0.0.1", "2001:db8::1", proxies), "2001:db8::1");
+  EXPECT_EQ(ClientAddress("::1", "::ffff:198.51.100.7", proxies), "198.51.100.7");
+  // Anyone else's header is ignored, whatever it says.
+  EXPECT_EQ(ClientAddress("192.0.2.5", "198.51.100.7", proxies), "192.0.2.5");
+  EXPECT_EQ(ClientAddress("192.0.2.5", "127.0.0.1", proxies), "192.0.2.5");
+  EXPECT_EQ(ClientAddress("192.0.2.5", "198.51.100.7", {}), "192.0.2.5");
+  // From the proxy without a usable entry: the proxy's own address, never text of the header.
+  EXPECT_EQ(ClientAddress("127.0.0.1", "", proxies), "127.0.0.1");
+  EXPECT_EQ(ClientAddress("127.0.0.1", "198.51.100.7, unknown", proxies), "127.0.0.1");
+  EXPECT_EQ(ClientAddress("127.0.0.1", "198.51.100.7:443", proxies), "127.0.0.1");
+  EXPECT_EQ(ClientAddress("127.0.0.1", "<script>", proxies), "127.0.0.1");
+}
 
 TEST_P(ServerTest, HealthNamesTheStore) {
   Response r = Send("GET", "/health", "", {});

@@ -249,7 +249,10 @@ Reply StoreFailure(const Error& error) {
 }
 
 FleetService::FleetService(const ServerOptions& options, std::function<int64_t()> clock)
-    : options_(options), clock_(std::move(clock)), limiter_(options.rate_per_client) {}
+    : options_(options),
+      clock_(std::move(clock)),
+      limiter_(options.rate_per_client),
+      address_limiter_(options.rate_per_address) {}
 
 int64_t FleetService::Now() const {
   return clock_ ? clock_() : static_cast<int64_t>(std::time(nullptr));
@@ -328,6 +331,19 @@ std::optional<Reply> FleetService::Identify(FleetStore& store, const SignedReque
   }
   if (client->status == ClientStatus::kRevoked) {
     return Refuse(Outcome::kForbidden, "client " + client->client_id + " is revoked");
+  }
+  return std::nullopt;
+}
+
+std::optional<Reply> FleetService::LimitAddress(const std::string& address) {
+  if (const int wait = address_limiter_.Take(address, std::chrono::steady_clock::now())) {
+    char rate[32];
+    std::snprintf(rate, sizeof(rate), "%g", options_.rate_per_address);
+    Reply r = Refuse(Outcome::kRateLimited, std::string("rate limit: ") + rate +
+                                                " requests/s per address; retry after " +
+                                                std::to_string(wait) + " s");
+    r.retry_after_s = wait;
+    return r;
   }
   return std::nullopt;
 }

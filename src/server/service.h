@@ -88,6 +88,10 @@ class FleetService {
   Reply CompleteJob(FleetStore& store, const SignedRequest& req, const std::string& job_id);
   Reply FailJob(FleetStore& store, const SignedRequest& req, const std::string& job_id);
 
+  // The per-address limit of requests that no registered client signs (register, the dashboard,
+  // reading results): the refusal when `address` has spent its bucket.
+  std::optional<Reply> LimitAddress(const std::string& address);
+
   // Deletes nonces whose window has passed.
   Status PruneNonces(FleetStore& store);
 
@@ -117,7 +121,8 @@ class FleetService {
 
   ServerOptions options_;
   std::function<int64_t()> clock_;
-  RateLimiter limiter_;
+  RateLimiter limiter_;          // per client id
+  RateLimiter address_limiter_;  // per client address
   KnownKeys known_keys_;
 };
 

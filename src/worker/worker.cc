@@ -208,7 +208,7 @@ class Worker {
         o_.identity_path.empty() ? DefaultIdentityPath() : o_.identity_path;
     auto identity = LoadIdentity(identity_path);
     if (!identity) return identity.error();
-    client_ = std::make_unique<FleetHttpClient>(o_.server_url, *identity);
+    client_ = std::make_unique<FleetHttpClient>(o_.server_url, *identity, o_.client);
     if (auto s = client_->Check(); !s) return s;
     store_path_ = o_.store_path.empty() ? DefaultStorePath() : o_.store_path;
     auto store = ResultStore::Open(store_path_);
