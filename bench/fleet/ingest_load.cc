@@ -6,7 +6,11 @@
 // results.
 //
 //   ingest_load --pipette build/src/cli/pipette [-n 20000] [-c 4] [--db PATH|postgresql://URL]
-//               [--threads 8] [--record FILE]
+//               [--threads 8] [--record FILE] [--via-nginx [--nginx-workers 1]]
+//
+// --via-nginx: the same load through real nginx terminating TLS in front of the server, with the
+// deployment's site file (deploy/nginx/pipette.conf, tests/support/nginx_proxy.h) and the server
+// started with --trusted-proxy 127.0.0.1; the connections are TLS keep-alive connections to nginx.
 //
 // The server runs with --rate-limit 0: the limit is per client, and one client sends all of it.
 #include <httplib.h>
@@ -32,6 +36,9 @@
 #include "pipette/identity.h"
 #include "platform/process.h"
 #include "raw_http.h"
+#ifdef PIPETTE_HAVE_NGINX_PROXY
+#include "tests/support/nginx_proxy.h"
+#endif
 
 namespace {
 
@@ -47,6 +54,8 @@ struct Args {
   int n = 20000;
   int connections = 4;
   int threads = 8;
+  bool via_nginx = false;
+  int nginx_workers = 1;
 };
 
 int Fail(const std::string& line) {
@@ -94,7 +103,9 @@ int main(int argc, char** argv) {
              "  --threads T     the server's --threads (default 8; give T >= C)\n"
              "  --db DB         a SQLite file or an empty PostgreSQL database "
              "(scripts/pg-test-server.sh makes one)\n"
-             "  --record FILE   the record to submit (default: the stories260K prefill record)\n";
+             "  --record FILE   the record to submit (default: the stories260K prefill record)\n"
+             "  --via-nginx     through real nginx with TLS (deploy/nginx/pipette.conf)\n"
+             "  --nginx-workers W  nginx's worker processes (default 1)\n";
       return 0;
     }
     if (k == "--pipette")
@@ -109,6 +120,10 @@ int main(int argc, char** argv) {
       a.connections = std::stoi(next());
     else if (k == "--threads")
       a.threads = std::stoi(next());
+    else if (k == "--via-nginx")
+      a.via_nginx = true;
+    else if (k == "--nginx-workers")
+      a.nginx_workers = std::stoi(next());
     else
       return Fail("unknown argument " + k + " (see the comment at the top of ingest_load.cc)");
   }
@@ -126,10 +141,13 @@ int main(int argc, char** argv) {
   keys->Wait();
   if (!token || token->rfind("preauth_", 0) != 0) return Fail("keys create printed no token");
 
+  std::vector<std::string> serve = {a.pipette,  "serve",        "--listen",
+                                    "127.0.0.1:0", "--db",        a.db,
+                                    "--rate-limit", "0",          "--threads",
+                                    std::to_string(a.threads)};
+  if (a.via_nginx) serve.insert(serve.end(), {"--trusted-proxy", "127.0.0.1"});
   pipette::Result<pipette::ChildProcess> server =
-      pipette::ChildProcess::Start({a.pipette, "serve", "--listen", "127.0.0.1:0", "--db", a.db,
-                                    "--rate-limit", "0", "--threads", std::to_string(a.threads)},
-                                   (dir / "serve.err").string());
+      pipette::ChildProcess::Start(serve, (dir / "serve.err").string());
   if (!server.ok()) return Fail(server.error().message);
   std::optional<std::string> line = server->ReadLine(std::chrono::milliseconds(20000));
   std::smatch m;
@@ -171,6 +189,29 @@ int main(int argc, char** argv) {
   }
   const double sign_s = std::chrono::duration<double>(Clock::now() - sign_start).count();
 
+  // Through nginx: TLS to its port, the certificate verified against the CA made for it.
+  int send_port = port;
+  SSL_CTX* tls = nullptr;
+#ifdef PIPETTE_HAVE_NGINX_PROXY
+  std::unique_ptr<pipette::testing::NginxProxy> proxy;
+  if (a.via_nginx) {
+    fs::create_directories(dir / "nginx");
+    auto started = pipette::testing::NginxProxy::Start((dir / "nginx").string(), port,
+                                                       a.nginx_workers);
+    if (!started.ok()) return Fail(started.error().message);
+    proxy = std::move(started).value();
+    send_port = proxy->https_port();
+    tls = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_set_verify(tls, SSL_VERIFY_PEER, nullptr);
+    if (SSL_CTX_load_verify_locations(tls, proxy->ca_file().c_str(), nullptr) != 1) {
+      return Fail("cannot load " + proxy->ca_file());
+    }
+    std::cout << "through nginx (TLS) at " << proxy->url() << "\n";
+  }
+#else
+  if (a.via_nginx) return Fail("--via-nginx needs a build with tests (tests/support/nginx_proxy)");
+#endif
+
   std::atomic<size_t> next{0};
   std::atomic<int> created{0}, other{0};
   std::vector<std::vector<double>> latencies(static_cast<size_t>(a.connections));
@@ -178,7 +219,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> senders;
   for (int c = 0; c < a.connections; ++c) {
     senders.emplace_back([&, c] {
-      pipette::bench::RawHttpConnection connection(port);
+      pipette::bench::RawHttpConnection connection(send_port, tls);
       std::string answer;
       for (size_t i; (i = next.fetch_add(1)) < prepared.size();) {
         const auto t0 = Clock::now();
@@ -201,6 +242,10 @@ int main(int argc, char** argv) {
   std::vector<double> all;
   for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
 
+#ifdef PIPETTE_HAVE_NGINX_PROXY
+  proxy.reset();
+#endif
+  if (tls != nullptr) SSL_CTX_free(tls);
   server->Kill(SIGTERM);
   std::optional<pipette::ExitInfo> exit = server->Wait(std::chrono::milliseconds(20000));
 
@@ -209,12 +254,13 @@ int main(int argc, char** argv) {
     if (auto count = (*store)->CountResults(); count.ok()) stored = *count;
   }
   std::printf(
-      "ingest_load: %d signed submissions (%zu-byte record) over %d keep-alive connections, "
+      "ingest_load: %d signed submissions (%zu-byte record) over %d keep-alive connections%s, "
       "server threads %d, store %s\n"
       "  %.0f submissions/s (%.2f s); latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n"
       "  201: %d, other: %d; results in the database: %lld; signing took %.2f s (not "
       "counted); server exit: %s\n",
-      a.n, prepared.empty() ? size_t{0} : prepared[0].body.size(), a.connections, a.threads,
+      a.n, prepared.empty() ? size_t{0} : prepared[0].body.size(), a.connections,
+      a.via_nginx ? " through nginx (TLS)" : "", a.threads,
       a.db.c_str(), a.n / seconds, seconds, Percentile(all, 0.50), Percentile(all, 0.99),
       Percentile(all, 1.0), created.load(), other.load(), static_cast<long long>(stored), sign_s,
       exit ? exit->Describe().c_str() : "still running");

@@ -23,6 +23,8 @@ std::string HttpRequest(const std::string& method, const std::string& target,
 RawHttpConnection::~RawHttpConnection() { Close(); }
 
 void RawHttpConnection::Close() {
+  if (tls_ != nullptr) SSL_free(tls_);
+  tls_ = nullptr;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   in_.clear();
@@ -41,14 +43,58 @@ bool RawHttpConnection::Connect() {
     Close();
     return false;
   }
+  if (tls_ctx_ != nullptr) {
+    tls_ = SSL_new(tls_ctx_);
+    SSL_set_fd(tls_, fd_);
+    SSL_set_tlsext_host_name(tls_, "localhost");
+    SSL_set1_host(tls_, "localhost");
+    if (SSL_connect(tls_) != 1) {
+      Close();
+      return false;
+    }
+  }
   return true;
 }
 
+ssize_t RawHttpConnection::Write(const char* data, size_t size) {
+  if (tls_ != nullptr) {
+    const int n = SSL_write(tls_, data, static_cast<int>(size));
+    return n > 0 ? n : -1;
+  }
+  ssize_t n;
+  do {
+    n = ::send(fd_, data, size, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+ssize_t RawHttpConnection::Read(char* data, size_t size) {
+  if (tls_ != nullptr) {
+    const int n = SSL_read(tls_, data, static_cast<int>(size));
+    return n > 0 ? n : -1;
+  }
+  ssize_t n;
+  do {
+    n = ::recv(fd_, data, size, 0);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
 int RawHttpConnection::Send(const std::string& request, std::string* body) {
+  // A kept-alive connection the other end closed (nginx after keepalive_requests, a server's
+  // idle timeout) fails before any byte of an answer: sent again once on a new connection, as
+  // HTTP clients do. Submissions are idempotent (the same result_id is stored once).
+  const bool reused = fd_ >= 0;
+  bool answered = false;
+  const int status = SendOnce(request, body, &answered);
+  if (status < 0 && reused && !answered) return SendOnce(request, body, &answered);
+  return status;
+}
+
+int RawHttpConnection::SendOnce(const std::string& request, std::string* body, bool* answered) {
   if (fd_ < 0 && !Connect()) return -1;
   for (size_t sent = 0; sent < request.size();) {
-    const ssize_t n = ::send(fd_, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = Write(request.data() + sent, request.size() - sent);
     if (n <= 0) {
       Close();
       return -1;
@@ -71,8 +117,8 @@ int RawHttpConnection::Send(const std::string& request, std::string* body) {
       }
     }
     if (head_end != std::string::npos && in_.size() >= need) break;
-    const ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = Read(buffer, sizeof(buffer));
+    if (n > 0) *answered = true;
     if (n <= 0) {
       Close();
       return -1;

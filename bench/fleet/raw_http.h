@@ -2,8 +2,11 @@
 // request prepared beforehand (its head and body in one buffer, as wrk sends them) with one
 // write, and reads the answer's status and body. httplib's client writes the head and the body
 // apart and parses every header: 0.13 ms of CPU a submission, a tenth of the machine in an
-// ingest run that shares the server's two cores. Not thread-safe: one per sending thread.
+// ingest run that shares the server's two cores. Over TLS (OpenSSL) when given a context: the
+// proxy figures (nginx in front, deploy/). Not thread-safe: one per sending thread.
 #pragma once
+
+#include <openssl/ssl.h>
 
 #include <string>
 
@@ -16,7 +19,9 @@ std::string HttpRequest(const std::string& method, const std::string& target,
 
 class RawHttpConnection {
  public:
-  explicit RawHttpConnection(int port) : port_(port) {}
+  // `tls`: a client context (it must outlive the connection; its verification settings apply, the
+  // name checked is "localhost"), or null for plain HTTP.
+  explicit RawHttpConnection(int port, SSL_CTX* tls = nullptr) : port_(port), tls_ctx_(tls) {}
   ~RawHttpConnection();
   RawHttpConnection(const RawHttpConnection&) = delete;
   RawHttpConnection& operator=(const RawHttpConnection&) = delete;
@@ -27,9 +32,14 @@ class RawHttpConnection {
   int Send(const std::string& request, std::string* body);
 
  private:
+  int SendOnce(const std::string& request, std::string* body, bool* answered);
   bool Connect();
   void Close();
+  ssize_t Write(const char* data, size_t size);
+  ssize_t Read(char* data, size_t size);
   int port_;
+  SSL_CTX* tls_ctx_ = nullptr;
+  SSL* tls_ = nullptr;
   int fd_ = -1;
   std::string in_;  // bytes read past the last answer
 };
