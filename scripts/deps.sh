@@ -21,9 +21,10 @@ test_packages=(chromium)
 # server with wrk; faketime sets a worker's clock 10 minutes off; the device tests start their own
 # sshd, run the aarch64 device build of the driver under qemu-user (binfmt) and cross-build it
 # (scripts/build-device.sh); nginx and openssl run the fleet behind the deployment's TLS proxy
-# (deploy/): required for `scripts/test.sh`.
+# (deploy/); clang with its sanitizer and libFuzzer runtimes builds the fuzzing harnesses
+# (bench/fuzz.sh, run briefly by the tests): required for `scripts/test.sh`.
 required_test_packages=(postgresql wrk faketime openssh-server openssh-client qemu-user-static
-  binfmt-support crossbuild-essential-arm64 nginx openssl)
+  binfmt-support crossbuild-essential-arm64 nginx openssl clang libclang-rt-14-dev)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

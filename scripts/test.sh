@@ -3,7 +3,8 @@
 # real engine (the tiny stories260K model from ../shared when present, a synthetic model always).
 # Installs the test-only packages first (scripts/deps.sh --test: chromium, for the report test;
 # sshd, qemu-user and the arm64 cross toolchain, for the device tests) and builds the driver for
-# two devices (scripts/build-device.sh: x86_64 and aarch64, static).
+# two devices (scripts/build-device.sh: x86_64 and aarch64, static). Then runs each fuzzing
+# harness for 10 s (bench/fuzz.sh; PIPETTE_FUZZ_SECONDS sets how long).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh" --test
@@ -14,3 +15,6 @@ bash "$root/scripts/build-device.sh" --target x86_64-linux >/dev/null
 bash "$root/scripts/build-device.sh" --target aarch64-linux --cpu armv8-a >/dev/null
 build=${PIPETTE_BUILD_DIR:-$root/build}
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" "$@"
+# Every parser of outside input under libFuzzer with ASan and UBSan, briefly (bench/fuzz.sh runs
+# them for as long as asked; its clang build is cached by ccache too).
+bash "$root/bench/fuzz.sh" "${PIPETTE_FUZZ_SECONDS:-10}"

@@ -136,4 +136,16 @@ uint32_t AttemptSeed(uint64_t seed, std::string_view id, int attempt);
 Result<scorers::Verdict> ScoreEvalCompletion(EvalDataset dataset, std::string_view gold,
                                              std::string_view completion, bool upstream_compat);
 
+// One line of a completions file (`pipette score --completions`, JSON Lines): {"id": string,
+// "completion": string}, other members ignored.
+struct CompletionLine {
+  std::string id;
+  std::string completion;
+};
+
+// Errors, one line without the file and line number (the caller adds them): nested deeper than
+// kMaxJsonDepth levels, "not a JSON line at byte N", "text that is not UTF-8 at byte N", not of
+// that shape.
+Result<CompletionLine> ParseCompletionLine(std::string_view line);
+
 }  // namespace pipette

@@ -10,7 +10,6 @@
 #include <set>
 #include <utility>
 
-#include "base/json_depth.h"
 #include "pipette/evals.h"
 #include "pipette/scorers.h"
 
@@ -61,23 +60,9 @@ Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& 
   for (int n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", o.completions, n);
-    json r;
-    if (const auto deep = JsonNestsDeeperThan(line)) {
-      return MakeError(fmt::format("{}: {}", where, TooDeeplyNested(*deep)));
-    }
-    try {
-      r = json::parse(line);
-    } catch (const json::parse_error& e) {
-      // The parser's message quotes the bytes read, which need not be printable: name the byte.
-      const bool utf8 = std::string_view(e.what()).find("UTF-8") != std::string_view::npos;
-      return MakeError(fmt::format("{}: {} at byte {}", where,
-                                   utf8 ? "text that is not UTF-8" : "not a JSON line", e.byte));
-    }
-    if (!r.is_object() || !r.contains("id") || !r["id"].is_string() || !r.contains("completion") ||
-        !r["completion"].is_string()) {
-      return MakeError(where + ": expected {\"id\": string, \"completion\": string}");
-    }
-    const std::string id = r["id"];
+    Result<CompletionLine> r = ParseCompletionLine(line);
+    if (!r) return MakeError(where + ": " + r.error().message);
+    const std::string& id = r->id;
     if (!seen.insert(id).second) return MakeError(where + ": duplicate id '" + id + "'");
     const std::string sample = id.substr(0, id.find('#'));
     const auto g = gold.find(sample);
@@ -86,7 +71,7 @@ Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& 
                        "'; ids are the protocol's: the first 12 hex digits of the SHA-256 of the "
                        "sample's prompt (e.g. e7b7a0f871c3), as `pipette evals` builds them");
     }
-    const std::string& completion = r["completion"].get_ref<const std::string&>();
+    const std::string& completion = r->completion;
     const std::string& answer = g->second;
     scorers::Verdict verdict;
     if (o.eval == "math_500") {

@@ -193,6 +193,8 @@ Result<std::vector<EvalSample>> LoadJsonl(EvalDataset dataset, const std::string
       record = json::parse(content);
     } catch (const json::parse_error& e) {
       return MakeError(where + ": not a JSON object: " + ParseErrorText(e.what()));
+    } catch (const json::exception&) {  // the parser's other refusal: a number beyond a double
+      return MakeError(where + ": not a JSON object: a number out of range");
     }
     if (!record.is_object()) {
       return MakeError(where + ": a record is a JSON object, not " +

@@ -332,5 +332,24 @@ TEST(EvalDataSetTest, DatasetsAreFoundByNameOrBenchmarkId) {
   EXPECT_EQ(EvalDatasetNamed("mmlu"), std::nullopt);
 }
 
+
+// Found by fuzz/fuzz_completions_jsonl: a number beyond a double threw out of `pipette score`.
+TEST(CompletionLine, EveryRefusalIsAnErrorNeverAnException) {
+  const auto error = [](std::string_view line) {
+    const auto r = ParseCompletionLine(line);
+    return r.ok() ? std::string("ok") : r.error().message;
+  };
+  EXPECT_EQ(error(R"({"id": "a", "completion": "b", "x": 1e400})"),
+            "not a JSON line: a number out of range");
+  EXPECT_EQ(error(R"({"id": "a", "completion": "b"} x)"), "not a JSON line at byte 32");
+  EXPECT_EQ(error(R"({"id": 1, "completion": "b"})"),
+            "expected {\"id\": string, \"completion\": string}");
+  EXPECT_EQ(error(std::string(100, '[')), "nested deeper than 64 levels (byte 64)");
+  const auto ok = ParseCompletionLine(R"({"id": "e7b7a0f871c3#2", "completion": "\\boxed{1}"})");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->id, "e7b7a0f871c3#2");
+  EXPECT_EQ(ok->completion, "\\boxed{1}");
+}
+
 }  // namespace
 }  // namespace pipette

@@ -6,9 +6,54 @@
 
 #include "pipette/runtimes.h"
 #include "pipette/store.h"
+#include "runtimes/llamacpp/driver_client.h"
+#include "runtimes/llamacpp/llamacpp_runtime.h"
+#include "runtimes/llamacpp/protocol.h"
 
 namespace pipette {
 namespace {
+
+// Found by fuzz/fuzz_driver_reply.cc's first runs: replies whose fields had other types threw out
+// of the runtime (a driver on a device is outside input).
+TEST(DriverReplies, AReplyOfAnotherShapeIsAnErrorOfItsStageNeverAnException) {
+  namespace p = protocol;
+  const auto line = [](const char* text) { return ReplyFromLine(text, "decode"); };
+  EXPECT_EQ(line(R"({"ok": 1})").error().message, "unknown runtime error");
+  EXPECT_EQ(line(R"({"ok": false, "error": 7, "stage": []})").error().stage, "decode");
+  EXPECT_EQ(line(R"({"ok": false, "error": "no room", "stage": "context"})").error().stage,
+            "context");
+  EXPECT_EQ(line("[1]").error().message, "runtime process sent an unreadable reply during decode");
+  ASSERT_TRUE(line(R"({"ok": true, "step_ns": "x"})").ok());
+
+  const auto decode = p::ReadReply<p::DecodeReply>(*line(R"({"ok": true, "step_ns": "x"})"),
+                                                   p::kDecode);
+  ASSERT_FALSE(decode.ok());
+  EXPECT_EQ(decode.error().stage, "decode");
+  EXPECT_NE(decode.error().message.find("the runtime's decode reply does not fit the protocol"),
+            std::string::npos);
+  EXPECT_FALSE(p::ReadReply<p::PrefillReply>(nlohmann::json::parse(R"({"prefill_ns": 1e300})"),
+                                             p::kPrefill)
+                   .ok());
+  EXPECT_FALSE(p::ReadReply<p::TokenizeReply>(nlohmann::json::parse(R"({"tokens": [1, "2"]})"),
+                                              "input")
+                   .ok());
+  const auto good = p::ReadReply<p::GenerateReply>(
+      nlohmann::json::parse(R"({"ok": true, "token_ns": [5, 9], "text": "hi"})"), p::kGenerate);
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ(good->token_ns.size(), 2u);
+
+  const nlohmann::json asked = {{"n_batch", 2048}, {"n_ubatch", 512}, {"n_ctx", 0}};
+  EXPECT_FALSE(LoadFactsFromReply(nlohmann::json::parse(R"({"effective": {"n_batch": "x"}})"),
+                                  asked)
+                   .ok());
+  EXPECT_FALSE(LoadFactsFromReply(nlohmann::json::parse(R"({"runtime": {"system_info": 3}})"),
+                                  asked)
+                   .ok());
+  const auto facts = LoadFactsFromReply(
+      nlohmann::json::parse(R"({"effective": {"n_batch": 512}, "warnings": ["w", 3]})"), asked);
+  ASSERT_TRUE(facts.ok());
+  EXPECT_EQ(facts->warnings.size(), 2u);  // "w", and n_batch 512 where 2048 was asked
+}
 
 TEST(Runtimes, EverySettingOfEveryRuntimeCanBeFilteredOn) {
   const auto& known = RecordedSettingNames();

@@ -1,4 +1,5 @@
 #include "runtimes/llamacpp/driver_client.h"
+#include "runtimes/llamacpp/protocol.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -124,12 +125,21 @@ Result<nlohmann::json> LlamaCppDriver::Call(const nlohmann::json& request,
   if (auto s = child_.WriteLine(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); !s) return Died(stage);
   const auto line = ReadReply(stage);
   if (!line) return line.error();
-  nlohmann::json reply = ParseBoundedJson(*line);
+  return ReplyFromLine(*line, stage);
+}
+
+Result<nlohmann::json> ReplyFromLine(std::string_view line, const std::string& stage) {
+  nlohmann::json reply = ParseBoundedJson(line);
   if (reply.is_discarded() || !reply.is_object()) {
     return MakeError("runtime process sent an unreadable reply during " + stage, stage);
   }
-  if (!reply.value("ok", false)) {
-    return MakeError(reply.value("error", "unknown runtime error"), reply.value("stage", stage));
+  const auto text = [&](const char* key, const std::string& otherwise) {
+    const auto it = reply.find(key);
+    return it != reply.end() && it->is_string() ? it->get<std::string>() : otherwise;
+  };
+  const auto ok = reply.find("ok");
+  if (ok == reply.end() || !ok->is_boolean() || !ok->get<bool>()) {
+    return MakeError(text("error", "unknown runtime error"), text("stage", stage));
   }
   return reply;
 }
@@ -137,7 +147,9 @@ Result<nlohmann::json> LlamaCppDriver::Call(const nlohmann::json& request,
 Result<std::vector<int32_t>> LlamaCppDriver::Tokenize(const std::string& text) {
   auto r = Call({{"cmd", "tokenize"}, {"text", text}, {"add_special", true}}, "input");
   if (!r) return r.error();
-  return (*r)["tokens"].get<std::vector<int32_t>>();
+  auto reply = protocol::ReadReply<protocol::TokenizeReply>(*r, "input");
+  if (!reply) return reply.error();
+  return std::move(reply->tokens);
 }
 
 ExitInfo LlamaCppDriver::Quit(int grace_ms) {

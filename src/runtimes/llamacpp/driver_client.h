@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,11 @@ class LlamaCppDriver {
   std::chrono::milliseconds timeout_;
   bool quit_ = false;
 };
+
+// One reply line as Call() reads it: the reply object when it has "ok": true; else the Error it
+// carries (its "error" and "stage" when they are text; `stage` otherwise), or "runtime process
+// sent an unreadable reply" for a line that is not a JSON object.
+Result<nlohmann::json> ReplyFromLine(std::string_view line, const std::string& stage);
 
 // A driver with a model loaded: the load reply (docs/driver-protocol.md) and the time from
 // starting the process to the model being ready (DESIGN.md 4.3 `load_time`), ms.

@@ -70,6 +70,9 @@ std::vector<std::string> LoadWarnings(const json& reply, const json& asked_setti
   const std::pair<const char*, int> checks[] = {{"n_batch", expected_batch},
                                                 {"n_ubatch", expected_ubatch}};
   for (const auto& [key, expected] : checks) {
+    if (e.contains(key) && !e[key].is_number_integer()) {
+      throw std::invalid_argument(std::string("effective ") + key + " is not an integer");
+    }
     if (e.contains(key) && e[key].get<int>() != expected) {
       out.push_back(fmt::format("llama.cpp used {} = {}, not the {} asked for", key,
                                 e[key].get<int>(), asked(key)));
@@ -78,23 +81,42 @@ std::vector<std::string> LoadWarnings(const json& reply, const json& asked_setti
   return out;
 }
 
+}  // namespace
+
+Result<LoadFacts> LoadFactsFromReply(const json& reply, const json& asked_settings) {
+  try {
+    if (!reply.is_object()) throw std::invalid_argument("not a JSON object");
+    LoadFacts facts;
+    facts.effective = reply.value("effective", json::object());
+    if (!facts.effective.is_object()) throw std::invalid_argument("effective is not an object");
+    if (reply.contains("runtime")) {
+      const json& rt = reply["runtime"];
+      facts.backends = rt.value("backends", json::array());
+      if (!facts.backends.is_array()) throw std::invalid_argument("backends is not a list");
+      facts.build = {{"system_info", rt.value("system_info", "")},
+                     {"supports_gpu_offload", rt.value("supports_gpu_offload", false)}};
+    }
+    facts.warnings = LoadWarnings(reply, asked_settings);
+    return facts;
+  } catch (const std::exception& e) {
+    return MakeError("the runtime's load reply does not fit the protocol (" +
+                         std::string(e.what()).substr(0, 200) + "); is the driver from this build?",
+                     "load");
+  }
+}
+
+namespace {
+
 class LlamaCppSession : public RuntimeSession {
  public:
   // `device` null: the driver runs here, and `sampler` (may be null) samples it from outside.
   // Otherwise the driver reads its own memory on its device (the memory command).
+  // `loaded.load_reply` passed LoadFactsFromReply.
   LlamaCppSession(LoadedDriver loaded, std::unique_ptr<MemorySampler> sampler, const json& settings,
                   std::shared_ptr<DeviceAccess> device)
       : driver_(std::move(loaded.driver)), sampler_(std::move(sampler)), device_(std::move(device)) {
-    const json& reply = loaded.load_reply;
+    facts_ = *LoadFactsFromReply(loaded.load_reply, settings);
     facts_.load_ms = loaded.load_ms;
-    facts_.effective = reply.value("effective", json::object());
-    if (reply.contains("runtime")) {
-      const json& rt = reply["runtime"];
-      facts_.backends = rt.value("backends", json::array());
-      facts_.build = {{"system_info", rt.value("system_info", "")},
-                      {"supports_gpu_offload", rt.value("supports_gpu_offload", false)}};
-    }
-    facts_.warnings = LoadWarnings(reply, settings);
   }
   ~LlamaCppSession() override { Stop(); }
 
@@ -109,21 +131,23 @@ class LlamaCppSession : public RuntimeSession {
     auto r = driver_->Call(protocol::PrefillRequest(tokens), protocol::kPrefill);
     const double outside_ms = MsSince(t0);
     if (!r) return r.error();
-    const auto reply = r->get<protocol::PrefillReply>();
-    return PrefillTiming{reply.prefill_ns / 1e6, false, outside_ms};
+    const auto reply = protocol::ReadReply<protocol::PrefillReply>(*r, protocol::kPrefill);
+    if (!reply) return reply.error();
+    return PrefillTiming{reply->prefill_ns / 1e6, false, outside_ms};
   }
 
   Result<DecodeTiming> Decode(const std::vector<int32_t>& context, const std::string&,
                               int n) override {
     auto r = driver_->Call(protocol::DecodeRequest(context, n), protocol::kDecode);
     if (!r) return r.error();
-    const auto reply = r->get<protocol::DecodeReply>();
+    const auto reply = protocol::ReadReply<protocol::DecodeReply>(*r, protocol::kDecode);
+    if (!reply) return reply.error();
     DecodeTiming t;
-    for (int64_t ns : reply.step_ns) {
+    for (int64_t ns : reply->step_ns) {
       t.step_ms.push_back(ns / 1e6);
       t.total_ms += ns / 1e6;
     }
-    t.tokens = static_cast<int>(reply.step_ns.size());
+    t.tokens = static_cast<int>(reply->step_ns.size());
     t.context_tokens = static_cast<int>(context.size());
     return t;
   }
@@ -133,15 +157,16 @@ class LlamaCppSession : public RuntimeSession {
     auto r = driver_->Call(protocol::GenerateRequest(text, n, true), protocol::kGenerate);
     const double outside_ms = MsSince(t0);
     if (!r) return r.error();
-    const auto reply = r->get<protocol::GenerateReply>();
+    const auto reply = protocol::ReadReply<protocol::GenerateReply>(*r, protocol::kGenerate);
+    if (!reply) return reply.error();
     GenerateTiming g;
-    for (int64_t ns : reply.token_ns) g.token_ms.push_back(ns / 1e6);
+    for (int64_t ns : reply->token_ns) g.token_ms.push_back(ns / 1e6);
     g.end_ms = g.token_ms.empty() ? 0 : g.token_ms.back();
-    g.prefill_ms = reply.prefill_ns / 1e6;
+    g.prefill_ms = reply->prefill_ns / 1e6;
     g.request_ms = outside_ms;
-    g.prompt_tokens = reply.n_prompt_tokens;
-    g.generated_tokens = static_cast<int>(reply.token_ns.size());
-    g.text = reply.text;
+    g.prompt_tokens = reply->n_prompt_tokens;
+    g.generated_tokens = static_cast<int>(reply->token_ns.size());
+    g.text = reply->text;
     return g;
   }
 
@@ -164,7 +189,9 @@ class LlamaCppSession : public RuntimeSession {
                   {"chain", r.temperature > 0 ? "top_k,top_p,min_p,temp,dist" : "greedy"}};
     while (true) {
       if (!reply) return reply.error();
-      const auto part = reply->get<protocol::CompletionReply>();
+      const auto decoded = protocol::ReadReply<protocol::CompletionReply>(*reply, protocol::kComplete);
+      if (!decoded) return decoded.error();
+      const protocol::CompletionReply& part = *decoded;
       if (!part.prompt_format.empty()) {
         c.prompt_tokens = part.prompt_tokens;
         c.prompt_format = part.prompt_format;
@@ -316,6 +343,9 @@ class LlamaCppRuntime : public Runtime {
                                  if (o.on_started) o.on_started(pid);
                                });
     if (!loaded) return loaded.error();
+    if (auto facts = LoadFactsFromReply(loaded->load_reply, o.settings); !facts) {
+      return facts.error();
+    }
     return std::unique_ptr<RuntimeSession>(
         new LlamaCppSession(std::move(*loaded), std::move(sampler), o.settings, nullptr));
   }
@@ -346,6 +376,9 @@ class LlamaCppRuntime : public Runtime {
     auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, model, o.settings,
                                o.on_started, device_->transport(), extra);
     if (!loaded) return loaded.error();
+    if (auto facts = LoadFactsFromReply(loaded->load_reply, o.settings); !facts) {
+      return facts.error();
+    }
     return std::unique_ptr<RuntimeSession>(
         new LlamaCppSession(std::move(*loaded), nullptr, o.settings, device_));
   }

@@ -22,4 +22,9 @@ class DeviceAccess;
 Result<std::shared_ptr<Runtime>> MakeLlamaCppRuntime(const std::string& driver_path,
                                                      std::shared_ptr<DeviceAccess> device = nullptr);
 
+// The facts a load reply gives (effective settings, backends, build, warnings; load_ms left 0).
+// Errors (stage "load"): a reply whose fields do not fit the protocol (docs/driver-protocol.md).
+Result<LoadFacts> LoadFactsFromReply(const nlohmann::json& reply,
+                                     const nlohmann::json& asked_settings);
+
 }  // namespace pipette

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "pipette/status.h"
 
 namespace pipette::protocol {
 
@@ -155,5 +158,39 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrefillReply, prefill_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeReply, step_ns, tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateReply, tokenize_ns, prefill_ns, token_ns,
                                                 n_prompt_tokens, prompt_tokens, text)
+
+struct TokenizeReply {
+  std::vector<int32_t> tokens;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TokenizeReply, tokens)
+
+// Whether every number in `j` is an integer: the replies above hold no other kind, and a float
+// converted to an integer field out of its range is undefined behaviour. Recurses as deep as `j`
+// nests (replies are parsed at most kMaxJsonDepth deep).
+inline bool OnlyIntegers(const nlohmann::json& j) {
+  if (j.is_number_float()) return false;
+  if (j.is_structured()) {
+    for (const auto& v : j) {
+      if (!OnlyIntegers(v)) return false;
+    }
+  }
+  return true;
+}
+
+// A reply (an object with "ok": true) decoded as T. A field of another type or out of its range
+// (a driver of another build, a faulty or hostile device) is an Error of `stage`, never an
+// exception: the harness outlives anything a device sends.
+template <typename T>
+Result<T> ReadReply(const nlohmann::json& reply, const std::string& stage) {
+  try {
+    if (!reply.is_object()) throw std::invalid_argument("not a JSON object");
+    if (!OnlyIntegers(reply)) throw std::invalid_argument("a number that is not an integer");
+    return reply.get<T>();
+  } catch (const std::exception& e) {
+    return MakeError("the runtime's " + stage + " reply does not fit the protocol (" +
+                         std::string(e.what()).substr(0, 200) + "); is the driver from this build?",
+                     stage);
+  }
+}
 
 }  // namespace pipette::protocol
