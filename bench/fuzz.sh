@@ -18,6 +18,7 @@ limit=(-max_total_time=60)
 case "${1:-}" in
   -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   --runs) limit=(-runs="${2:?--runs N}"); shift 2 ;;
+  0) echo "fuzz.sh: SECONDS must be at least 1 (libFuzzer reads 0 as no limit)" >&2; exit 2 ;;
   ''|*[!0-9]*) ;;
   *) limit=(-max_total_time="$1"); shift ;;
 esac
@@ -64,7 +65,8 @@ for h in "${harnesses[@]}"; do
   result=ok
   if [ "$rc" -ne 0 ]; then
     failed=1
-    result="FAILED (exit $rc): $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$log" | cut -c1-90); log $log"
+    reason=$(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$log" | cut -c1-90 || true)
+    result="FAILED (exit $rc): ${reason:-no sanitizer report (killed?)}; log $log"
     ((crashes > 0)) || crashes=1
   fi
   printf "%-24s %12s %10.0f %9s %8s  %s\n" "$h" "$runs" "$(awk -v r="$runs" -v s="$seconds" 'BEGIN{print r/s}')" \

@@ -114,7 +114,7 @@ class ServerSource final : public ResultSource {
 
 void AddServerOption(CLI::App* cmd, CliContext& ctx) {
   cmd->add_option("--server", ctx.server,
-                  "read the results of this pipette serve, http://HOST:PORT, instead of the "
+                  "read the results of this pipette serve, http[s]://HOST:PORT, instead of the "
                   "local store");
 }
 

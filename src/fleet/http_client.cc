@@ -248,17 +248,21 @@ FleetResult FleetHttpClient::Send(const std::string& method, const std::string& 
       const int saved_errno = res.error() == httplib::Error::Connection
                                   ? ProbeConnect(host_, port_, options_.connect_timeout_ms)
                                   : errno;
+      // Neither is a verdict on the request: records wait in the outbox until the certificate
+      // (or whom the client trusts) is fixed, as they would for a server that is down.
       if (res.error() == httplib::Error::SSLServerVerification) {
-        // Not a server that is down: retrying cannot help until the user says whom to trust.
-        return FleetError{FleetFailure::kRejected, 0,
-                          "cannot trust " + url_ + ": its TLS certificate failed verification (" +
-                              X509_verify_cert_error_string(client.get_openssl_verify_result()) +
-                              "); for a private CA or a self-signed certificate give the CA file "
-                              "that signed it",
-                          0};
+        const long verify = client.get_openssl_verify_result();
+        const std::string why =
+            verify == X509_V_OK
+                ? "its TLS certificate is valid but does not name " + host_
+                : "its TLS certificate failed verification (" +
+                      std::string(X509_verify_cert_error_string(verify)) +
+                      "); for a private CA or a self-signed certificate give the CA file that "
+                      "signed it";
+        return FleetError{FleetFailure::kUnreachable, 0, "cannot trust " + url_ + ": " + why, 0};
       }
       if (res.error() == httplib::Error::SSLLoadingCerts) {
-        return FleetError{FleetFailure::kRejected, 0,
+        return FleetError{FleetFailure::kUnreachable, 0,
                           "cannot load CA certificates from " +
                               (options_.ca_file.empty() ? std::string("the system's store")
                                                         : options_.ca_file) +

@@ -233,7 +233,7 @@ Result<FlushReport> Outbox::Flush(const FleetHttpClient& client, int64_t now, bo
                      0};
     }
     if (r.ok()) {
-      const bool stored = r->body["stored"].get<bool>();
+      const bool stored = r->body.at("stored").get<bool>();  // acknowledges() checked it
       ++(stored ? report.sent : report.already);
       report.acknowledged.push_back(id);
       std::error_code ec;

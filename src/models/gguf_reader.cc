@@ -77,7 +77,11 @@ class Cursor {
   // `readable`: how many bytes of the file `fd` holds, when it is a copy of only the first bytes
   // of a file of `file_size` (a model on a device); reading past them fails with prefix_short().
   Cursor(int fd, uint64_t file_size, uint64_t readable = UINT64_MAX)
-      : fd_(fd), size_(file_size), readable_(std::min(readable, file_size)), buf_(1 << 20) {}
+      : fd_(fd),
+        size_(file_size),
+        readable_(std::min(readable, file_size)),
+        // Never larger than what can be read: a small file costs no 1 MiB buffer.
+        buf_(static_cast<size_t>(std::clamp<uint64_t>(readable_, 1, 1 << 20))) {}
 
   uint64_t pos() const { return pos_; }
   uint64_t remaining() const { return size_ - pos_; }

@@ -398,7 +398,8 @@ std::optional<long long> PyInt(std::string_view s) {
   for (; i < s.size(); ++i) {
     if (IsDigit(s[i])) {
       v = v * 10 + (s[i] - '0');
-    } else if (!(s[i] == '_' && i + 1 < s.size() && IsDigit(s[i + 1]) && IsDigit(s[i - 1]))) {
+    } else if (!(s[i] == '_' && i > 0 && i + 1 < s.size() && IsDigit(s[i + 1]) &&
+                 IsDigit(s[i - 1]))) {  // i > 0: "_1" read s[-1] (found by fuzz/fuzz_scorers)
       return std::nullopt;
     }
   }

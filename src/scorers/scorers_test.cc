@@ -242,6 +242,13 @@ TEST(MathUpstream, KnownFaults) {
   EXPECT_FALSE(ScoreMathUpstream("$\\boxed{7, 5, 3}$", "3, 5, 7").correct);
 }
 
+// Found by fuzz/fuzz_scorers: an underscore first in a/b read the byte before the text (Python's
+// int("_1") is an error: no fraction made of it).
+TEST(MathUpstream, AnUnderscoreFirstIsNoNumber) {
+  EXPECT_FALSE(ScoreMathUpstream("The answer is \\boxed{_1/2}", "\\frac{1}{2}").correct);
+  EXPECT_TRUE(ScoreMathUpstream("The answer is \\boxed{1_0/2}", "\\frac{10}{2}").correct);
+}
+
 TEST(MathUpstream, HostileInputIsLinear) {
   std::string big(1 << 20, 'x');
   for (size_t i = 0; i < big.size(); i += 97) big[i] = '{';

@@ -12,6 +12,19 @@ bool IsIpAddress(const std::string& text) {
   return inet_pton(AF_INET, text.c_str(), buf) == 1 || inet_pton(AF_INET6, text.c_str(), buf) == 1;
 }
 
+std::string CanonicalAddress(const std::string& address) {
+  unsigned char buf[sizeof(in6_addr)];
+  char text[INET6_ADDRSTRLEN] = {0};
+  if (inet_pton(AF_INET, address.c_str(), buf) == 1) {
+    inet_ntop(AF_INET, buf, text, sizeof(text));
+  } else if (inet_pton(AF_INET6, address.c_str(), buf) == 1) {
+    inet_ntop(AF_INET6, buf, text, sizeof(text));
+  } else {
+    return address;
+  }
+  return PlainAddress(text);
+}
+
 std::string PlainAddress(const std::string& address) {
   constexpr const char* kMapped = "::ffff:";
   if (address.rfind(kMapped, 0) == 0 && address.find('.') != std::string::npos) {
@@ -25,7 +38,7 @@ std::string ClientAddress(const std::string& peer_as_read, const std::string& fo
   const std::string peer = PlainAddress(peer_as_read);
   if (forwarded_for.empty() ||
       std::none_of(trusted_proxies.begin(), trusted_proxies.end(),
-                   [&](const std::string& proxy) { return PlainAddress(proxy) == peer; })) {
+                   [&](const std::string& proxy) { return CanonicalAddress(proxy) == peer; })) {
     return peer;
   }
   const size_t comma = forwarded_for.rfind(',');

@@ -22,6 +22,11 @@ std::string ClientAddress(const std::string& peer, const std::string& forwarded_
 // other text as it is.
 std::string PlainAddress(const std::string& address);
 
+// `address` as inet_ntop writes it (lowercase, zeros compressed), then PlainAddress:
+// "0:0:0:0:0:0:0:1" -> "::1", "2001:DB8::1" -> "2001:db8::1", "::ffff:127.0.0.1" -> "127.0.0.1".
+// Text that is no address is returned as it is.
+std::string CanonicalAddress(const std::string& address);
+
 // Whether `text` is an IPv4 or IPv6 address (no port, no brackets).
 bool IsIpAddress(const std::string& text);
 

@@ -24,7 +24,7 @@ struct GateLimits {
   // Connections one address may hold open, waiting or being served.
   int per_peer = 256;
   // Addresses the per-peer cap does not apply to (trusted reverse proxies: every client's
-  // connection comes from them), as PlainAddress (server/client_address.h) gives them.
+  // connection comes from them), as CanonicalAddress (server/client_address.h) gives them.
   std::vector<std::string> unlimited_peers;
   // Connections open in all (also bounded by the process's file descriptor limit).
   int total = 4096;

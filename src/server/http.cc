@@ -145,11 +145,11 @@ httplib::Server::Handler Route(FleetService& service, StorePool& pool, int64_t l
                                Limit by, UseCase use) {
   return [&service, &pool, limit, by, use = std::move(use)](const httplib::Request& req,
                                                             httplib::Response& res) {
-    if (by == Limit::kByAddress) {
-      if (std::optional<Reply> limited = service.LimitAddress(t_log.address)) {
-        WriteReply(req, res, *limited);
-        return;
-      }
+    if (std::optional<Reply> limited = by == Limit::kByAddress
+                                           ? service.LimitAddress(t_log.address)
+                                           : service.AddressExhausted(t_log.address)) {
+      WriteReply(req, res, *limited);
+      return;
     }
     if (static_cast<int64_t>(req.body.size()) > limit) {
       WriteError(res, 413, TooLarge(limit));
@@ -163,6 +163,9 @@ httplib::Server::Handler Route(FleetService& service, StorePool& pool, int64_t l
       return;
     }
     const Reply reply = use(**lease, req);
+    if (by == Limit::kByClient && reply.outcome == Outcome::kUnauthenticated) {
+      service.CountFailedAuthentication(t_log.address);
+    }
     // A failed store may hold a broken connection: the next request opens a fresh one.
     if (reply.outcome == Outcome::kInternal || reply.outcome == Outcome::kUnavailable) {
       lease->Discard();
@@ -199,7 +202,11 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
     t_log.start = Clock::now();
     t_log.started = true;
     t_log.client_id.clear();
-    t_log.address = ClientAddress(req.remote_addr, req.get_header_value("X-Forwarded-For"), proxies);
+    // The last header line: a proxy that adds its own line leaves the client's lines before it.
+    const size_t lines = req.get_header_value_count("X-Forwarded-For");
+    t_log.address = ClientAddress(
+        req.remote_addr, lines == 0 ? "" : req.get_header_value("X-Forwarded-For", lines - 1),
+        proxies);
     // Ids and filters are text: bytes that are not UTF-8 (after percent-decoding) name nothing
     // stored, and PostgreSQL refuses them in a query.
     bool utf8 = !FirstBadUtf8Byte(req.path);
@@ -386,6 +393,7 @@ void InstallRoutes(httplib::Server& svr, FleetService& service, StorePool& pool,
               ms + " " + client);
       t_log.started = false;
       t_log.client_id.clear();
+      t_log.address.clear();
     });
   }
 }

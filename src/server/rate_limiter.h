@@ -1,7 +1,7 @@
 // Requests per second per key (a client id, a client address): a token bucket each, in memory (a
 // restart forgets them, which only lets a client burst once more). Thread-safe. Memory: a bucket
 // per key seen, except that past kPruneAt keys the full buckets (keys idle long enough to have
-// refilled, which a fresh bucket equals) are dropped.
+// refilled, which a fresh bucket equals) are dropped, at most once a second.
 #pragma once
 
 #include <chrono>
@@ -20,6 +20,9 @@ class RateLimiter {
   // (at least 1) until a token is there.
   int Take(const std::string& client_id, std::chrono::steady_clock::time_point now);
 
+  // The wait Take would answer at `now`, taking nothing: 0 when a token is there.
+  int Wait(const std::string& key, std::chrono::steady_clock::time_point now);
+
   static constexpr size_t kPruneAt = 65536;
 
  private:
@@ -30,6 +33,7 @@ class RateLimiter {
     std::chrono::steady_clock::time_point at;
   };
   const double rate_, burst_;
+  std::chrono::steady_clock::time_point last_prune_{};
   std::mutex mu_;
   std::unordered_map<std::string, Bucket> buckets_;
 };

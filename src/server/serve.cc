@@ -72,7 +72,7 @@ Status Serve(const ServerOptions& options, ServeHooks hooks) {
   server::GateLimits limits;
   limits.per_peer = std::max(1, opts.max_connections_per_peer);
   for (const std::string& proxy : opts.trusted_proxies) {
-    limits.unlimited_peers.push_back(server::PlainAddress(proxy));
+    limits.unlimited_peers.push_back(server::CanonicalAddress(proxy));
   }
   limits.total = std::max(1, std::min(opts.max_connections, server::RaiseOpenFileLimit() - 64));
   limits.head_deadline = std::chrono::seconds(std::max(1, opts.head_timeout_s));

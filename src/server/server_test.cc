@@ -218,6 +218,10 @@ TEST(ClientAddress, TheProxysHeaderIsBelievedFromTheProxyOnly) {
   EXPECT_EQ(ClientAddress("127.0.0.1", "198.51.100.7, unknown", proxies), "127.0.0.1");
   EXPECT_EQ(ClientAddress("127.0.0.1", "198.51.100.7:443", proxies), "127.0.0.1");
   EXPECT_EQ(ClientAddress("127.0.0.1", "<script>", proxies), "127.0.0.1");
+  // A proxy named in another spelling of its address is still the proxy.
+  EXPECT_EQ(ClientAddress("::1", "198.51.100.7", {"0:0:0:0:0:0:0:1"}), "198.51.100.7");
+  EXPECT_EQ(ClientAddress("2001:db8::5", "198.51.100.7", {"2001:DB8:0::5"}), "198.51.100.7");
+  EXPECT_EQ(server::CanonicalAddress("::ffff:127.0.0.1"), "127.0.0.1");
 }
 
 TEST_P(ServerTest, HealthNamesTheStore) {

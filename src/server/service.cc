@@ -335,15 +335,34 @@ std::optional<Reply> FleetService::Identify(FleetStore& store, const SignedReque
   return std::nullopt;
 }
 
+namespace {
+
+Reply AddressLimited(double rate, int wait) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", rate);
+  Reply r = Refuse(Outcome::kRateLimited, std::string("rate limit: ") + text +
+                                              " requests/s per address; retry after " +
+                                              std::to_string(wait) + " s");
+  r.retry_after_s = wait;
+  return r;
+}
+
+}  // namespace
+
+std::optional<Reply> FleetService::AddressExhausted(const std::string& address) {
+  if (const int wait = address_limiter_.Wait(address, std::chrono::steady_clock::now())) {
+    return AddressLimited(options_.rate_per_address, wait);
+  }
+  return std::nullopt;
+}
+
+void FleetService::CountFailedAuthentication(const std::string& address) {
+  (void)address_limiter_.Take(address, std::chrono::steady_clock::now());
+}
+
 std::optional<Reply> FleetService::LimitAddress(const std::string& address) {
   if (const int wait = address_limiter_.Take(address, std::chrono::steady_clock::now())) {
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%g", options_.rate_per_address);
-    Reply r = Refuse(Outcome::kRateLimited, std::string("rate limit: ") + rate +
-                                                " requests/s per address; retry after " +
-                                                std::to_string(wait) + " s");
-    r.retry_after_s = wait;
-    return r;
+    return AddressLimited(options_.rate_per_address, wait);
   }
   return std::nullopt;
 }

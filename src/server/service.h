@@ -91,6 +91,11 @@ class FleetService {
   // The per-address limit of requests that no registered client signs (register, the dashboard,
   // reading results): the refusal when `address` has spent its bucket.
   std::optional<Reply> LimitAddress(const std::string& address);
+  // Signed requests whose authentication failed (unknown client, bad signature, clock, nonce)
+  // count against their address's bucket too (CountFailedAuthentication), and are refused
+  // before any work once it is empty (AddressExhausted): no registered client vouches for them.
+  std::optional<Reply> AddressExhausted(const std::string& address);
+  void CountFailedAuthentication(const std::string& address);
 
   // Deletes nonces whose window has passed.
   Status PruneNonces(FleetStore& store);

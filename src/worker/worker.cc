@@ -290,7 +290,11 @@ class Worker {
 
   // A claim answer RunJob can read: {"job": {"job_id": "...", "plan_id"?: "...", "spec": {...}}}.
   static bool IsJob(const json& reply) {
-    const json& job = reply["job"];
+    // find, not []: a const json's [] of a missing key is undefined behaviour (an answer without
+    // "job" from a server that is not pipette's).
+    const auto found = reply.is_object() ? reply.find("job") : reply.end();
+    if (found == reply.end()) return false;
+    const json& job = *found;
     const auto string_or_absent = [&](const char* key) {
       return !job.contains(key) || job[key].is_string();
     };

@@ -63,6 +63,12 @@ std::vector<std::string> LoadWarnings(const json& reply, const json& asked_setti
     if (w.is_string()) out.push_back(w.get<std::string>());
   }
   const json e = reply.value("effective", json::object());
+  for (const char* key : {"n_batch", "n_ubatch"}) {
+    // Checked before any is read as an int: a float out of an int's range is undefined behaviour.
+    if (e.contains(key) && !e[key].is_number_integer()) {
+      throw std::invalid_argument(std::string("effective ") + key + " is not an integer");
+    }
+  }
   const auto asked = [&](const char* key) { return asked_settings.value(key, 0); };
   const int expected_batch =
       std::min(asked("n_batch"), asked("n_ctx") > 0 ? asked("n_ctx") : asked("n_batch"));
@@ -70,9 +76,6 @@ std::vector<std::string> LoadWarnings(const json& reply, const json& asked_setti
   const std::pair<const char*, int> checks[] = {{"n_batch", expected_batch},
                                                 {"n_ubatch", expected_ubatch}};
   for (const auto& [key, expected] : checks) {
-    if (e.contains(key) && !e[key].is_number_integer()) {
-      throw std::invalid_argument(std::string("effective ") + key + " is not an integer");
-    }
     if (e.contains(key) && e[key].get<int>() != expected) {
       out.push_back(fmt::format("llama.cpp used {} = {}, not the {} asked for", key,
                                 e[key].get<int>(), asked(key)));

@@ -162,7 +162,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateReply, tokenize_ns, pref
 struct TokenizeReply {
   std::vector<int32_t> tokens;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TokenizeReply, tokens)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TokenizeReply, tokens)  // "tokens" required
 
 // Whether every number in `j` is an integer: the replies above hold no other kind, and a float
 // converted to an integer field out of its range is undefined behaviour. Recurses as deep as `j`
@@ -177,9 +177,10 @@ inline bool OnlyIntegers(const nlohmann::json& j) {
   return true;
 }
 
-// A reply (an object with "ok": true) decoded as T. A field of another type or out of its range
-// (a driver of another build, a faulty or hostile device) is an Error of `stage`, never an
-// exception: the harness outlives anything a device sends.
+// A reply (an object with "ok": true) decoded as T. A field of another type, a float where the
+// protocol has integers, a required field missing (a driver of another build, a faulty or
+// hostile device) is an Error of `stage`, never an exception: the harness outlives anything a
+// device sends.
 template <typename T>
 Result<T> ReadReply(const nlohmann::json& reply, const std::string& stage) {
   try {
