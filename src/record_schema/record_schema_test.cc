@@ -103,6 +103,23 @@ std::string ParseError(const std::string& text) {
 
 TEST(RecordSchema, AGoodRecordPasses) { EXPECT_EQ(Check(GoodRecord()), "ok"); }
 
+// Found by fuzz/fuzz_record_schema: RapidJSON's full-precision reading shifted by an exponent
+// of 300 million (undefined behaviour); no double holds such a number.
+TEST(RecordSchema, ANumberWithAnExponentNoDoubleHoldsIsRefused) {
+  const auto error = [](const std::string& text) {
+    const auto r = ParseRecord(text);
+    return r.ok() ? std::string("ok") : r.error().message;
+  };
+  EXPECT_EQ(error(R"({"a": 1e-303183745})"),
+            "not valid JSON (byte 7: a number's exponent is out of range)");
+  EXPECT_EQ(error(R"({"a": 0.5E+99999})"),
+            "not valid JSON (byte 9: a number's exponent is out of range)");
+  // In strings, and exponents a double can hold, nothing is refused for it.
+  for (const std::string& fine : {R"({"a": "1e-303183745"})", R"({"a": 1e-0000300})"}) {
+    EXPECT_EQ(error(fine).find("exponent"), std::string::npos) << fine;
+  }
+}
+
 TEST(RecordSchema, TheEmbeddedTextIsThePublishedFile) {
   std::ifstream in(std::string(PIPETTE_SOURCE_DIR) + "/docs/schema/pipette.result-1.schema.json");
   ASSERT_TRUE(in) << "docs/schema/pipette.result-1.schema.json is missing";
