@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -54,8 +55,12 @@ std::vector<int> ProcessesNaming(const std::string& needle) {
   for (const auto& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    // Through operator<<, which turns a read error into failbit: a process that exits between
+    // the open and the read makes libstdc++'s filebuf throw (ESRCH) out of an iterator.
     std::ifstream in(e.path() / "cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(in)), {});
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string cmd = text.str();
     if (cmd.find(needle) != std::string::npos && std::stoi(name) != getpid()) {
       out.push_back(std::stoi(name));
     }
