@@ -117,6 +117,9 @@ struct EvalOptions {
   DoomLoopOptions doom_loop;
   // Where the per-sample checkpoint lives (one JSON Lines file per cell digest); required.
   std::string checkpoint_dir;
+  // The store the result goes to (its absolute path; empty when none): part of the checkpoint's
+  // key, so that stores sharing a folder never resume each other's attempts.
+  std::string store;
 };
 
 // The subset of `limit` samples for `seed`: the samples whose SHA-256("<seed>:<id>") sort first,
@@ -129,12 +132,35 @@ std::vector<const EvalSample*> SelectEvalSamples(const EvalDataSet& data, int li
 // SHA-256("<seed>:<id>#<attempt>"), so attempts are independent draws and a rerun repeats them.
 uint32_t AttemptSeed(uint64_t seed, std::string_view id, int attempt);
 
-// Scores one completion of a sample of `dataset` against its gold answer with pipette's rule set
-// (MATH-500: scorers::ScoreMath; GPQA Diamond: scorers::ScoreGpqa) or, with upstream_compat, the
-// reference scorer's (scorers::ScoreMathUpstream, scorers::ScoreGpqaUpstream). Errors: a data set
-// without a scorer yet (IFBench).
-Result<scorers::Verdict> ScoreEvalCompletion(EvalDataset dataset, std::string_view gold,
-                                             std::string_view completion, bool upstream_compat);
+// How completions are scored: pipette's rule set or, with upstream_compat, the reference scorer's
+// (MATH-500, GPQA Diamond); IFBench's checkers with upstream's quirks or the fixed profile.
+struct EvalScoringOptions {
+  bool upstream_compat = false;
+  scorers::IfBenchProfile ifbench_profile = scorers::IfBenchProfile::kUpstream;
+};
+
+// The scorer of one data set, with what it needs loaded once. MATH-500: scorers::ScoreMath (or
+// ScoreMathUpstream); GPQA Diamond: ScoreGpqa (or ScoreGpqaUpstream); IFBench: the checkers over
+// the model data in <data_dir>/ifbench/nlp/ (scorers::IfBenchDataFiles: each file's SHA-256
+// checked, the weights decompressed), the completion's thinking removed and white space trimmed
+// first (scorers::StripThinking); `correct` is loose prompt level, `strict`/`loose` per
+// instruction. Copies share the loaded data; Score is thread-safe.
+class EvalScorer {
+ public:
+  // Errors (one line naming the file and what to do): an IFBench data file missing, unreadable,
+  // not gzip where it should be, or with another SHA-256 than the one of the pinned version.
+  static Result<EvalScorer> Load(EvalDataset dataset, const std::string& data_dir,
+                                 const EvalScoringOptions& options = {});
+  // Errors: IFBench only, a gold of the wrong shape or naming an unknown instruction.
+  Result<scorers::Verdict> Score(std::string_view gold, std::string_view completion) const;
+  // The rule set the verdicts carry ("pipette-math/2", "pipette-ifbench/1 (fixed)", ...).
+  std::string RuleSet() const;
+
+ private:
+  EvalDataset dataset_ = EvalDataset::kMath500;
+  EvalScoringOptions options_;
+  std::optional<scorers::IfBenchScorer> ifbench_;
+};
 
 // One line of a completions file (`pipette score --completions`, JSON Lines): {"id": string,
 // "completion": string}, other members ignored.

@@ -137,7 +137,9 @@ void Judge(LimitCheck& c) {
   }
   head += fmt::format(" {} limit {}: {}", c.upper ? "<=" : ">=", Value(c.threshold, c.unit),
                       VerdictName(c.verdict));
-  const std::string margin = Margin(c.margin);
+  // A drop is in percentage points from a limit that is one too: its margin is the distance in
+  // pp (a 0 pp drop under a 5 pp limit has 5 pp to spare, not "+100%").
+  const std::string margin = drop ? Value(c.threshold - c.value, "pp") : Margin(c.margin);
   if (c.verdict == Verdict::kPass) {
     head += ", margin " + margin;
   } else if (c.verdict == Verdict::kBorderline && c.metric == "quality_drop") {

@@ -84,6 +84,34 @@ std::vector<std::string> KlAdvice(const json& record) {
   return {longer + ": more positions narrow the interval", rerun};
 }
 
+// An eval's accuracy interval narrows as 1/sqrt(questions); repeats narrow it only as far as the
+// attempts of one question disagree.
+std::vector<std::string> EvalAdvice(const json& record) {
+  const auto low = record::NumberAt(record, "/metrics/accuracy/ci95_low");
+  const auto high = record::NumberAt(record, "/metrics/accuracy/ci95_high");
+  const auto questions = record::NumberAt(record, "/metrics/accuracy/questions");
+  const auto target = record::NumberAt(record, "/eval/accuracy_ci_target_pp");
+  const auto in_dataset = record::NumberAt(record, "/eval/samples_in_dataset");
+  const auto repeats = record::NumberAt(record, "/eval/repeats");
+  std::vector<std::string> advice;
+  if (!low || !high || !questions || !target || *questions <= 0 || *target <= 0) return advice;
+  const double half = 100 * (*high - *low) / 2;
+  const double needed = std::ceil(*questions * (half / *target) * (half / *target));
+  if (!in_dataset || *questions < *in_dataset) {
+    const double limit = in_dataset ? std::min(needed, *in_dataset) : needed;
+    advice.push_back(fmt::format("more samples (limit about {:g}; this run had {:g}): the "
+                                 "interval, +-{:.1f} pp, narrows as 1/sqrt(questions) toward the "
+                                 "target +-{:g} pp",
+                                 limit, *questions, half, *target));
+  }
+  if (repeats && *repeats < 10) {
+    advice.push_back(fmt::format("more repeats (repeats {:g}): they narrow it as far as the "
+                                 "attempts of one question disagree",
+                                 std::min(2 * *repeats, 10.0)));
+  }
+  return advice;
+}
+
 std::optional<std::string> MoreRepetitions(const json& record) {
   const auto reps = record::NumberAt(record, "/harness/reps");
   const auto max_reps = record::NumberAt(record, "/harness/max_reps");
@@ -163,6 +191,7 @@ std::optional<std::string> TwoClustersNote(const json& record) {
 std::vector<std::string> NoiseAdvice(const json& record) {
   if (!IsNoisy(record)) return {};
   if (BenchmarkTypeOf(record) == "kl_divergence") return KlAdvice(record);
+  if (BenchmarkTypeOf(record) == "eval") return EvalAdvice(record);
   std::vector<std::string> advice;
   const auto add = [&advice](std::optional<std::string> line) {
     if (line) advice.push_back(std::move(*line));

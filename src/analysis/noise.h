@@ -41,6 +41,9 @@ std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
 //    criterion was waived it says so instead of naming max_busy_fraction);
 //   "letting the CPU cool: it reached 82 C during the readiness checks (max_cpu_celsius 70)"
 //    when an observation was above the threshold.
+// For an eval (noisy when its accuracy's 95% interval is wider than eval.accuracy_ci_target_pp):
+// "more samples (limit about 420; this run had 40): ..." while the data set has more questions,
+// and "more repeats (repeats 10): ..." below 10 repeats.
 // For kl_divergence (deterministic): "a longer context (kl_divergence_1024): more positions
 // narrow the interval" and "not a rerun: the evaluation is deterministic and gives the same
 // numbers".

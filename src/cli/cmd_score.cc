@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
@@ -19,30 +21,44 @@ namespace {
 using nlohmann::json;
 
 struct ScoreOptions {
-  std::string eval;              // math_500 | gpqa_diamond
+  std::string eval;              // math_500 | gpqa_diamond | ifbench
   std::string completions;       // JSON Lines file
   std::string data_dir;          // --data-dir; empty means $PIPETTE_EVALS_DIR
   bool upstream_compat = false;  // the reference scorer's rules
+  std::string profile = "upstream";  // IFBench: upstream | fixed
 };
 
 // Sample id -> gold answer.
 using GoldAnswers = std::map<std::string, std::string>;
 
-// Sample id -> gold answer (MATH: the `answer` field; GPQA: the letter the correct option lands
-// on after the shuffle), from the data set as `pipette evals` loads it.
-Result<GoldAnswers> LoadGold(const ScoreOptions& o) {
+struct Scoring {
+  GoldAnswers gold;
+  std::optional<EvalScorer> scorer;
+};
+
+// The data set's gold answers by sample id (MATH: the `answer` field; GPQA: the letter the
+// correct option lands on after the shuffle; IFBench: its instructions and their arguments), as
+// `pipette evals` loads them, and the data set's scorer.
+Result<Scoring> LoadScoring(const ScoreOptions& o) {
   const std::string dir = EvalDataDir(o.data_dir);
   if (dir.empty()) {
     return MakeError("no data directory: give --data-dir DIR or set $PIPETTE_EVALS_DIR");
   }
-  const auto data = LoadEvalDataSet(
-      o.eval == "math_500" ? EvalDataset::kMath500 : EvalDataset::kGpqaDiamond, dir);
+  const EvalDataset dataset = *EvalDatasetNamed(o.eval);
+  const auto data = LoadEvalDataSet(dataset, dir);
   if (!data) return data.error();
   for (const std::string& warning : data->warnings)
     std::cerr << "pipette: warning: " << warning << "\n";
-  GoldAnswers gold;
-  for (const EvalSample& sample : data->samples) gold[sample.id] = sample.gold;
-  return gold;
+  EvalScoringOptions options;
+  options.upstream_compat = o.upstream_compat;
+  options.ifbench_profile =
+      o.profile == "fixed" ? scorers::IfBenchProfile::kFixed : scorers::IfBenchProfile::kUpstream;
+  auto scorer = EvalScorer::Load(dataset, dir, options);
+  if (!scorer) return scorer.error();
+  Scoring scoring;
+  scoring.scorer.emplace(std::move(*scorer));
+  for (const EvalSample& sample : data->samples) scoring.gold[sample.id] = sample.gold;
+  return scoring;
 }
 
 struct Scored {
@@ -51,7 +67,8 @@ struct Scored {
 };
 
 // Reads and scores the completions; the first bad line is an error naming file and line.
-Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& gold) {
+Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const Scoring& scoring) {
+  const GoldAnswers& gold = scoring.gold;
   std::ifstream in(o.completions, std::ios::binary);
   if (!in) return MakeError("cannot read completions file " + o.completions);
   std::vector<Scored> scored;
@@ -71,22 +88,34 @@ Result<std::vector<Scored>> ScoreFile(const ScoreOptions& o, const GoldAnswers& 
                        "'; ids are the protocol's: the first 12 hex digits of the SHA-256 of the "
                        "sample's prompt (e.g. e7b7a0f871c3), as `pipette evals` builds them");
     }
-    const std::string& completion = r->completion;
-    const std::string& answer = g->second;
-    scorers::Verdict verdict;
-    if (o.eval == "math_500") {
-      verdict = o.upstream_compat ? scorers::ScoreMathUpstream(completion, answer)
-                                  : scorers::ScoreMath(completion, answer);
-    } else {
-      verdict = o.upstream_compat ? scorers::ScoreGpqaUpstream(completion, answer[0])
-                                  : scorers::ScoreGpqa(completion, answer[0]);
-    }
-    scored.push_back({id, std::move(verdict)});
+    auto verdict = scoring.scorer->Score(g->second, r->completion);
+    if (!verdict) return MakeError(where + ": " + verdict.error().message);
+    scored.push_back({id, std::move(*verdict)});
   }
   return scored;
 }
 
-void Print(const ScoreOptions& o, const std::vector<Scored>& scored, bool as_json) {
+// IFBench's four accuracies (counts): prompts whose instructions all pass, and instructions.
+struct InstructionLevels {
+  size_t prompt_strict = 0, prompt_loose = 0, strict = 0, loose = 0, instructions = 0;
+};
+
+InstructionLevels LevelsOf(const std::vector<Scored>& scored) {
+  InstructionLevels l;
+  for (const Scored& s : scored) {
+    const auto& v = s.verdict;
+    if (v.loose.empty()) continue;
+    l.instructions += v.loose.size();
+    l.strict += static_cast<size_t>(std::count(v.strict.begin(), v.strict.end(), true));
+    l.loose += static_cast<size_t>(std::count(v.loose.begin(), v.loose.end(), true));
+    l.prompt_strict += std::all_of(v.strict.begin(), v.strict.end(), [](bool b) { return b; });
+    l.prompt_loose += std::all_of(v.loose.begin(), v.loose.end(), [](bool b) { return b; });
+  }
+  return l;
+}
+
+void Print(const ScoreOptions& o, const std::string& rule_set, const std::vector<Scored>& scored,
+           bool as_json) {
   size_t correct = 0;
   size_t unparsed = 0;
   for (const Scored& s : scored) {
@@ -96,25 +125,34 @@ void Print(const ScoreOptions& o, const std::vector<Scored>& scored, bool as_jso
   const double n = static_cast<double>(scored.size());
   const double accuracy = scored.empty() ? 0.0 : correct / n;
   const double unparsed_rate = scored.empty() ? 0.0 : unparsed / n;
-  const bool math = o.eval == "math_500";
-  const std::string rule_set(math && o.upstream_compat ? scorers::kMathUpstreamRuleSet
-                             : math                    ? scorers::kMathRuleSet
-                             : o.upstream_compat       ? scorers::kGpqaUpstreamRuleSet
-                                                       : scorers::kGpqaRuleSet);
+  const InstructionLevels levels = LevelsOf(scored);
   if (!as_json) {
     std::cout << fmt::format(
         "{}: {} completions, accuracy {:.1f}% ({} correct), unparsed {:.1f}% ({}); rule set {}\n",
         o.eval, scored.size(), 100 * accuracy, correct, 100 * unparsed_rate, unparsed, rule_set);
+    if (levels.instructions > 0) {
+      std::cout << fmt::format(
+          "  prompt level: loose {:.1f}%, strict {:.1f}% ({} prompts); instruction level: loose "
+          "{:.1f}%, strict {:.1f}% ({} instructions)\n",
+          100.0 * levels.prompt_loose / n, 100.0 * levels.prompt_strict / n, scored.size(),
+          100.0 * levels.loose / levels.instructions, 100.0 * levels.strict / levels.instructions,
+          levels.instructions);
+    }
     return;
   }
   json samples = json::array();
   for (const Scored& s : scored) {
-    samples.push_back({{"id", s.id},
-                       {"extracted", s.verdict.extracted},
-                       {"method", s.verdict.method},
-                       {"correct", s.verdict.correct}});
+    json sample = {{"id", s.id},
+                   {"extracted", s.verdict.extracted},
+                   {"method", s.verdict.method},
+                   {"correct", s.verdict.correct}};
+    if (!s.verdict.loose.empty()) {
+      sample["strict"] = s.verdict.strict;
+      sample["loose"] = s.verdict.loose;
+    }
+    samples.push_back(std::move(sample));
   }
-  const json out = {{"eval", o.eval},
+  json out = {{"eval", o.eval},
                     {"rule_set", rule_set},
                     {"completions", scored.size()},
                     {"correct", correct},
@@ -122,22 +160,40 @@ void Print(const ScoreOptions& o, const std::vector<Scored>& scored, bool as_jso
                     {"unparsed", unparsed},
                     {"unparsed_rate", unparsed_rate},
                     {"samples", std::move(samples)}};
+  if (levels.instructions > 0) {
+    out["prompt_level"] = {{"strict", levels.prompt_strict / n}, {"loose", levels.prompt_loose / n}};
+    out["instruction_level"] = {
+        {"strict", static_cast<double>(levels.strict) / levels.instructions},
+        {"loose", static_cast<double>(levels.loose) / levels.instructions},
+        {"instructions", levels.instructions}};
+  }
   // Extracted text need not be UTF-8: replace bad bytes rather than fail.
   std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
 void Run(const ScoreOptions& o, CliContext& ctx) {
-  const auto gold = LoadGold(o);
-  if (!gold) {
-    ReportError(ctx, gold.error());
+  if (o.profile != "upstream" && o.eval != "ifbench") {
+    ReportError(ctx, MakeError("a scoring profile is IFBench's (upstream or fixed); " + o.eval +
+                               " has pipette's rules or, for parity checks, the reference "
+                               "scorer's (--upstream-compat)"));
     return;
   }
-  const auto scored = ScoreFile(o, *gold);
+  if (o.upstream_compat && o.eval == "ifbench") {
+    ReportError(ctx, MakeError("IFBench is scored as upstream scores it by default (profile "
+                               "upstream); --profile fixed corrects its quirks"));
+    return;
+  }
+  const auto scoring = LoadScoring(o);
+  if (!scoring) {
+    ReportError(ctx, scoring.error());
+    return;
+  }
+  const auto scored = ScoreFile(o, *scoring);
   if (!scored) {
     ReportError(ctx, scored.error());
     return;
   }
-  Print(o, *scored, ctx.json);
+  Print(o, scoring->scorer->RuleSet(), *scored, ctx.json);
 }
 
 }  // namespace
@@ -147,10 +203,10 @@ void AddScoreCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "score",
       "Score completions (JSON Lines {\"id\", \"completion\"}) with the deterministic "
-      "MATH-500 / GPQA Diamond scorers");
-  cmd->add_option("--eval", o->eval, "math_500 | gpqa_diamond")
+      "MATH-500 / GPQA Diamond / IFBench scorers");
+  cmd->add_option("--eval", o->eval, "math_500 | gpqa_diamond | ifbench")
       ->required()
-      ->check(CLI::IsMember({"math_500", "gpqa_diamond"}));
+      ->check(CLI::IsMember({"math_500", "gpqa_diamond", "ifbench"}));
   cmd->add_option("--completions", o->completions, "JSON Lines file of {\"id\", \"completion\"}")
       ->required();
   cmd->add_option("--data-dir", o->data_dir,
@@ -159,6 +215,10 @@ void AddScoreCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--upstream-compat", o->upstream_compat,
                 "grade as the reference scorer does (Liquid4All/pipette-scores d93e2e1), faults "
                 "included, for parity checks");
+  cmd->add_option("--profile", o->profile,
+                  "IFBench: upstream (its verdicts, quirks included; the default) | fixed (the "
+                  "quirks corrected)")
+      ->check(CLI::IsMember({"upstream", "fixed"}));
   cmd->callback([o, &ctx] { Run(*o, ctx); });
 }
 

@@ -72,9 +72,14 @@ json CompareMetrics(const json& a, const json& b, const CompareOptions& options)
     const json& mb = mb_all[metric];
     const std::vector<double> sa = Samples(a, metric), sb = Samples(b, metric);
     const double med_a = Median(ma), med_b = Median(mb);
-    const double ratio = med_a != 0 ? med_b / med_a : 0;
+    // B/A is undefined when A is 0 (null, shown "-"); the verdict then goes by the sign of B.
+    const double ratio = med_a != 0                     ? med_b / med_a
+                         : med_b == 0                   ? 1.0
+                         : (med_b > 0) == (med_a >= 0) ? HUGE_VAL
+                                                        : 0.0;
     json row = {{"metric", metric}, {"unit", ma.value("unit", "")}, {"a_median", med_a},
-                {"b_median", med_b}, {"ratio", ratio}, {"a_n", sa.size()}, {"b_n", sb.size()}};
+                {"b_median", med_b}, {"ratio", med_a != 0 ? json(ratio) : json(nullptr)},
+                {"a_n", sa.size()}, {"b_n", sb.size()}};
     if (sa.size() >= 2 && sb.size() >= 2) {
       const MannWhitneyResult t = MannWhitneyU(sa, sb);
       row["p_value"] = t.p_value;
@@ -167,7 +172,7 @@ void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out)
   if (with_benchmark) bench_rule = fmt::format("|{:-<{}}", "", bench_width + 2);
   out << bench_head
       << fmt::format("| {:<36} | {:>14} | {:>14} | {:>7} | {:>16} | {:>9} | {:<26} |\n",
-                     "metric", "A median", "B median", "B/A", "B/A 95% CI", "p", "verdict");
+                     "metric", "A", "B", "B/A", "B/A 95% CI", "p", "verdict");
   out << bench_rule << "|" << std::string(38, '-') << "|" << std::string(16, '-') << "|"
       << std::string(16, '-') << "|" << std::string(9, '-') << "|" << std::string(18, '-') << "|"
       << std::string(11, '-') << "|" << std::string(28, '-') << "|\n";
@@ -181,17 +186,19 @@ void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out)
                                              high.get<double>())
                                : "-";
     out << fmt::format(
-        "| {:<36} | {:>14} | {:>14} | {:>7.3f} | {:>16} | {:>9} | {:<26} |\n",
+        "| {:<36} | {:>14} | {:>14} | {:>7} | {:>16} | {:>9} | {:<26} |\n",
         r["metric"].get<std::string>() + " (" + DisplayUnit(r["unit"].get<std::string>()) + ")",
         Value(r["a_median"].get<double>(), r["unit"]), Value(r["b_median"].get<double>(), r["unit"]),
-        r["ratio"].get<double>(), ci,
+        r["ratio"].is_number() ? fmt::format("{:.3f}", r["ratio"].get<double>()) : "-", ci,
         r["p_value"].is_number() ? fmt::format("{:.3g}", r["p_value"].get<double>()) : "-",
         r["verdict"].get<std::string>());
   }
 }
 
 void PrintCompareFootnote(const CompareOptions& options, std::ostream& out) {
-  out << fmt::format("two-sided Mann-Whitney U on the raw samples (one per repetition; a "
+  out << fmt::format("A, B: the median of the samples, or the proportion for a rate (unit "
+                     "ratio); B/A is \"-\" where A is 0\n"
+                     "two-sided Mann-Whitney U on the raw samples (one per repetition; a "
                      "per-token series by its median); a difference needs p < {} and B/A outside "
                      "1 +- {}\n",
                      options.alpha, options.noise);

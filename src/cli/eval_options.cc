@@ -44,6 +44,11 @@ Result<EvalOptions> ResolveEvalArgs(const EvalArgs& a, const BenchmarkSpec& benc
                            .append("eval-checkpoints")
                            .string();
   }
+  if (!store_path.empty()) {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(store_path, ec);
+    o.store = ec ? store_path : absolute.lexically_normal().string();
+  }
   for (const std::string& kv : a.doom_loop) {
     if (auto s = SetDoomLoopOption(o.doom_loop, kv); !s) return s.error();
   }

@@ -57,6 +57,24 @@ void PrintMetric(const std::string& name, const json& v, std::ostream& out) {
   }
 }
 
+// Proportions (unit "ratio": accuracy, failure_rate, ...) are counts, not medians of samples: one
+// line each with the count and its 95% interval; no cv.
+void PrintRates(const json& metrics, std::ostream& out) {
+  for (const auto& [name, v] : metrics.items()) {
+    if (v.value("unit", "") != "ratio") continue;
+    const double p = Number(v, "median");
+    std::string line = fmt::format("{:<22} {:>6}", name, Fixed(100 * p, 1) + "%");
+    if (v.contains("count") && v.contains("n")) {
+      line += fmt::format(" ({} of {})", v["count"].dump(), v["n"].dump());
+    }
+    const double low = Number(v, "ci95_low"), high = Number(v, "ci95_high");
+    if (std::isfinite(low) && std::isfinite(high)) {
+      line += fmt::format("  95% CI {}% .. {}%", Fixed(100 * low, 1), Fixed(100 * high, 1));
+    }
+    out << line << "\n";
+  }
+}
+
 // The roofline line and, below 10% of it, why a smaller quantization will not help.
 void PrintRoofline(const json& r, std::ostream& out) {
   const auto eff = record::MetricValue(r, "decode_roofline_efficiency");
@@ -128,7 +146,10 @@ void PrintResultTable(const json& r, std::ostream& out) {
   out << fmt::format("{:<22} {:>18} {:>38} {:>7} {:>5}\n", "metric", "median", "95% CI of median",
                      "cv", "n");
   const json metrics = r.value("metrics", json::object());
-  for (const auto& [name, v] : metrics.items()) PrintMetric(name, v, out);
+  for (const auto& [name, v] : metrics.items()) {
+    if (v.value("unit", "") != "ratio") PrintMetric(name, v, out);
+  }
+  PrintRates(metrics, out);
   if (analysis::BenchmarkTypeOf(r) == "memory") {
     if (auto split = analysis::ResidentSplitText(r)) out << *split << "\n";
   }

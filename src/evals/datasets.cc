@@ -15,6 +15,7 @@
 #include "base/sha256.h"
 #include "evals/cpython_random.h"
 #include "evals/csv.h"
+#include "evals/file_read.h"
 #include "pipette/evals.h"
 
 namespace pipette {
@@ -33,35 +34,6 @@ const std::array<std::string, 4> kGpqaOptionColumns = {"Correct Answer", "Incorr
                                                        "Incorrect Answer 2", "Incorrect Answer 3"};
 
 std::string At(const std::string& path, int line) { return path + ":" + std::to_string(line); }
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return MakeError(path + ": cannot read: " + std::strerror(errno));
-  return bytes.str();
-}
-
-// Reads a gzip file whole; a file that is not gzip-compressed is read as it is (zlib's gzread).
-Result<std::string> ReadGzipFile(const std::string& path) {
-  errno = 0;
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    return MakeError(path + ": cannot open: " + std::strerror(errno != 0 ? errno : ENOMEM));
-  }
-  std::string text;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(file, buffer, sizeof(buffer))) > 0) text.append(buffer, n);
-  int code = Z_OK;
-  const std::string message = gzerror(file, &code);
-  gzclose_r(file);
-  if (n < 0 || code != Z_OK) {
-    return MakeError(path + ": cannot decompress: " + message + " (truncated or not gzip?)");
-  }
-  return text;
-}
 
 // The 1-based line of byte `offset` in `text`.
 int LineOf(std::string_view text, size_t offset) {

@@ -1,5 +1,4 @@
-// What an eval cell needs from the data set: the seeded subset, the attempts' seeds and the
-// scorer of each data set.
+// What an eval cell needs from the data set: the seeded subset and the attempts' seeds.
 #include <algorithm>
 #include <cstdlib>
 
@@ -37,24 +36,6 @@ uint32_t AttemptSeed(uint64_t seed, std::string_view id, int attempt) {
   const std::string digest = Sha256Hex(std::to_string(seed) + ":" + std::string(id) + "#" +
                                        std::to_string(attempt));
   return static_cast<uint32_t>(std::stoul(digest.substr(0, 8), nullptr, 16));
-}
-
-Result<scorers::Verdict> ScoreEvalCompletion(EvalDataset dataset, std::string_view gold,
-                                             std::string_view completion, bool upstream_compat) {
-  switch (dataset) {
-    case EvalDataset::kMath500:
-      return upstream_compat ? scorers::ScoreMathUpstream(completion, gold)
-                             : scorers::ScoreMath(completion, gold);
-    case EvalDataset::kGpqaDiamond: {
-      const char letter = gold.empty() ? '?' : gold[0];
-      return upstream_compat ? scorers::ScoreGpqaUpstream(completion, letter)
-                             : scorers::ScoreGpqa(completion, letter);
-    }
-    case EvalDataset::kIfBench:
-      break;
-  }
-  return MakeError("IFBench has no scorer yet: its data set loads and fingerprints, scoring comes "
-                   "later");
 }
 
 }  // namespace pipette

@@ -28,6 +28,9 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kPublishedVersion = "2026.06.1";
+// The half-width of the accuracy's 95% interval an eval aims for, percentage points: about what
+// 400 questions give at 50% accuracy, enough to tell apart quantizations a few points apart.
+constexpr double kAccuracyCiTargetPp = 5.0;
 
 // Invalid UTF-8 (a token boundary inside a character, a model's garbage) as U+FFFD, so that the
 // text stored, shown and scored is one and the same.
@@ -91,6 +94,9 @@ class EvalWorkload : public Workload {
     if (!data) return data.error();
     data_ = std::move(*data);
     for (const std::string& w : data_.warnings) AddWarning(record, w);
+    auto scorer = EvalScorer::Load(dataset_, o_.data_dir);
+    if (!scorer) return scorer.error();
+    scorer_.emplace(std::move(*scorer));
     const EvalDatasetInfo& info = InfoOf(dataset_);
     json ids = json::array();
     for (const EvalSample* s : SelectEvalSamples(data_, o_.limit, o_.seed)) {
@@ -120,11 +126,11 @@ class EvalWorkload : public Workload {
          {"attempt_seed", "first 4 bytes of SHA-256(\"<seed>:<id>#<attempt>\")"},
          {"max_tokens", o_.max_tokens},
          {"doom_loop", ToJson(o_.doom_loop)},
-         {"scorer", dataset_ == EvalDataset::kMath500 ? scorers::kMathRuleSet
-                                                      : scorers::kGpqaRuleSet}};
+         {"scorer", scorer_->RuleSet()}};
     if (const auto m = data_.MatchesPublished()) e["fingerprint_matches_published"] = *m;
     // The checkpoint belongs to this configuration and these options: any change starts afresh.
-    const json key = {{"config_id", record["config_id"]}, {"eval", e}};
+    json key = {{"config_id", record["config_id"]}, {"eval", e}};
+    if (!o_.store.empty()) key["store"] = o_.store;
     auto checkpoint = EvalCheckpoint::Open(o_.checkpoint_dir, Sha256Hex(key.dump()));
     if (!checkpoint) return checkpoint.error();
     checkpoint_ = std::move(*checkpoint);
@@ -159,7 +165,9 @@ class EvalWorkload : public Workload {
     json att = {{"key", a.key}, {"id", a.sample->id}, {"attempt", a.attempt}, {"seed", a.seed},
                 {"started_at", NowRfc3339()}};
     auto c = session.Complete(request, keep_going);
-    if (!c && Interrupted()) return c.error();  // not checkpointed: it runs again on resume
+    // Not checkpointed: it runs again on resume. The stage is the cell's, as for any interrupted
+    // cell, not the engine call's the signal happened to cut ("continue").
+    if (!c && Interrupted()) return MakeError("interrupted by the user", "eval");
     // A template the engine cannot apply fails every attempt alike: the cell fails, saying so.
     if (!c && c.error().stage == "template") return c.error();
     Rep rep;
@@ -196,8 +204,12 @@ class EvalWorkload : public Workload {
       }
     }
     att["completion"] = text;
-    auto verdict = ScoreEvalCompletion(dataset_, a.sample->gold, text, false);
+    auto verdict = scorer_->Score(a.sample->gold, text);
     if (!verdict) return verdict.error();
+    if (!verdict->loose.empty()) {
+      att["strict"] = verdict->strict;
+      att["loose"] = verdict->loose;
+    }
     att["extracted"] = ValidUtf8(verdict->extracted);
     att["method"] = verdict->method;
     att["parsed"] = verdict->parsed;
@@ -285,11 +297,30 @@ class EvalWorkload : public Workload {
     // pass@1 over samples x repeats; a failed attempt counts as wrong. The interval resamples
     // questions (their attempts together), as evals.md 4 asks.
     m["accuracy"] = Proportion(correct, n);
-    const Interval ci = ClusterBootstrapProportionCi(clusters);
+    Interval ci = ClusterBootstrapProportionCi(clusters);
+    std::string method = "cluster bootstrap over questions";
+    // Every attempt right or every one wrong: the bootstrap has nothing to resample and says
+    // [0, 0], which no one should read as certainty. The Wilson interval over the questions (as
+    // if each were one attempt: the conservative count) says how far 0/N can be from 0.
+    if (ci.low == ci.high && !clusters.empty()) {
+      const int64_t q = static_cast<int64_t>(clusters.size());
+      if (correct == 0 || correct == n) {
+        ci = WilsonInterval(correct == 0 ? 0 : q, q);
+        method = std::string("Wilson over questions (every attempt ") +
+                 (correct == 0 ? "wrong)" : "right)");
+      } else {  // one question: its attempts are all there is to go on
+        ci = WilsonInterval(correct, n);
+        method = "Wilson over the attempts of one question";
+      }
+    }
     m["accuracy"]["ci95_low"] = ci.low;
     m["accuracy"]["ci95_high"] = ci.high;
     m["accuracy"]["questions"] = clusters.size();
-    m["accuracy"]["interval"] = "cluster bootstrap over questions";
+    m["accuracy"]["interval"] = method;
+    // An accuracy is as honest as a speed: wider than its target, the result is noisy (the
+    // advice says how many more questions or repeats would narrow it, analysis/noise.h).
+    record["eval"]["accuracy_ci_target_pp"] = kAccuracyCiTargetPp;
+    record["harness"]["ci_reached"] = 100 * (ci.high - ci.low) / 2 <= kAccuracyCiTargetPp;
     m["unparsed_rate"] = Proportion(unparsed, n);
     m["truncated_rate"] = Proportion(truncated, n);
     m["doom_loop_rate"] = Proportion(doom, n);
@@ -337,6 +368,7 @@ class EvalWorkload : public Workload {
   const EvalOptions& o_;
   EvalDataset dataset_ = EvalDataset::kMath500;
   EvalDataSet data_;
+  std::optional<EvalScorer> scorer_;
   std::vector<Attempt> attempts_;
   std::unique_ptr<EvalCheckpoint> checkpoint_;
   size_t next_ = 0;
@@ -356,10 +388,6 @@ std::unique_ptr<Workload> MakeEvalWorkload(const WorkloadContext& context) {
 Status CheckEvalCell(const CellSpec& spec) {
   auto dataset = DatasetOf(spec.benchmark);
   if (!dataset) return dataset.error();
-  if (*dataset == EvalDataset::kIfBench) {
-    return MakeError(spec.benchmark.id + ": IFBench has no scorer yet (its data set loads and "
-                     "fingerprints with `pipette evals fingerprint`)");
-  }
   const EvalOptions& o = spec.eval;
   if (o.data_dir.empty()) {
     return MakeError(spec.benchmark.id + " reads its data set from the eval data directory: "
@@ -374,6 +402,11 @@ Status CheckEvalCell(const CellSpec& spec) {
   if (o.checkpoint_dir.empty()) return MakeError("an eval cell needs a checkpoint folder");
   auto data = LoadEvalDataSet(*dataset, o.data_dir);
   if (!data) return data.error();
+  // IFBench's model data is checked before any device time is spent.
+  if (*dataset == EvalDataset::kIfBench) {
+    auto scorer = EvalScorer::Load(*dataset, o.data_dir);
+    if (!scorer) return scorer.error();
+  }
   return Status::Ok();
 }
 

@@ -253,8 +253,13 @@ TEST_F(EvalE2e, BadInputIsOneLineAndStoresNothing) {
   EXPECT_NE(no_dir.err.find("--data-dir"), std::string::npos) << no_dir.err;
   auto unknown = run({"-b", "eval_trivia_2026.06.1", "--data-dir", kEvalsDir});
   EXPECT_NE(unknown.err.find("eval_gpqa_diamond_2026.06.1"), std::string::npos) << unknown.err;
-  auto ifbench = run({"-b", "eval_ifbench_2026.06.1", "--data-dir", kEvalsDir});
-  EXPECT_NE(ifbench.err.find("no scorer yet"), std::string::npos) << ifbench.err;
+  // IFBench's data set without its checkers' model data: refused before any attempt runs.
+  fs::create_directories(dir_ + "/no_nlp/ifbench");
+  fs::copy_file(kEvalsDir + "/ifbench/IFBench_test.jsonl",
+                dir_ + "/no_nlp/ifbench/IFBench_test.jsonl", fs::copy_options::overwrite_existing);
+  auto ifbench = run({"-b", "eval_ifbench_2026.06.1", "--data-dir", dir_ + "/no_nlp"});
+  EXPECT_NE(ifbench.exit.code, 0);
+  EXPECT_NE(ifbench.err.find("ifbench/nlp/"), std::string::npos) << ifbench.err;
   auto tuning = run({"-b", kMath, "--data-dir", kEvalsDir, "--doom-loop", "loops=3"});
   EXPECT_NE(tuning.err.find("'loops'"), std::string::npos) << tuning.err;
   EXPECT_NE(tuning.err.find("--doom-loop"), std::string::npos) << tuning.err;

@@ -146,14 +146,18 @@ struct CompletionReply {
   std::string stop;  // when done: "eos" | "truncated"
   int prompt_tokens = 0;
   std::string prompt_format;  // "chat_template" | "raw"
-  std::string chat_template;
+  std::string chat_template;  // the template as the model carries it (tokenizer.chat_template)
   int64_t first_token_ns = -1;
   int64_t prefill_ns = 0;
   int64_t decode_ns = 0;
+  // What applied the template: "llama.cpp common jinja" | "llama_chat_apply_template (built-in)";
+  // empty for raw (and from a driver of a build before the field).
+  std::string template_engine;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompletionReply, text, tokens, done, stop,
                                                 prompt_tokens, prompt_format, chat_template,
-                                                first_token_ns, prefill_ns, decode_ns)
+                                                first_token_ns, prefill_ns, decode_ns,
+                                                template_engine)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrefillReply, prefill_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeReply, step_ns, tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateReply, tokenize_ns, prefill_ns, token_ns,

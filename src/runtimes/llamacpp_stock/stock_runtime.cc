@@ -189,6 +189,18 @@ class StockSession : public RuntimeSession {
     return (*server)->Generate(text, n);
   }
 
+  // Evals through the build's llama-server: its chat template, its sampler chain.
+  Result<Completion> Complete(const CompletionRequest& request,
+                              const std::function<bool(const std::string&)>& keep_going) override {
+    auto server = Server();
+    if (!server) return server.error();
+    auto c = (*server)->Complete(request, keep_going);
+    if (c && (*server)->identity().build_info.size()) {
+      c->sampling["server_build"] = (*server)->identity().build_info;
+    }
+    return c;
+  }
+
   Status WriteLogProbs(const std::vector<int32_t>&, const std::string&) override {
     return MakeError(fmt::format("runtime {} has no log-probabilities; run kl_divergence on the "
                                  "llamacpp runtime",

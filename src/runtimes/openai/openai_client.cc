@@ -189,8 +189,10 @@ std::optional<std::vector<int32_t>> TokenIds(const nlohmann::json& list) {
 class StreamReader {
  public:
   StreamReader(std::string root, std::chrono::steady_clock::time_point started,
-               const OpenAiClient::ChunkObserver& on_chunk, std::string stage)
-      : root_(std::move(root)), on_chunk_(on_chunk), stage_(std::move(stage)) {
+               const OpenAiClient::ChunkObserver& on_chunk, std::string stage,
+               const std::function<bool(const std::string&)>& keep_going)
+      : root_(std::move(root)), on_chunk_(on_chunk), stage_(std::move(stage)),
+        keep_going_(keep_going) {
     out_.started = started;
   }
 
@@ -229,6 +231,7 @@ class StreamReader {
     }
     if (j.contains("choices") && j["choices"].is_array() && !j["choices"].empty()) {
       OnChoice(j["choices"][0], line.arrival);
+      if (out_.stopped) return false;
     }
     if (j.contains("usage") && j["usage"].is_object()) {
       out_.prompt_tokens = IntOr(j["usage"], "prompt_tokens", out_.prompt_tokens);
@@ -251,13 +254,23 @@ class StreamReader {
     CompletionChunk chunk;
     chunk.arrival_ms = MsSince(out_.started, arrival);
     if (choice.contains("text") && choice["text"].is_string()) chunk.text = choice["text"];
+    if (choice.contains("delta") && choice["delta"].is_object()) {  // a chat stream
+      const auto& delta = choice["delta"];
+      if (delta.contains("content") && delta["content"].is_string()) chunk.text = delta["content"];
+    }
     for (const char* key : {"token_ids", "tokens"}) {
       if (!choice.contains(key)) continue;
       if (auto ids = TokenIds(choice[key])) chunk.token_ids = std::move(*ids);
     }
     if (chunk.text.empty() && chunk.token_ids.empty()) return;
+    text_ += chunk.text;
     out_.chunks.push_back(std::move(chunk));
     if (on_chunk_) on_chunk_(out_.chunks.back());
+    if (keep_going_ && out_.chunks.size() % HttpCompletionRequest::kKeepGoingChunks == 0 &&
+        !keep_going_(text_)) {
+      out_.stopped = true;
+      out_.end_ms = MsSince(out_.started, std::chrono::steady_clock::now());
+    }
   }
 
   // The "message" of a JSON error value, else the value itself, on one line.
@@ -277,6 +290,8 @@ class StreamReader {
   std::string root_;
   const OpenAiClient::ChunkObserver& on_chunk_;
   std::string stage_;
+  const std::function<bool(const std::string&)>& keep_going_;
+  std::string text_;  // all chunks' text so far
   StreamedCompletion out_;
   std::optional<Error> error_;
   bool done_ = false;
@@ -284,10 +299,18 @@ class StreamReader {
 };
 
 nlohmann::json CompletionBody(const HttpCompletionRequest& r) {
-  nlohmann::json body = {{"prompt", r.prompt},   {"max_tokens", r.max_tokens},
-                         {"temperature", 0},     {"seed", 0},
-                         {"stream", true},       {"stream_options", {{"include_usage", true}}},
+  nlohmann::json body = {{"max_tokens", r.max_tokens},
+                         {"temperature", r.temperature},
+                         {"seed", r.seed},
+                         {"stream", true},
+                         {"stream_options", {{"include_usage", true}}},
                          {"cache_prompt", false}};  // llama-server: no reuse across repetitions
+  if (r.chat) {
+    body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", r.prompt}}});
+    body["reasoning_format"] = "none";
+  } else {
+    body["prompt"] = r.prompt;
+  }
   if (!r.api_model.empty()) body["model"] = r.api_model;
   if (r.exact_tokens) {
     body["ignore_eos"] = true;
@@ -434,15 +457,18 @@ Result<StreamedCompletion> OpenAiClient::Complete(const HttpCompletionRequest& r
                                                   const ChunkObserver& on_chunk) {
   const std::string& root = identity_.base_url;
   const std::string body = CompletionBody(request).dump();
-  const std::string what = "POST /v1/completions";
+  const std::string path = request.chat ? "/v1/chat/completions" : "/v1/completions";
+  const std::string what = "POST " + path;
   const auto started = std::chrono::steady_clock::now();
-  StreamReader reader(root, started, on_chunk, request.stage);
+  StreamReader reader(root, started, on_chunk, request.stage, request.keep_going);
   const HttpResponse r =
-      http_.PostJsonStream(root + "/v1/completions", body, request.timeout,
+      http_.PostJsonStream(root + path, body, request.timeout,
                            [&reader](const SseLine& line) { return reader.OnLine(line); });
   const auto ended = std::chrono::steady_clock::now();
 
   if (reader.error()) return *reader.error();
+  // Cancelled by the caller: what arrived is the answer (the server stops when we hang up).
+  if (reader.result().stopped) return std::move(reader.result());
   const bool finished = reader.done() || !reader.result().finish_reason.empty();
   if (r.failure != TransportFailure::kNone && !reader.done()) {
     if (r.failure == TransportFailure::kCut && r.event_stream) {

@@ -67,6 +67,16 @@ struct HttpCompletionRequest {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // Error::stage of any failure.
   std::string stage = "generate";
+  // A chat request instead: POST /v1/chat/completions with one user message (`prompt`), the
+  // server applying the model's chat template; text from choices[0].delta.content. llama-server
+  // is asked to leave reasoning in the text ("reasoning_format": "none"): the scorer strips it.
+  bool chat = false;
+  double temperature = 0;
+  int64_t seed = 0;
+  // Asked with the text so far every kKeepGoingChunks chunks; false cancels the stream (the
+  // connection is closed; StreamedCompletion::stopped).
+  std::function<bool(const std::string&)> keep_going;
+  static constexpr int kKeepGoingChunks = 16;
 };
 
 // One event of the stream that carried text or token ids.
@@ -91,6 +101,7 @@ struct StreamedCompletion {
   int64_t prompt_tokens = -1;      // usage.prompt_tokens; -1 when the server sent no usage
   int64_t completion_tokens = -1;  // usage.completion_tokens; -1 when absent
   std::string finish_reason;       // "length", "stop", ...; "" if never sent
+  bool stopped = false;            // the request's keep_going cancelled the stream
   bool has_server_timings = false;
   ServerTimings server_timings;  // meaningful only with has_server_timings
 

@@ -13,6 +13,8 @@
 #include <optional>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "platform/process.h"
 #include "runtimes/openai/fault_server.h"
 #include "runtimes/openai/server_process.h"
@@ -200,6 +202,47 @@ TEST_F(LlamaServerTest, CompleteStreamsExactlyMaxTokensWithTimes) {
     if (rep == 0) first_text = c->Text();
     EXPECT_EQ(c->Text(), first_text);  // greedy: the same text every time
   }
+}
+
+// A chat request: the server applies the model's template and samples with the seed given, so
+// the same seed gives the same text; a keep_going that says stop cancels the stream early.
+TEST_F(LlamaServerTest, ChatIsSeededAndCancellable) {
+  HttpCompletionRequest request;
+  request.chat = true;
+  request.prompt = "Tell me a story.";
+  request.max_tokens = 64;
+  request.exact_tokens = false;
+  request.temperature = 1.0;
+  request.seed = 42;
+  request.timeout = milliseconds(20000);
+  auto a = client_->Complete(request);
+  auto b = client_->Complete(request);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_FALSE(a->Text().empty());
+  EXPECT_EQ(a->Text(), b->Text());
+  EXPECT_GT(a->prompt_tokens, 4);  // the template's own tokens around the message
+  EXPECT_GE(a->completion_tokens, 1);
+  EXPECT_TRUE(a->finish_reason == "length" || a->finish_reason == "stop") << a->finish_reason;
+  EXPECT_FALSE(a->stopped);
+
+  request.max_tokens = 400;
+  request.exact_tokens = true;  // ignore_eos: the stream would run to 400 tokens
+  int asked = 0;
+  request.keep_going = [&](const std::string& text) {
+    ++asked;
+    EXPECT_FALSE(text.empty());
+    return false;
+  };
+  auto stopped = client_->Complete(request);
+  ASSERT_TRUE(stopped.ok()) << stopped.error().message;
+  EXPECT_TRUE(stopped->stopped);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(stopped->chunks.size(), static_cast<size_t>(HttpCompletionRequest::kKeepGoingChunks));
+  // The connection is usable afterwards: the next request is answered.
+  request.keep_going = {};
+  request.max_tokens = 4;
+  EXPECT_TRUE(client_->Complete(request).ok());
 }
 
 TEST_F(LlamaServerTest, CompletionErrorCarriesTheServersMessage) {
@@ -530,6 +573,72 @@ TEST_F(FaultTest, CompletionNeverAnswers) {
   ASSERT_FALSE(done.ok());
   EXPECT_EQ(done.error().message,
             fault_.url() + ": POST /v1/completions did not answer within 0.3 s");
+}
+
+// A chat stream: invalid JSON mid-stream and a connection dropped mid-stream fail the request
+// with their reason; a stream that never ends is cut by the timeout or by keep_going.
+TEST_F(FaultTest, ChatStreamFaults) {
+  ServeModels();
+  const std::string chunk =
+      R"(data: {"choices":[{"delta":{"content":"ab"},"index":0,"finish_reason":null}]})"
+      "\n\n";
+  fault_.server().Post("/v1/chat/completions", [chunk](const httplib::Request& req,
+                                                       httplib::Response& res) {
+    const std::string mode = nlohmann::json::parse(req.body)["messages"][0]["content"];
+    res.set_chunked_content_provider(
+        "text/event-stream", [chunk, mode](size_t, httplib::DataSink& sink) {
+          if (mode == "bad json") {
+            sink.write(chunk.data(), chunk.size());
+            const std::string bad = "data: {\"choices\": [\n\n";
+            sink.write(bad.data(), bad.size());
+            sink.done();
+            return true;
+          }
+          if (mode == "drop") {
+            sink.write(chunk.data(), chunk.size());
+            return false;  // cpp-httplib closes the connection without ending the stream
+          }
+          for (int i = 0; i < 100000 && sink.is_writable(); ++i) {  // "forever"
+            sink.write(chunk.data(), chunk.size());
+            std::this_thread::sleep_for(milliseconds(1));
+          }
+          return false;
+        });
+  });
+  Serve();
+  auto c = Connect();
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  HttpCompletionRequest r = Request(milliseconds(1500));
+  r.chat = true;
+  r.prompt = "bad json";
+  auto bad = c->Complete(r);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("an event that is not a JSON object"));
+  ExpectOneLine(bad.error());
+
+  r.prompt = "drop";
+  auto dropped = c->Complete(r);
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_THAT(dropped.error().message, HasSubstr("closed the stream after 1 chunks"));
+  ExpectOneLine(dropped.error());
+
+  r.prompt = "forever";
+  const auto t0 = std::chrono::steady_clock::now();
+  auto forever = c->Complete(r);
+  ASSERT_FALSE(forever.ok());
+  EXPECT_THAT(forever.error().message, HasSubstr("did not finish within 1.5 s"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+
+  std::string seen;
+  r.keep_going = [&seen](const std::string& text) {
+    seen = text;
+    return text.size() < 64;
+  };
+  auto stopped = c->Complete(r);
+  ASSERT_TRUE(stopped.ok()) << stopped.error().message;
+  EXPECT_TRUE(stopped->stopped);
+  EXPECT_EQ(stopped->Text(), seen);
+  EXPECT_EQ(stopped->chunks.size(), 32u);  // 16 chunks of 2 bytes each: 32 bytes, then 64
 }
 
 TEST_F(FaultTest, NoTokenizeEndpoint) {

@@ -129,6 +129,10 @@ class OpenAiSession : public RuntimeSession {
   Result<GenerateTiming> Generate(const std::string& text, int n) override {
     return served_->Generate(text, n);
   }
+  Result<Completion> Complete(const CompletionRequest& request,
+                              const std::function<bool(const std::string&)>& keep_going) override {
+    return served_->Complete(request, keep_going);
+  }
   Status WriteLogProbs(const std::vector<int32_t>&, const std::string&) override {
     return MakeError("runtime openai has no log-probabilities; run kl_divergence on llamacpp",
                      "logprobs");

@@ -137,6 +137,78 @@ Result<PrefillTiming> ServedModel::Prefill(const std::string& text) {
   return PrefillTiming{g->token_ms.front(), true, -1};
 }
 
+Result<StreamedCompletion> ServedModel::Chat(
+    const std::string& message, int max_tokens, double temperature, int64_t seed,
+    const std::function<bool(const std::string&)>& keep_going) {
+  HttpCompletionRequest r;
+  r.chat = true;
+  r.prompt = message;
+  r.max_tokens = max_tokens;
+  r.exact_tokens = false;
+  r.temperature = temperature;
+  r.seed = seed;
+  r.keep_going = keep_going;
+  r.api_model = api_model_;
+  r.timeout = timeout_;
+  auto c = client_->Complete(r);
+  if (!c) return ServerError(c.error());
+  return c;
+}
+
+Result<bool> ServedModel::SeedHonoured() {
+  if (seed_honoured_) return *seed_honoured_;
+  constexpr std::string_view kProbe = "Tell me a short story.";
+  std::string first;
+  for (int i = 0; i < 2; ++i) {
+    auto c = Chat(std::string(kProbe), 16, 1.0, 1234567, {});
+    if (!c) return c.error();
+    if (i == 0) first = c->Text();
+    else seed_honoured_ = c->Text() == first;
+  }
+  return *seed_honoured_;
+}
+
+Result<Completion> ServedModel::Complete(
+    const CompletionRequest& request, const std::function<bool(const std::string&)>& keep_going) {
+  bool seeded = true;
+  if (request.temperature > 0) {
+    auto honoured = SeedHonoured();
+    if (!honoured) return honoured.error();
+    seeded = *honoured;
+  }
+  auto s = Chat(request.message, request.max_tokens, request.temperature, request.seed,
+                keep_going);
+  if (!s) return s.error();
+  Completion c;
+  c.text = s->Text();
+  c.stop = s->stopped                    ? "stopped"
+           : s->finish_reason == "length" ? "truncated"
+                                          : "eos";
+  c.prompt_tokens = static_cast<int>(std::max<int64_t>(s->prompt_tokens, 0));
+  c.output_tokens = s->completion_tokens >= 0 ? static_cast<int>(s->completion_tokens)
+                                              : static_cast<int>(s->chunks.size());
+  if (!s->chunks.empty()) {
+    c.time_to_first_token_ms = s->chunks.front().arrival_ms;
+    c.decode_ms = s->chunks.back().arrival_ms - s->chunks.front().arrival_ms;
+  }
+  c.total_ms = std::max(s->end_ms, s->chunks.empty() ? 0.0 : s->chunks.back().arrival_ms);
+  const nlohmann::json& props = identity().props_json;
+  c.prompt_format = "server_chat_template";
+  if (props.is_object() && props.contains("chat_template") && props["chat_template"].is_string()) {
+    c.chat_template = props["chat_template"];
+  }
+  c.sampling = {{"temperature", request.temperature},
+                {"seed", request.seed},
+                {"seeded", seeded},
+                {"applied_by", "server"}};
+  if (!seeded) {
+    c.sampling["seed_check"] =
+        "two requests with one seed at temperature 1 gave different text: the server ignores "
+        "the seed, so attempts are not reproducible";
+  }
+  return c;
+}
+
 std::optional<int> ServedModel::Pid() const {
   if (!server_) return std::nullopt;
   return server_->Pid();

@@ -50,6 +50,16 @@ class ServedModel {
   Result<GenerateTiming> Generate(const std::string& text, int n);
   // The time to the first of one generated token: prefill as seen from outside (derived).
   Result<PrefillTiming> Prefill(const std::string& text);
+  // RuntimeSession::Complete through the chat endpoint: the server applies the model's chat
+  // template (its /props `chat_template` is recorded where it says), samples at the request's
+  // temperature with its seed. Time to first token is the first chunk's arrival, decode time the
+  // span to the last chunk; token counts are the server's usage (the chunks counted when a
+  // cancelled stream sent none). Whether the server honours seeds is checked once, at the first
+  // sampled request: two requests with one seed at temperature 1 must give the same text, else
+  // sampling.seeded is false (the attempts are then not reproducible). Stop reasons from
+  // finish_reason: "length" is truncated, anything else the model's end.
+  Result<Completion> Complete(const CompletionRequest& request,
+                              const std::function<bool(const std::string&)>& keep_going);
 
   std::optional<int> Pid() const;  // a started server's, else nullopt
   std::optional<uint64_t> PeakHostBytes();
@@ -61,6 +71,10 @@ class ServedModel {
  private:
   ServedModel() = default;
   Error ServerError(const Error& e);
+  Result<StreamedCompletion> Chat(const std::string& message, int max_tokens, double temperature,
+                                  int64_t seed,
+                                  const std::function<bool(const std::string&)>& keep_going);
+  Result<bool> SeedHonoured();
 
   std::unique_ptr<ServerProcess> server_;
   std::unique_ptr<MemorySampler> sampler_;
@@ -69,6 +83,7 @@ class ServedModel {
   std::string log_path_;
   std::chrono::milliseconds timeout_{};
   double start_ms_ = 0;
+  std::optional<bool> seed_honoured_;  // checked at the first sampled Complete
 };
 
 }  // namespace pipette
