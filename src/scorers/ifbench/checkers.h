@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,15 +54,20 @@ class Doc {
   const NlpData& nlp() const { return *nlp_; }
   // nltk.sent_tokenize(text).
   const std::vector<Text>& Sentences();
-  // nltk.word_tokenize(text).
-  const std::vector<Text>& Words();
 
  private:
   TextView text_;
   const NlpData* nlp_;
   std::optional<std::vector<Text>> sentences_;
-  std::optional<std::vector<Text>> words_;
 };
+
+// nltk.word_tokenize is the Treebank tokens of each Punkt sentence in turn. These read them
+// sentence by sentence, so a checker that needs only a few tokens tokenizes only a few sentences.
+// ForEachWord calls fn on each token of `sentences` (nltk.sent_tokenize's), in order, until fn
+// returns false (then it returns false).
+bool ForEachWord(const std::vector<Text>& sentences, const std::function<bool(Text&)>& fn);
+// The tokens of the first sentences, up to and including the one that brings the count to n.
+std::vector<Text> FirstWords(const std::vector<Text>& sentences, size_t n);
 
 using CheckFn = bool (*)(Doc& doc, const Kwargs& kw, Profile profile);
 
@@ -100,6 +106,8 @@ TextView StripPunctSpace(TextView s, Profile profile);
 TextView LStripPunctSpace(TextView s, Profile profile);
 TextView RStripPunctSpace(TextView s, Profile profile);
 
+// len(s.split()).
+size_t CountSplit(TextView s);
 // Maximal runs of re's \w / \d (Unicode classes), as views into s.
 std::vector<TextView> WordRuns(TextView s);
 size_t CountWordRuns(TextView s);
@@ -116,8 +124,11 @@ TextView PySlice(TextView s, long long start, long long stop);
 std::optional<size_t> PyIndex(size_t size, long long i);
 // str.count(part), including the empty part (len(s) + 1).
 size_t PyCount(TextView s, TextView part);
-// s.split('\n').
+// s.split('\n') and s.split(sep), as views into s.
 std::vector<TextView> SplitLines(TextView s);
+std::vector<TextView> SplitChar(TextView s, char32_t sep);
+// sep.join(parts).
+Text JoinViews(TextView sep, const std::vector<TextView>& parts);
 // unicodedata.normalize('NFKD', s).encode('ASCII', 'ignore').decode('ASCII').
 Text NfkdAscii(TextView s);
 

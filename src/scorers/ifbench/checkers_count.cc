@@ -38,8 +38,9 @@ bool CheckWordCountRange(Doc& doc, const Kwargs& kw, Profile) {
 
 // len({w.strip(punctuation + ' ') for w in value.lower().split()}) >= N.
 bool CheckUniqueWordCount(Doc& doc, const Kwargs& kw, Profile profile) {
-  std::unordered_set<Text, TextHash> unique;
-  for (const Text& w : Split(Lower(doc.text()))) unique.emplace(StripPunctSpace(w, profile));
+  const Text lowered = Lower(doc.text());
+  std::unordered_set<TextView> unique;
+  for (TextView w : SplitViews(lowered)) unique.insert(StripPunctSpace(w, profile));
   return static_cast<double>(unique.size()) >= kw.N;
 }
 
@@ -49,10 +50,12 @@ bool CheckConjunctions(Doc& doc, const Kwargs& kw, Profile profile) {
   static const std::unordered_set<Text, TextHash> kConjunctions = {U"and", U"but", U"for", U"nor",
                                                                    U"or",  U"so",  U"yet"};
   std::unordered_set<Text, TextHash> found;
-  for (const Text& w : Split(doc.text())) {
-    Text norm = Lower(StripPunctSpace(w, profile));
+  for (TextView w : SplitViews(doc.text())) {
+    const TextView stripped = StripPunctSpace(w, profile);
+    if (stripped.size() > 3) continue;  // lower() never shortens a string
+    Text norm = Lower(stripped);
     if (kConjunctions.count(norm) == 0) continue;
-    found.insert(profile == Profile::kFixed ? std::move(norm) : w);
+    found.insert(profile == Profile::kFixed ? std::move(norm) : Text(w));
   }
   return static_cast<double>(found.size()) >= kw.small_n;
 }
@@ -128,7 +131,7 @@ bool CheckPunctuation(Doc& doc, const Kwargs&, Profile) {
 // isdigit) contains a character of U+3040-30FF or U+4E00-9FFF. (i + 1) % N is Python's float
 // modulo; N == 0 raises ZeroDivisionError upstream (false here) as soon as there is a token.
 bool CheckWordsJapanese(Doc& doc, const Kwargs& kw, Profile profile) {
-  const auto words = Split(doc.text());
+  const auto words = SplitViews(doc.text());
   if (!words.empty() && kw.N == 0) return false;
   for (size_t i = 0; i < words.size(); ++i) {
     const TextView w = StripPunctSpace(words[i], profile);
@@ -160,10 +163,14 @@ bool CheckPronouns(Doc& doc, const Kwargs& kw, Profile) {
       U"everyone", U"everything", U"nobody",    U"nothing",   U"somebody",  U"someone",
       U"something", U"each",     U"either",     U"neither",   U"both",      U"all",
       U"some",     U"any",       U"none"};
+  if (kw.N <= 0) return true;
   const Text lowered = Lower(Replace(doc.text(), U"/", U" "));
   size_t count = 0;
-  for (const Text& w : WordTokenize(doc.nlp().punkt, lowered)) count += kPronouns.count(w);
-  return static_cast<double>(count) >= kw.N;
+  // The count only has to reach N: stop tokenizing there.
+  return !ForEachWord(SentTokenize(doc.nlp().punkt, lowered), [&](Text& w) {
+    count += kPronouns.count(w);
+    return static_cast<double>(count) < kw.N;
+  });
 }
 
 // value.lower().count(keyword_i.lower()) == 1, 2, 3, 5, 7 (substrings: "whispers" counts as

@@ -177,9 +177,10 @@ bool CheckReverseNewline(Doc& doc, const Kwargs&, Profile profile) {
 // contains "bald eagle" and is one of its own Punkt sentences (trivially, with no punctuation
 // left). fixed: the response itself must also be a single sentence.
 bool CheckWordReverse(Doc& doc, const Kwargs&, Profile profile) {
-  auto words = Split(DeletePunct(Strip(Lower(doc.text())), profile));
+  const Text cleaned = DeletePunct(Strip(Lower(doc.text())), profile);
+  auto words = SplitViews(cleaned);
   std::reverse(words.begin(), words.end());
-  const Text value = Join(U" ", words);
+  const Text value = JoinViews(U" ", words);
   if (!Contains(value, U"bald eagle")) return false;
   bool found = false;
   for (const Text& s : SentTokenize(doc.nlp().punkt, value)) {
@@ -199,7 +200,7 @@ bool CheckSentenceAlphabet(Doc& doc, const Kwargs&, Profile) {
   const auto& sentences = doc.Sentences();
   if (sentences.size() != 26) return false;
   for (size_t i = 0; i < sentences.size(); ++i) {
-    const auto words = Split(sentences[i]);
+    const auto words = SplitViews(sentences[i]);
     if (words.empty()) return false;
     const Text first = Lower(words[0]);
     if (first.empty() || first[0] != static_cast<char32_t>(U'a' + i)) return false;
@@ -303,7 +304,7 @@ bool CheckCsvQuotes(Doc& doc, const Kwargs&, Profile) {
 // Comma-separated YYYY-MM-DD (\d is any decimal digit) with 1769 <= year <= 1821, month <= 12,
 // and day bounds per month (month and day 00 accepted).
 bool CheckDateFormatList(Doc& doc, const Kwargs&, Profile) {
-  for (const Text& piece : Split(Strip(doc.text()), U",")) {
+  for (TextView piece : SplitChar(Strip(doc.text()), U',')) {
     const TextView d = Strip(piece);
     if (d.size() != 10 || d[4] != U'-' || d[7] != U'-') return false;
     for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
@@ -328,12 +329,14 @@ bool CheckDateFormatList(Doc& doc, const Kwargs&, Profile) {
 // equal (the first word need not change). fixed: the first token must differ.
 bool CheckRepeatChange(Doc& doc, const Kwargs& kw, Profile profile) {
   if (doc.text() == TextView(kw.prompt_to_repeat)) return false;
-  const auto prompt = Split(kw.prompt_to_repeat);
-  const auto value = Split(doc.text());
-  const auto tail = [](const std::vector<Text>& words) {
-    return words.empty() ? std::vector<Text>() : std::vector<Text>(words.begin() + 1, words.end());
+  const auto prompt = SplitViews(kw.prompt_to_repeat);
+  const auto value = SplitViews(doc.text());
+  // " ".join(words[1:]) of both, compared.
+  const auto tail = [](const std::vector<TextView>& words) {
+    return words.empty() ? std::vector<TextView>()
+                         : std::vector<TextView>(words.begin() + 1, words.end());
   };
-  if (Join(U" ", tail(prompt)) != Join(U" ", tail(value))) return false;
+  if (tail(prompt) != tail(value)) return false;
   if (profile == Profile::kFixed) {
     if (value.empty()) return false;
     if (!prompt.empty() && prompt[0] == value[0]) return false;

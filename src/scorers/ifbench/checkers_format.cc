@@ -138,7 +138,7 @@ bool CheckNewline(Doc& doc, const Kwargs&, Profile profile) {
   const Text value = DeletePunct(doc.text(), profile);
   size_t lines = 0;
   ForEachLine(Strip(value), [&lines](TextView line) { lines += !line.empty(); });
-  return lines == Split(value).size();
+  return lines == CountSplit(value);
 }
 
 // Each sentence, punctuation deleted and stripped, has an emoji as its last or second-last code
@@ -364,23 +364,19 @@ bool CheckTitleCase(Doc& doc, const Kwargs&, Profile profile) {
       U"a",  U"an", U"the", U"and", U"but", U"or",  U"nor", U"for", U"so",  U"yet", U"as",
       U"at", U"by", U"in",  U"of",  U"off", U"on",  U"per", U"to",  U"up",  U"via", U"vs"};
   bool first_word = true;
-  for (const Text& w : doc.Words()) {
-    if (w.empty() || !IsAlpha(w[0])) continue;
+  return ForEachWord(doc.Sentences(), [&](Text& w) {
+    if (w.empty() || !IsAlpha(w[0])) return true;
     if (profile == Profile::kFixed) {
       const bool was_first = first_word;
       first_word = false;
       const Text lower = Lower(w);
-      if (lower == U"n't" || (!was_first && kMinor.count(lower) != 0)) continue;
+      if (lower == U"n't" || (!was_first && kMinor.count(lower) != 0)) return true;
     }
-    if (w.size() == 1) {
-      if (IsLower(w[0])) return false;
-      continue;
-    }
+    if (w.size() == 1) return !IsLower(w[0]);
     const TextView rest = TextView(w).substr(1);
-    if (IsUpper(w[0]) && StrIsLower(rest)) continue;
-    if (IsLower(w[0]) && (StrIsUpper(rest) || StrIsLower(rest))) return false;
-  }
-  return true;
+    if (IsUpper(w[0]) && StrIsLower(rest)) return true;
+    return !(IsLower(w[0]) && (StrIsUpper(rest) || StrIsLower(rest)));
+  });
 }
 
 // Contains "My Answer:", "My Conclusion:" and "Future Outlook:".

@@ -92,7 +92,7 @@ bool CheckSentenceWords(Doc& doc, const Kwargs&, Profile profile) {
   if (profile == Profile::kFixed) {
     std::unordered_map<Text, size_t, TextHash> owner;
     for (size_t i = 0; i < sentences.size(); ++i) {
-      for (const Text& w : Split(sentences[i])) {
+      for (TextView w : SplitViews(sentences[i])) {
         Text norm = Lower(StripPunctSpace(w, profile));
         if (norm.empty()) continue;
         const auto [it, inserted] = owner.emplace(std::move(norm), i);
@@ -109,10 +109,11 @@ bool CheckSentenceWords(Doc& doc, const Kwargs&, Profile profile) {
 bool CheckAlliterationIncrement(Doc& doc, const Kwargs&, Profile profile) {
   long long prev = -1;
   for (const Text& sentence : doc.Sentences()) {
-    std::vector<Text> words;
-    for (const Text& w : Split(Lower(sentence))) {
+    const Text lowered = Lower(sentence);
+    std::vector<TextView> words;
+    for (TextView w : SplitViews(lowered)) {
       const TextView clean = LStripPunctSpace(w, profile);
-      if (!clean.empty()) words.emplace_back(clean);
+      if (!clean.empty()) words.push_back(clean);
     }
     long long score = 0;
     bool in_run = false;
@@ -144,9 +145,9 @@ bool CheckSentenceKeyword(Doc& doc, const Kwargs& kw, Profile) {
 bool CheckSentenceIncrement(Doc& doc, const Kwargs& kw, Profile profile) {
   const auto& sentences = doc.Sentences();
   if (sentences.empty()) return false;
-  double prev = static_cast<double>(Split(DeletePunct(sentences[0], profile)).size());
+  double prev = static_cast<double>(CountSplit(DeletePunct(sentences[0], profile)));
   for (size_t i = 1; i < sentences.size(); ++i) {
-    const double n = static_cast<double>(Split(DeletePunct(sentences[i], profile)).size());
+    const double n = static_cast<double>(CountSplit(DeletePunct(sentences[i], profile)));
     if (n != prev + kw.small_n) return false;
     prev = n;
   }

@@ -10,13 +10,38 @@ const std::vector<Text>& Doc::Sentences() {
   return *sentences_;
 }
 
-const std::vector<Text>& Doc::Words() {
-  if (!words_) words_ = WordTokenize(nlp_->punkt, text_);
-  return *words_;
+bool ForEachWord(const std::vector<Text>& sentences, const std::function<bool(Text&)>& fn) {
+  for (const Text& sentence : sentences) {
+    for (Text& w : TreebankTokenize(sentence)) {
+      if (!fn(w)) return false;
+    }
+  }
+  return true;
 }
 
+std::vector<Text> FirstWords(const std::vector<Text>& sentences, size_t n) {
+  std::vector<Text> words;
+  for (size_t i = 0; i < sentences.size() && words.size() < n; ++i) {
+    for (Text& w : TreebankTokenize(sentences[i])) words.push_back(std::move(w));
+  }
+  return words;
+}
+
+namespace {
+
+// string.punctuation as a table over ASCII.
+struct AsciiPunctTable {
+  bool is[128] = {};
+  constexpr AsciiPunctTable() {
+    for (char32_t c : kPunctuation) is[c] = true;
+  }
+};
+constexpr AsciiPunctTable kAsciiPunct;
+
+}  // namespace
+
 bool IsPunct(char32_t c, Profile profile) {
-  if (c < 0x80) return IsAsciiPunct(c);
+  if (c < 0x80) return kAsciiPunct.is[c];
   return profile == Profile::kFixed && u_ispunct(static_cast<UChar32>(c));
 }
 
@@ -72,6 +97,17 @@ bool Boundary(TextView s, size_t p) { return (p > 0 && IsWord(s[p - 1])) != Word
 
 std::vector<TextView> WordRuns(TextView s) { return Runs(s, IsWord); }
 std::vector<TextView> DigitRuns(TextView s) { return Runs(s, IsDecimal); }
+
+size_t CountSplit(TextView s) {
+  size_t n = 0;
+  bool in = false;
+  for (char32_t c : s) {
+    const bool word = !IsSpace(c);
+    if (word && !in) ++n;
+    in = word;
+  }
+  return n;
+}
 
 size_t CountWordRuns(TextView s) {
   size_t n = 0;
@@ -132,16 +168,27 @@ size_t PyCount(TextView s, TextView part) {
   return Count(s, part);
 }
 
-std::vector<TextView> SplitLines(TextView s) {
+std::vector<TextView> SplitLines(TextView s) { return SplitChar(s, U'\n'); }
+
+std::vector<TextView> SplitChar(TextView s, char32_t sep) {
   std::vector<TextView> out;
   size_t start = 0;
   while (true) {
-    const size_t at = s.find(U'\n', start);
+    const size_t at = s.find(sep, start);
     if (at == TextView::npos) break;
     out.push_back(s.substr(start, at - start));
     start = at + 1;
   }
   out.push_back(s.substr(start));
+  return out;
+}
+
+Text JoinViews(TextView sep, const std::vector<TextView>& parts) {
+  Text out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out += parts[i];
+  }
   return out;
 }
 

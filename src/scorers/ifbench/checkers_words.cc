@@ -21,9 +21,9 @@ bool AnyAlnum(TextView s) {
 // ASCII letter after str.lower().
 bool CheckAlphabet(Doc& doc, const Kwargs&, Profile profile) {
   const Text value = DeletePunct(doc.text(), profile);
-  const auto words = Split(StripPunctSpace(value, profile));
+  const auto words = SplitViews(StripPunctSpace(value, profile));
   if (words.empty()) return false;
-  const Text first = Lower(TextView(words[0]).substr(0, 1));
+  const Text first = Lower(words[0].substr(0, 1));
   if (first.size() != 1 || first[0] < U'a' || first[0] > U'z') return false;
   char32_t letter = first[0];
   for (size_t i = 1; i < words.size(); ++i) {
@@ -58,7 +58,8 @@ bool CheckConsonants(Doc& doc, const Kwargs&, Profile) {
   const auto consonant = [](char32_t c) {
     return c >= U'b' && c <= U'z' && c != U'e' && c != U'i' && c != U'o' && c != U'u';
   };
-  for (const Text& w : Split(Strip(Lower(doc.text())))) {
+  const Text lowered = Lower(doc.text());
+  for (TextView w : SplitViews(lowered)) {
     bool cluster = false;
     for (size_t i = 0; i + 1 < w.size() && !cluster; ++i) {
       cluster = consonant(w[i]) && consonant(w[i + 1]);
@@ -72,7 +73,8 @@ bool CheckConsonants(Doc& doc, const Kwargs&, Profile) {
 // 5 or more code points; repeats count.
 bool CheckPalindrome(Doc& doc, const Kwargs&, Profile profile) {
   size_t count = 0;
-  for (const Text& w : Split(Lower(DeletePunct(doc.text(), profile)))) {
+  const Text value = Lower(DeletePunct(doc.text(), profile));
+  for (TextView w : SplitViews(value)) {
     if (w.size() >= 5 && std::equal(w.begin(), w.begin() + w.size() / 2, w.rbegin())) ++count;
   }
   return count >= 10;
@@ -83,7 +85,8 @@ bool CheckPrimeLengths(Doc& doc, const Kwargs&, Profile profile) {
   static const std::unordered_set<size_t> kPrimes = {2,  3,  5,  7,  11, 13, 17, 19, 23,
                                                      29, 31, 37, 41, 43, 47, 53, 59, 61,
                                                      67, 71, 73, 79, 83, 89, 97};
-  for (const Text& w : Split(DeletePunct(doc.text(), profile))) {
+  const Text value = DeletePunct(doc.text(), profile);
+  for (TextView w : SplitViews(value)) {
     if (kPrimes.count(w.size()) == 0) return false;
   }
   return true;
@@ -91,16 +94,18 @@ bool CheckPrimeLengths(Doc& doc, const Kwargs&, Profile profile) {
 
 // The perceptron tag of the first nltk.word_tokenize token contains "VB".
 bool CheckStartVerb(Doc& doc, const Kwargs&, Profile) {
-  const auto& words = doc.Words();
+  // The tag of token 0 depends on tokens 0..2 only.
+  const auto words = FirstWords(doc.Sentences(), 3);
   if (words.empty()) return false;
   return doc.nlp().tagger.FirstTag(words).find("VB") != std::string::npos;
 }
 
 // No lowercased token (punctuation deleted) occurs more than small_n times.
 bool CheckRepeats(Doc& doc, const Kwargs& kw, Profile profile) {
-  std::unordered_map<Text, size_t, TextHash> counts;
-  for (Text& w : Split(DeletePunct(Lower(doc.text()), profile))) {
-    if (static_cast<double>(++counts[std::move(w)]) > kw.small_n) return false;
+  std::unordered_map<TextView, size_t> counts;
+  const Text value = DeletePunct(Lower(doc.text()), profile);
+  for (TextView w : SplitViews(value)) {
+    if (static_cast<double>(++counts[w]) > kw.small_n) return false;
   }
   return true;
 }
@@ -108,7 +113,8 @@ bool CheckRepeats(Doc& doc, const Kwargs& kw, Profile profile) {
 // syllapy.count parity alternates along the tokens (punctuation deleted, lowercased).
 bool CheckOddEvenSyllables(Doc& doc, const Kwargs&, Profile profile) {
   int prev = -1;
-  for (const Text& w : Split(Lower(DeletePunct(doc.text(), profile)))) {
+  const Text value = Lower(DeletePunct(doc.text(), profile));
+  for (TextView w : SplitViews(value)) {
     const int parity = ((doc.nlp().syllables.Count(w) % 2) + 2) % 2;
     if (parity == prev) return false;
     prev = parity;
@@ -121,8 +127,8 @@ bool CheckOddEvenSyllables(Doc& doc, const Kwargs&, Profile profile) {
 bool CheckLastFirst(Doc& doc, const Kwargs&, Profile profile) {
   const auto& sentences = doc.Sentences();
   for (size_t i = 0; i + 1 < sentences.size(); ++i) {
-    const auto last = Split(RStripPunctSpace(sentences[i], profile));
-    const auto first = Split(LStripPunctSpace(sentences[i + 1], profile));
+    const auto last = SplitViews(RStripPunctSpace(sentences[i], profile));
+    const auto first = SplitViews(LStripPunctSpace(sentences[i + 1], profile));
     if (last.empty() || first.empty()) return false;
     if (Lower(last.back()) != Lower(first.front())) return false;
   }
@@ -135,7 +141,7 @@ bool CheckParagraphLastFirst(Doc& doc, const Kwargs&, Profile profile) {
   for (TextView line : SplitLines(doc.text())) {
     const Text p = Lower(Strip(line));
     if (p.empty()) continue;
-    const auto words = Split(StripPunctSpace(p, profile));
+    const auto words = SplitViews(StripPunctSpace(p, profile));
     if (words.empty()) continue;
     if (words.front() != words.back()) return false;
   }
@@ -144,7 +150,8 @@ bool CheckParagraphLastFirst(Doc& doc, const Kwargs&, Profile profile) {
 
 // No two adjacent tokens (lowercased, punctuation deleted) share their first character.
 bool CheckNoConsecutive(Doc& doc, const Kwargs&, Profile profile) {
-  const auto words = Split(DeletePunct(Lower(doc.text()), profile));
+  const Text value = DeletePunct(Lower(doc.text()), profile);
+  const auto words = SplitViews(value);
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     if (words[i][0] == words[i + 1][0]) return false;
   }
@@ -171,26 +178,51 @@ bool CheckKeywordsSpecificPosition(Doc& doc, const Kwargs& kw, Profile) {
 
 // nltk.word_tokenize tokens [1] and [-2] equal keyword, ignoring case; [-3] instead of [-2] when
 // the last token is a substring of string.punctuation (Treebank's '' is not). fixed: positions
-// among the tokens that hold an alphanumeric character.
+// among the tokens that hold an alphanumeric character. Only the first and last sentences that
+// hold those tokens are tokenized.
 bool CheckWordsPosition(Doc& doc, const Kwargs& kw, Profile profile) {
+  const bool fixed = profile == Profile::kFixed;
+  const auto& sentences = doc.Sentences();
+  const auto tokens = [&](size_t i) {
+    std::vector<Text> t = TreebankTokenize(sentences[i]);
+    if (fixed) std::erase_if(t, [](const Text& w) { return !AnyAlnum(w); });
+    return t;
+  };
+  // The tokens of sentences [0, a) and [b, n): all of them when a == b.
+  std::vector<Text> front, back;
+  size_t a = 0, b = sentences.size();
+  while (a < b && front.size() < 2) {
+    for (Text& w : tokens(a++)) front.push_back(std::move(w));
+  }
+  std::vector<std::vector<Text>> tail;
+  size_t back_count = 0;
+  while (a < b && back_count < 3) {
+    tail.push_back(tokens(--b));
+    back_count += tail.back().size();
+  }
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
+    for (Text& w : *it) back.push_back(std::move(w));
+  }
+  if (a == b) {  // everything read: one list
+    front.insert(front.end(), std::make_move_iterator(back.begin()),
+                 std::make_move_iterator(back.end()));
+    back = front;
+  }
+  // Now front[0..] starts the token list, back[..end] ends it, and it has at least
+  // front.size() + back.size() tokens when they are apart (or exactly front.size()).
+  const size_t size = a == b ? front.size() : front.size() + back.size();
+  const auto from_end = [&](size_t k) -> const Text& { return back[back.size() - k]; };
   const Text key = Lower(kw.keyword);
-  if (profile == Profile::kFixed) {
-    std::vector<const Text*> words;
-    for (const Text& t : doc.Words()) {
-      if (AnyAlnum(t)) words.push_back(&t);
-    }
-    if (words.size() < 2) return false;
-    return Lower(*words[1]) == key && Lower(*words[words.size() - 2]) == key;
+  if (size < 2) return false;
+  if (fixed) return Lower(front[1]) == key && Lower(from_end(2)) == key;
+  size_t k = 2;
+  const Text& last = from_end(1);
+  if (!last.empty() && kPunctuation.find(last) != TextView::npos) {
+    if (size < 3) return false;
+    k = 3;
   }
-  const auto& words = doc.Words();
-  if (words.size() < 2) return false;
-  size_t back = 2;
-  if (!words.back().empty() && kPunctuation.find(words.back()) != TextView::npos) {
-    if (words.size() < 3) return false;
-    back = 3;
-  }
-  const Text second = Lower(words[1]), tail = Lower(words[words.size() - back]);
-  return second == tail && tail == key;
+  const Text second = Lower(front[1]), tail_word = Lower(from_end(k));
+  return second == tail_word && tail_word == key;
 }
 
 }  // namespace pipette::scorers::ifbench

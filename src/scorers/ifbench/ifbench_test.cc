@@ -295,7 +295,8 @@ TEST(IfBenchRatio, SentenceTypeAndBalance) {
   EXPECT_TRUE(Check("ratio:sentence_type", "Wow! Great!"));  // 0 == 2 * 0
   EXPECT_FALSE(Fixed("ratio:sentence_type", "Wow! Great!"));
   // Punkt keeps a closing quote with its sentence, so it does not end with '.'.
-  EXPECT_FALSE(Check("ratio:sentence_type", "He said \"hi.\" Is it? Yes. Yes."));
+  EXPECT_TRUE(Check("ratio:sentence_type", "He said hi. Is it? Yes."));
+  EXPECT_FALSE(Check("ratio:sentence_type", "He said \"hi.\" Is it? Yes."));
   EXPECT_TRUE(Check("ratio:sentence_balance", "Yes. No? Wow!"));
   EXPECT_FALSE(Check("ratio:sentence_balance", "Yes. No? Wow! Ok."));
   EXPECT_TRUE(Check("ratio:sentence_balance", "Hmm"));
@@ -389,7 +390,10 @@ TEST(IfBenchWords, PrimeLengths) {
 TEST(IfBenchWords, StartVerb) {
   NEED_NLP();
   EXPECT_TRUE(Check("words:start_verb", "Write a poem."));
-  EXPECT_FALSE(Check("words:start_verb", "Create a poem."));  // the tagger says NNP
+  EXPECT_TRUE(Check("words:start_verb", "Describe a short poem."));
+  // The tagger's own verdicts (NLTK gives NNP for these first words).
+  EXPECT_FALSE(Check("words:start_verb", "Create yourself in a quiet room."));
+  EXPECT_FALSE(Check("words:start_verb", "Forge an essay on climate change."));
   EXPECT_FALSE(Check("words:start_verb", "The end."));
 }
 
@@ -463,8 +467,8 @@ TEST(IfBenchFormat, Quotes) {
   EXPECT_TRUE(Check("format:quotes", "\"a 'b \"c\" b' a\""));
   EXPECT_FALSE(Check("format:quotes", "\"a 'b' a\""));
   EXPECT_FALSE(Check("format:quotes", "\xE2\x80\x9C" "a \xE2\x80\x98" "b \"c\" b\xE2\x80\x99 a\xE2\x80\x9D"));
-  // Apostrophes take part: it's opens a level.
-  EXPECT_TRUE(Check("format:quotes", "\"it's 'x' y'\""));
+  // Apostrophes take part: don't closes the single-quote level early.
+  EXPECT_FALSE(Check("format:quotes", "\"a 'b don't \"c\" d' e\""));
 }
 
 TEST(IfBenchFormat, Options) {
@@ -500,7 +504,9 @@ TEST(IfBenchFormat, Emoji) {
   const char* flag = "Go \xF0\x9F\x87\xBA\xF0\x9F\x87\xB8.";  // a flag: two regional indicators
   EXPECT_FALSE(Check("format:emoji", flag));
   EXPECT_TRUE(Fixed("format:emoji", flag));
-  EXPECT_TRUE(Check("format:emoji", "Hello \xF0\x9F\x98\x80 x."));  // second-last code point
+  // The second-last code point counts (an emoji and U+FE0F), but a space does not.
+  EXPECT_TRUE(Check("format:emoji", "Hello \xF0\x9F\x98\x80\xEF\xB8\x8F."));
+  EXPECT_FALSE(Check("format:emoji", "Hello \xF0\x9F\x98\x80 x."));
 }
 
 TEST(IfBenchFormat, LineIndent) {
@@ -636,8 +642,9 @@ TEST(IfBenchCustom, ReverseNewline) {
   EXPECT_FALSE(Check("custom:reverse_newline", Countries(52) + "Zzz"));
   EXPECT_FALSE(Check("custom:reverse_newline", Countries(52, true)));  // numbered lists fail
   EXPECT_TRUE(Fixed("custom:reverse_newline", Countries(52, true)));
-  // NFKD, then ASCII only: "S\u00e3o" sorts as "Sao".
-  EXPECT_TRUE(Check("custom:reverse_newline", Countries(52) + "S\xC3\xA3o Tom\xC3\xA9\nRwanda"));
+  // NFKD, then ASCII only: "S\u00e3o Tom\u00e9" sorts as "Sao Tome", not after it.
+  const std::string sao = "Zimbabwe\nSao Tome\nS\xC3\xA3o Tom\xC3\xA9\n" + Countries(50).substr(9);
+  EXPECT_TRUE(Check("custom:reverse_newline", sao));
 }
 
 TEST(IfBenchCustom, WordAndCharacterReverse) {

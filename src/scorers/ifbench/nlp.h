@@ -4,7 +4,7 @@
 // reproduced: nltk 3.9.2 (Punkt with its English parameters, NLTKWordTokenizer, the averaged
 // perceptron tagger with its English weights, the English stopwords), syllapy 0.7.2, emoji 2.15.0.
 //
-// The data is parsed once (NlpData::Parse) and then only read: every function here is pure and
+// The data is parsed once (ParseNlpData) and then only read: every function here is pure and
 // thread-safe. Costs are linear in the text's length; no recursion depends on the input.
 #pragma once
 
@@ -64,6 +64,7 @@ class PerceptronTagger {
   // nltk.pos_tag(tokens) (tagset None, lang "eng"): one tag per token.
   std::vector<std::string> Tag(const std::vector<Text>& tokens) const;
   // The tag of tokens[0] only, as Tag(tokens)[0] (it reads tokens 0..2); "" for no tokens.
+  // A default-constructed tagger (no data) tags nothing: "" for every token.
   std::string FirstTag(const std::vector<Text>& tokens) const;
 
  private:
@@ -105,8 +106,8 @@ struct NlpData {
 };
 
 // The files of the nlp/ folder, by their path below it ("punkt_tab/english/abbrev_types.txt",
-// "averaged_perceptron_tagger_eng/averaged_perceptron_tagger_eng.weights.json" decompressed, ...;
-// kNlpFiles lists them).
+// "averaged_perceptron_tagger_eng/averaged_perceptron_tagger_eng.weights.json" decompressed, ...:
+// the paths of scorers::IfBenchDataFiles(), the weights without their ".gz").
 using NlpFiles = std::unordered_map<std::string, std::string>;
 Result<NlpData> ParseNlpData(const NlpFiles& files);
 

@@ -265,39 +265,34 @@ struct FirstWordCase {
 };
 
 std::vector<FirstWordCase> FirstWordCases() {
-  const auto world = [](const char* w) {
-    return FirstWordCase{Tokens({w, "a", "world", "where", "cats", "rule", "."}), ""};
+  // "<word> a world where cats rule."
+  const auto world = [](const char* w, const char* tag) {
+    return FirstWordCase{Tokens({w, "a", "world", "where", "cats", "rule", "."}), tag};
   };
-  std::vector<FirstWordCase> cases;
-  for (const char* w : {"Imagine", "Write", "Explain", "Consider", "Build", "Let"}) {
-    cases.push_back(world(w));
-    cases.back().tag = "VB";
-  }
-  cases.push_back({Tokens({"Describe", "a", "short", "poem", "."}), "VB"});
-  for (const char* w : {"Design", "Embark"}) {
-    cases.push_back(world(w));
-    cases.back().tag = "NNP";
-  }
-  cases.push_back({Tokens({"Create", "yourself", "in", "a", "quiet", "room", "."}), "NNP"});
-  cases.push_back({Tokens({"Forge", "an", "essay", "on", "climate", "change", "."}), "NNP"});
-  cases.push_back(
-      {Tokens({"Craft", "the", "following", "story", "about", "a", "dragon", "."}), "NNP"});
-  cases.push_back({Tokens({"Generate", "yourself", "in", "a", "quiet", "room", "."}), "NNP"});
-  cases.push_back({Tokens({"Begin", "Hello", "world", "."}), "NNP"});
-  for (const char* w : {"Envision", "Picture"}) {
-    cases.push_back(world(w));
-    cases.back().tag = "NN";
-  }
-  cases.push_back({Tokens({"Establish", "yourself", "in", "a", "quiet", "room", "."}), "JJ"});
-  for (const char* w : {"Discover", "Behold"}) {
-    cases.push_back(world(w));
-    cases.back().tag = "IN";
-  }
-  // The context matters: "Describe" is NNP before "a world where ...".
-  cases.push_back(world("Describe"));
-  cases.back().tag = "NNP";
-  cases.push_back({Tokens({"Build", "resilient", "bridges", "today", "."}), "NNP"});
-  return cases;
+  return {
+      world("Imagine", "VB"),
+      world("Write", "VB"),
+      world("Explain", "VB"),
+      {Tokens({"Describe", "a", "short", "poem", "."}), "VB"},
+      world("Consider", "VB"),
+      world("Build", "VB"),
+      world("Let", "VB"),
+      {Tokens({"Create", "yourself", "in", "a", "quiet", "room", "."}), "NNP"},
+      {Tokens({"Forge", "an", "essay", "on", "climate", "change", "."}), "NNP"},
+      world("Design", "NNP"),
+      {Tokens({"Craft", "the", "following", "story", "about", "a", "dragon", "."}), "NNP"},
+      {Tokens({"Generate", "yourself", "in", "a", "quiet", "room", "."}), "NNP"},
+      {Tokens({"Begin", "Hello", "world", "."}), "NNP"},
+      world("Embark", "NNP"),
+      world("Envision", "NN"),
+      world("Picture", "NN"),
+      {Tokens({"Establish", "yourself", "in", "a", "quiet", "room", "."}), "JJ"},
+      world("Discover", "IN"),
+      world("Behold", "IN"),
+      // The context matters: the same words, other tags.
+      world("Describe", "NNP"),
+      {Tokens({"Build", "resilient", "bridges", "today", "."}), "NNP"},
+  };
 }
 
 // The sentence the tokens came from: joined by spaces, the final "." attached.
@@ -461,6 +456,12 @@ TEST(Syllables, ParseErrors) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.error().message.rfind("syllapy/data.csv: line ", 0), 0u) << r.error().message;
   }
+  // Count relies on no word being longer than 64 characters.
+  EXPECT_TRUE(Syllables::Parse(std::string(64, 'a') + ",1\n").ok());
+  const Result<Syllables> r = Syllables::Parse("a,1\n" + std::string(65, 'a') + ",1\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "syllapy/data.csv: line 2 has a word longer than 64 characters (want word,count)");
 }
 
 // ---- emoji -----------------------------------------------------------------------------------

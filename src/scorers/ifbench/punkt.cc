@@ -11,13 +11,19 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "src/scorers/ifbench/nlp.h"
+#include "src/scorers/ifbench/punkt_internal.h"
 #include "src/scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 namespace {
+
+using punkt_internal::Digit;
+using punkt_internal::Space;
+using punkt_internal::Word;
 
 constexpr size_t kNone = TextView::npos;
 
@@ -123,27 +129,25 @@ Result<std::unordered_map<Text, int, TextHash>> ParseOrthoContext(std::string_vi
 
 bool IsSentEndChar(char32_t c) { return c == U'.' || c == U'?' || c == U'!'; }
 
-// _re_non_word_chars: [)";}\]*:@'({[] plus the sentence ends other than ".".
-bool IsNonWordChar(char32_t c) {
-  switch (c) {
-    case U')': case U'"': case U';': case U'}': case U']': case U'*': case U':': case U'@':
-    case U'\'': case U'(': case U'{': case U'[': case U'?': case U'!':
-      return true;
-    default:
-      return false;
+// A set of ASCII characters, tested in constant time.
+class AsciiSet {
+ public:
+  constexpr explicit AsciiSet(std::string_view chars) {
+    for (char c : chars) bits_[c >> 6] |= uint64_t{1} << (c & 63);
   }
-}
+  constexpr bool contains(char32_t c) const { return c < 128 && ((bits_[c >> 6] >> (c & 63)) & 1); }
+
+ private:
+  uint64_t bits_[2] = {0, 0};
+};
+
+// _re_non_word_chars: [)";}\]*:@'({[] plus the sentence ends other than ".".
+constexpr AsciiSet kNonWordChars(")\";}]*:@'({[?!");
+bool IsNonWordChar(char32_t c) { return kNonWordChars.contains(c); }
 
 // _re_word_start is [^("`{[:;&#*@)}\]\-,]: these characters cannot begin a word token.
-bool CannotStartWord(char32_t c) {
-  switch (c) {
-    case U'(': case U'"': case U'`': case U'{': case U'[': case U':': case U';': case U'&':
-    case U'#': case U'*': case U'@': case U')': case U'}': case U']': case U'-': case U',':
-      return true;
-    default:
-      return false;
-  }
-}
+constexpr AsciiSet kNotWordStart("(\"`{[:;&#*@)}]-,");
+bool CannotStartWord(char32_t c) { return kNotWordStart.contains(c); }
 
 // string.whitespace, which _get_last_whitespace_index uses instead of \s: ASCII only.
 bool IsAsciiWhitespace(char32_t c) {
@@ -171,7 +175,7 @@ size_t MatchMultiChar(TextView s, size_t i) {
   // (?:\.\s){2,} is greedy and gives back one pair at a time until a "." follows.
   size_t pairs = 0;
   size_t p = i;
-  while (p + 1 < n && s[p] == U'.' && IsSpace(s[p + 1])) {
+  while (p + 1 < n && s[p] == U'.' && Space(s[p + 1])) {
     ++pairs;
     p += 2;
   }
@@ -185,22 +189,22 @@ size_t MatchMultiChar(TextView s, size_t i) {
 // multi-character punctuation, or a comma that is itself followed by one of those.
 bool WordEndsAt(TextView s, size_t j) {
   const size_t n = s.size();
-  if (j >= n || IsSpace(s[j]) || IsNonWordChar(s[j]) || MatchMultiChar(s, j) != kNone) {
+  if (j >= n || Space(s[j]) || IsNonWordChar(s[j]) || MatchMultiChar(s, j) != kNone) {
     return true;
   }
   if (s[j] != U',') return false;
-  return j + 1 >= n || IsSpace(s[j + 1]) || IsNonWordChar(s[j + 1]) ||
+  return j + 1 >= n || Space(s[j + 1]) || IsNonWordChar(s[j + 1]) ||
          MatchMultiChar(s, j + 1) != kNone;
 }
 
-// findall of _word_tokenize_fmt over one line: multi-character punctuation, else a word that
-// may start here grown to the first position where WordEndsAt, else one non-space character.
-void TokenizeLine(TextView line, std::vector<TextView>* out) {
-  size_t i = 0;
-  while (i < line.size()) {
+// One step of findall of _word_tokenize_fmt over one line, from *pos: multi-character
+// punctuation, else a word that may start here grown to the first position where WordEndsAt,
+// else one non-space character. False at the end of the line.
+bool NextWordInLine(TextView line, size_t* pos, TextView* word) {
+  for (size_t i = *pos; i < line.size();) {
     size_t end = MatchMultiChar(line, i);
     if (end == kNone) {
-      if (IsSpace(line[i])) {
+      if (Space(line[i])) {
         ++i;
         continue;
       }
@@ -209,10 +213,39 @@ void TokenizeLine(TextView line, std::vector<TextView>* out) {
         while (!WordEndsAt(line, end)) ++end;
       }
     }
-    out->push_back(line.substr(i, end - i));
-    i = end;
+    *word = line.substr(i, end - i);
+    *pos = end;
+    return true;
   }
+  *pos = line.size();
+  return false;
 }
+
+// _tokenize_words as a stream: the words of each line in turn. (Upstream skips lines that
+// strip() to nothing; they hold no words anyway.) A stream lets a decision stop at the first
+// sentence break instead of tokenizing a whole context that may be the whole text.
+class WordStream {
+ public:
+  explicit WordStream(TextView text) : text_(text) {}
+
+  bool Next(TextView* word) {
+    while (!NextWordInLine(line_, &pos_, word)) {
+      if (next_line_ > text_.size()) return false;
+      size_t nl = text_.find(U'\n', next_line_);
+      if (nl == kNone) nl = text_.size();
+      line_ = text_.substr(next_line_, nl - next_line_);
+      pos_ = 0;
+      next_line_ = nl + 1;
+    }
+    return true;
+  }
+
+ private:
+  TextView text_;
+  TextView line_;
+  size_t pos_ = 0;
+  size_t next_line_ = 0;
+};
 
 // ---- PunktToken ------------------------------------------------------------------------------
 
@@ -232,10 +265,10 @@ bool IsNumeric(TextView t) {
   size_t i = 0;
   if (i < t.size() && t[i] == U'-') ++i;
   if (i < t.size() && (t[i] == U'.' || t[i] == U',')) ++i;
-  if (i >= t.size() || !IsDecimal(t[i])) return false;
+  if (i >= t.size() || !Digit(t[i])) return false;
   for (++i; i < t.size(); ++i) {
     const char32_t c = t[i];
-    if (!IsDecimal(c) && c != U',' && c != U'.' && c != U'-') return false;
+    if (!Digit(c) && c != U',' && c != U'.' && c != U'-') return false;
   }
   return true;
 }
@@ -275,7 +308,7 @@ bool IsEllipsis(TextView tok) {
 
 // _RE_INITIAL, [^\W\d]\.$: one word character that is not a digit, then a period.
 bool IsInitial(TextView tok) {
-  return tok.size() == 2 && IsWord(tok[0]) && !IsDecimal(tok[0]) && tok[1] == U'.';
+  return tok.size() == 2 && Word(tok[0]) && !Digit(tok[0]) && tok[1] == U'.';
 }
 
 // ---- Annotation (PunktBaseClass._first_pass_annotation, PunktSentenceTokenizer second pass) --
@@ -303,8 +336,8 @@ void FirstPass(const PunktParameters& p, PunktToken* t) {
     // tok[:-1].lower(), and the part of it after its last hyphen ("co-op." -> "op").
     const Text stem = Lower(tok.substr(0, tok.size() - 1));
     const size_t hyphen = stem.rfind(U'-');
-    const bool abbr = IsAbbrevType(p, stem) ||
-                      (hyphen != Text::npos && IsAbbrevType(p, stem.substr(hyphen + 1)));
+    const bool abbr =
+        IsAbbrevType(p, stem) || (hyphen != Text::npos && IsAbbrevType(p, stem.substr(hyphen + 1)));
     (abbr ? t->abbr : t->sentbreak) = true;
   }
 }
@@ -371,30 +404,20 @@ void SecondPass(const PunktParameters& p, PunktToken* t1, const PunktToken& t2) 
   }
 }
 
-// _tokenize_words over a piece of text: line by line, blank lines skipped.
-std::vector<PunktToken> TokenizeWords(TextView text) {
-  std::vector<TextView> words;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t nl = text.find(U'\n', start);
-    if (nl == kNone) nl = text.size();
-    const TextView line = text.substr(start, nl - start);
-    if (!Strip(line).empty()) TokenizeLine(line, &words);
-    start = nl + 1;
-  }
-  std::vector<PunktToken> tokens;
-  tokens.reserve(words.size());
-  for (TextView w : words) tokens.push_back(MakeToken(w));
-  return tokens;
-}
-
-// text_contains_sentbreak: some token, not the last, ends a sentence after both passes.
+// text_contains_sentbreak: some token, not the last, ends a sentence after both passes. Each
+// token's second pass reads only the next token's first-pass annotation, so two suffice.
 bool ContainsSentBreak(const PunktParameters& p, TextView context) {
-  std::vector<PunktToken> tokens = TokenizeWords(context);
-  for (PunktToken& t : tokens) FirstPass(p, &t);
-  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
-    SecondPass(p, &tokens[i], tokens[i + 1]);
-    if (tokens[i].sentbreak) return true;
+  WordStream words(context);
+  TextView word;
+  if (!words.Next(&word)) return false;
+  PunktToken current = MakeToken(word);
+  FirstPass(p, &current);
+  while (words.Next(&word)) {
+    PunktToken next = MakeToken(word);
+    FirstPass(p, &next);
+    SecondPass(p, &current, next);
+    if (current.sentbreak) return true;
+    current = std::move(next);
   }
   return false;
 }
@@ -402,9 +425,9 @@ bool ContainsSentBreak(const PunktParameters& p, TextView context) {
 // ---- Candidate boundaries (period_context_re, _match_potential_end_contexts) --------------
 
 struct EndMatch {
-  size_t pos = 0;             // the ".", "?" or "!"
-  size_t after_end = 0;       // end of the after_tok group
-  size_t next_tok = kNone;    // start of the next_tok group, kNone when after_tok is punctuation
+  size_t pos = 0;           // the ".", "?" or "!"
+  size_t after_end = 0;     // end of the after_tok group
+  size_t next_tok = kNone;  // start of the next_tok group, kNone when after_tok is punctuation
 };
 
 // period_context_re at `i`: [.?!](?=(?P<after_tok>NonWord|\s+(?P<next_tok>\S+))).
@@ -418,10 +441,10 @@ std::optional<EndMatch> MatchEndAt(TextView text, size_t i) {
     return m;
   }
   size_t j = i + 1;
-  while (j < n && IsSpace(text[j])) ++j;
+  while (j < n && Space(text[j])) ++j;
   if (j == i + 1 || j == n) return std::nullopt;
   m.next_tok = j;
-  while (j < n && !IsSpace(text[j])) ++j;
+  while (j < n && !Space(text[j])) ++j;
   m.after_end = j;
   return m;
 }
@@ -493,9 +516,9 @@ std::optional<Realignment> MatchRealignment(TextView s) {
   const size_t n = s.size();
   // Lazy: the shortest run of closing punctuation after which an alternative holds.
   for (size_t i = 1; i <= n && IsClosingPunct(s[i - 1]); ++i) {
-    if (i < n && IsSpace(s[i])) {
+    if (i < n && Space(s[i])) {
       size_t j = i;
-      while (j < n && IsSpace(s[j])) ++j;
+      while (j < n && Space(s[j])) ++j;
       return Realignment{i, j};
     }
     if (i == n || s.substr(i, 2) == U"--") return Realignment{i, i};
@@ -557,8 +580,7 @@ std::vector<Text> WordTokenize(const PunktParameters& punkt, TextView text) {
   std::vector<Text> words;
   for (const Text& sentence : SentTokenize(punkt, text)) {
     std::vector<Text> w = TreebankTokenize(sentence);
-    words.insert(words.end(), std::make_move_iterator(w.begin()),
-                 std::make_move_iterator(w.end()));
+    words.insert(words.end(), std::make_move_iterator(w.begin()), std::make_move_iterator(w.end()));
   }
   return words;
 }

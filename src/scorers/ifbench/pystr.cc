@@ -253,6 +253,19 @@ std::vector<Text> Split(TextView s) {
   return out;
 }
 
+std::vector<TextView> SplitViews(TextView s) {
+  std::vector<TextView> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    if (i == s.size()) break;
+    const size_t start = i;
+    while (i < s.size() && !IsSpace(s[i])) ++i;
+    out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
 std::vector<Text> Split(TextView s, TextView sep) {
   std::vector<Text> out;
   size_t start = 0;

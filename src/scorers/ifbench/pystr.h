@@ -58,6 +58,8 @@ TextView RStrip(TextView s, TextView chars);
 // piece kept, empty ones included).
 std::vector<Text> Split(TextView s);
 std::vector<Text> Split(TextView s, TextView sep);
+// str.split() as views into `s` (no copies; `s` must outlive them).
+std::vector<TextView> SplitViews(TextView s);
 Text Join(TextView sep, const std::vector<Text>& parts);
 
 // str.replace(old, new) for every occurrence (old non-empty).
