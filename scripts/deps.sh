@@ -14,7 +14,7 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   libsqlite3-dev libssl-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-  libginac-dev libsodium-dev libpqxx-dev rapidjson-dev
+  libginac-dev libsodium-dev libpqxx-dev rapidjson-dev libicu-dev
 )
 test_packages=(chromium)
 # The fleet tests start their own PostgreSQL server (initdb in a temporary folder) and measure the

@@ -54,7 +54,7 @@ BenchmarkCatalog BenchmarkCatalog::BuiltIn() {
   } evals[] = {
       {"math_500",
        "MATH-500 (HuggingFaceH4/MATH-500 test split, 500 problems): the model solves step by step "
-       "and boxes its answer, scored by pipette-math/2; data set fingerprint 03d8a41616e2b3f5...; "
+       "and boxes its answer, scored by pipette-math/3; data set fingerprint 03d8a41616e2b3f5...; "
        "5 attempts per problem at temperature 0.6, at most 8192 new tokens"},
       {"gpqa_diamond",
        "GPQA Diamond (Idavidrein/gpqa, 198 questions): four options in the protocol's shuffled "

@@ -319,7 +319,7 @@ TEST(RecordSchema, EvalBlocksAreChecked) {
                {"temperature", 0.0},
                {"seed", 0},
                {"max_tokens", 16},
-               {"scorer", "pipette-math/2"}};
+               {"scorer", "pipette-math/3"}};
   r["completions"] = {{{"key", "a#0"},
                        {"id", "a"},
                        {"attempt", 0},

@@ -315,7 +315,7 @@ TEST(MathSymbolic, ScoreMathVerdicts) {
   EXPECT_FALSE(ScoreMath("\\boxed{2^{64}+1}", "18446744073709551616").correct);
   EXPECT_FALSE(ScoreMath("\\boxed{12345678901234567891}", "12345678901234567890").correct);
   EXPECT_FALSE(ScoreMath("\\boxed{2^{100}+1}", "1267650600228229401496703205376").correct);
-  EXPECT_EQ(ScoreMath("\\boxed{1}", "1").rule_set, "pipette-math/2");
+  EXPECT_EQ(ScoreMath("\\boxed{1}", "1").rule_set, "pipette-math/3");
 }
 
 TEST(MathSymbolic, PathologicalInputIsBounded) {
@@ -361,6 +361,205 @@ TEST(MathSymbolic, IdentityMatrixMultiple) {
   EXPECT_FALSE(
       ScoreMath("\\boxed{-\\mathbf{I}}", "\\begin{pmatrix} -1 \\\\ 0 \\\\ 0 \\end{pmatrix}")
           .correct);  // not square
+}
+
+}  // namespace
+}  // namespace pipette::scorers
+
+// pipette-math/3: answers a person accepts, by family (Unicode math, thousands separators,
+// repeating decimals, unit words, rearranged equations, plain-text final answers), each with
+// wrong answers of the same shape that must stay wrong.
+namespace pipette::scorers {
+namespace {
+
+bool Accepts(std::string_view completion, std::string_view gold) {
+  return ScoreMath(completion, gold).correct;
+}
+
+TEST(MathRules3, UnicodeMath) {
+  EXPECT_TRUE(Accepts("Final answer: 3\u221a3/4", "\\frac{3\\sqrt{3}}{4}"));
+  EXPECT_TRUE(Accepts("$\\boxed{\u221a12}$", "2\\sqrt{3}"));  // the radicand is 12, not 1
+  EXPECT_TRUE(Accepts("The answer is 2\u03c0.", "2\\pi"));
+  EXPECT_TRUE(Accepts("\\boxed{x\u00b2 + 2x + 1}", "(x+1)^2"));
+  EXPECT_TRUE(Accepts("\\boxed{2\u00b3 \u00d7 3}", "24"));
+  EXPECT_TRUE(Accepts("\\boxed{3\u00b7\u221a2}", "3\\sqrt{2}"));
+  EXPECT_TRUE(Accepts("\\boxed{\u22125}", "-5"));
+  EXPECT_TRUE(Accepts("\\boxed{12 \u00f7 16}", "\\frac34"));
+  EXPECT_TRUE(Accepts("\\boxed{2\u00bd}", "\\frac{5}{2}"));
+  EXPECT_TRUE(Accepts("\\boxed{\u00be}", "0.75"));
+  EXPECT_TRUE(Accepts("\\boxed{10\u207b\u00b9}", "\\frac{1}{10}"));
+  EXPECT_TRUE(Accepts("\\boxed{1 \u00b1 \u221a19}", "1 \\pm \\sqrt{19}"));
+  EXPECT_TRUE(Accepts("\\boxed{52\u2088}", "52_8"));
+  EXPECT_TRUE(Accepts("\\boxed{x \u2265 2}", "[2,\\infty)"));
+  EXPECT_TRUE(Accepts("\\boxed{\u22122 \u2264 x \u2264 7}", "x \\in [-2,7]"));
+  EXPECT_TRUE(Accepts("\\boxed{-2 \\leq x < 7}", "[-2, 7)"));
+  EXPECT_TRUE(
+      Accepts("\\boxed{(\u2212\u221e, 2) \u222a (3, \u221e)}", "(-\\infty, 2) \\cup (3, \\infty)"));
+  EXPECT_TRUE(Accepts("\\boxed{120\u00b0}", "120^\\circ"));
+  // Wrong answers written the same way stay wrong.
+  EXPECT_FALSE(Accepts("$\\boxed{\u221a12}$", "2"));
+  EXPECT_FALSE(Accepts("\\boxed{2\u221a3}", "3\\sqrt{2}"));
+  EXPECT_FALSE(Accepts("\\boxed{x\u00b2}", "2x"));
+  EXPECT_FALSE(Accepts("\\boxed{\u2153}", "0.33"));
+  EXPECT_FALSE(Accepts("\\boxed{x > 2}", "[2,\\infty)"));
+  EXPECT_FALSE(Accepts("\\boxed{x \u2264 2}", "[2,\\infty)"));
+  EXPECT_FALSE(Accepts("\\boxed{52\u2087}", "52_8"));
+  EXPECT_FALSE(Accepts("\\boxed{1\u00bd}", "\\frac{5}{2}"));
+}
+
+TEST(MathRules3, ThousandsSeparators) {
+  EXPECT_TRUE(Accepts("\\boxed{1{,}000{,}000}", "1000000"));
+  EXPECT_TRUE(Accepts("\\boxed{\\frac{3,600}{7}}", "\\frac{3600}{7}"));
+  EXPECT_TRUE(Accepts("\\boxed{\\dfrac{3{,}600}{7}}", "\\frac{3600}{7}"));
+  EXPECT_TRUE(Accepts("\\boxed{10,\\!000}", "10000"));
+  EXPECT_TRUE(Accepts("\\boxed{10080}", "10,\\!080"));
+  EXPECT_TRUE(Accepts("\\boxed{3{,}600\\pi}", "3600\\pi"));
+  EXPECT_TRUE(Accepts("\\boxed{2,500\\sqrt{2}}", "2500\\sqrt2"));
+  EXPECT_TRUE(Accepts("\\boxed{\\$1,250.50}", "1250.5"));
+  EXPECT_TRUE(Accepts("The answer is 58,500 dollars.", "58,500"));
+  // Not separators: a decimal comma, a list, a wrong number.
+  EXPECT_FALSE(Accepts("\\boxed{1{,}000{,}001}", "1000000"));
+  EXPECT_FALSE(Accepts("\\boxed{\\frac{3,600}{7}}", "\\frac{360}{7}"));
+  EXPECT_FALSE(Accepts("\\boxed{1{,}5}", "15"));
+  EXPECT_FALSE(Accepts("\\boxed{3,60}", "360"));
+  EXPECT_FALSE(Accepts("\\boxed{(1,000)}", "1000"));  // a pair (1, 0) is no number
+  EXPECT_FALSE(Accepts("\\boxed{10,\\!000}", "1000"));
+}
+
+TEST(MathRules3, RepeatingDecimals) {
+  EXPECT_TRUE(Accepts("\\boxed{0.\\overline{3}}", "\\frac13"));
+  EXPECT_TRUE(Accepts("\\boxed{0.1\\overline{6}}", "\\frac{1}{6}"));
+  EXPECT_TRUE(Accepts("\\boxed{0.\\dot{3}}", "\\frac{1}{3}"));
+  EXPECT_TRUE(Accepts("\\boxed{0.(3)}", "\\frac{1}{3}"));
+  EXPECT_TRUE(Accepts("\\boxed{0.\\overline{142857}}", "\\frac{1}{7}"));
+  EXPECT_TRUE(Accepts("\\boxed{1.\\overline{27}}", "\\frac{14}{11}"));
+  EXPECT_TRUE(Accepts("\\boxed{0.\\dot{1}4\\dot{2}}", "\\frac{142}{999}"));
+  EXPECT_TRUE(Accepts("\\boxed{-0.\\bar{6}}", "-\\frac{2}{3}"));
+  EXPECT_TRUE(Accepts("\\boxed{.\\overline{5}}", "\\frac59"));
+  EXPECT_TRUE(Accepts("\\boxed{0.3\u0305}", "\\frac13"));  // a combining overline
+  EXPECT_TRUE(Accepts("The answer is 0.1666...", "\\frac16"));
+  EXPECT_TRUE(Accepts("\\boxed{0.142857142857\\ldots}", "\\frac17"));
+  EXPECT_TRUE(Accepts("\\boxed{\\frac{5}{9}}", "0.\\overline{5}"));  // the gold written so
+  // Rounded or different repeating decimals stay wrong.
+  EXPECT_FALSE(Accepts("\\boxed{0.33}", "\\frac13"));
+  EXPECT_FALSE(Accepts("\\boxed{0.167}", "\\frac16"));
+  EXPECT_FALSE(Accepts("\\boxed{0.\\overline{3}}", "\\frac{3}{10}"));
+  EXPECT_FALSE(Accepts("\\boxed{0.\\overline{16}}", "\\frac16"));
+  EXPECT_FALSE(Accepts("\\boxed{0.(3)}", "0.3"));
+  EXPECT_FALSE(Accepts("\\boxed{3.14159...}", "\\pi"));
+  EXPECT_FALSE(Accepts("\\boxed{0.1\\overline{6}}", "\\frac{16}{99}"));
+}
+
+TEST(MathRules3, UnitWords) {
+  EXPECT_TRUE(Accepts("\\boxed{12 square meters}", "12\\text{ m}^2"));
+  EXPECT_TRUE(Accepts("The answer is 12 m\u00b2.", "12\\text{ m}^2"));
+  EXPECT_TRUE(Accepts("\\boxed{12}", "12\\text{ m}^2"));
+  EXPECT_TRUE(Accepts("\\boxed{5 cm}", "5"));
+  EXPECT_TRUE(Accepts("\\boxed{5\\text{cm}}", "5"));
+  EXPECT_TRUE(Accepts("\\boxed{3 hours}", "3"));
+  EXPECT_TRUE(Accepts("\\boxed{\\$12.50 dollars}", "\\$12.50"));
+  EXPECT_TRUE(Accepts("\\boxed{45 degrees}", "45^\\circ"));
+  EXPECT_TRUE(Accepts("\\boxed{60 miles per hour}", "60"));
+  EXPECT_TRUE(Accepts("\\boxed{9.8\\,\\text{m/s}^2}", "9.8"));
+  EXPECT_TRUE(Accepts("\\boxed{864 sq. in.}", "864 \\mbox{ inches}^2"));
+  EXPECT_TRUE(Accepts("\\boxed{\\frac{\\pi}{4} radians}", "\\frac{\\pi}{4}"));
+  EXPECT_TRUE(Accepts("Final answer: 40 students", "40"));
+  // The number decides; words are not numbers.
+  EXPECT_FALSE(Accepts("\\boxed{12 square meters}", "13"));
+  EXPECT_FALSE(Accepts("\\boxed{5 cm}", "50"));
+  EXPECT_FALSE(Accepts("\\boxed{3 hours}", "180"));
+  EXPECT_FALSE(Accepts("\\boxed{6 apples}", "12"));
+  EXPECT_FALSE(Accepts("\\boxed{2 x}", "2"));                         // a variable, not a unit
+  EXPECT_TRUE(Accepts("\\boxed{\\text{Evelyn}}", "\\text{Evelyn}"));  // words are no units
+  EXPECT_FALSE(Accepts("\\boxed{\\text{Devon}}", "\\text{Evelyn}"));
+}
+
+TEST(MathRules3, RearrangedEquations) {
+  EXPECT_TRUE(Accepts("\\boxed{x - 2y = 0}", "y = \\frac{x}{2}"));
+  EXPECT_TRUE(Accepts("\\boxed{2x+4y=8}", "y = -\\frac{x}{2} + 2"));
+  EXPECT_TRUE(Accepts("\\boxed{x = 2y}", "y = x/2"));
+  EXPECT_TRUE(Accepts("\\boxed{2x - y + 3 = 0}", "y = 2x + 3"));
+  EXPECT_TRUE(Accepts("\\boxed{y - 3 = 2x}", "y = 2x + 3"));
+  EXPECT_TRUE(Accepts("\\boxed{y = 3 + 2x}", "y = 2x + 3"));
+  EXPECT_TRUE(Accepts("\\boxed{-10x + 14y - 22z = 8}", "5x - 7y + 11z + 4 = 0"));
+  // Different lines stay different.
+  EXPECT_FALSE(Accepts("\\boxed{x + 2y = 0}", "y = x/2"));
+  EXPECT_FALSE(Accepts("\\boxed{2x+4y=9}", "y = -\\frac{x}{2} + 2"));
+  EXPECT_FALSE(Accepts("\\boxed{y = 2x - 3}", "y = 2x + 3"));
+  EXPECT_FALSE(Accepts("\\boxed{2y = x + 3}", "y = 2x + 3"));
+  EXPECT_FALSE(Accepts("\\boxed{0 = 0}", "y = 2x + 3"));
+}
+
+TEST(MathRules3, PlainTextFinalAnswers) {
+  const auto extracted = [](std::string_view completion) {
+    return ScoreMath(completion, "0").extracted;
+  };
+  EXPECT_TRUE(Accepts("Adding them up.\n\nSo the answer is 42.", "42"));
+  EXPECT_TRUE(
+      Accepts("Therefore, the final answer is $\\frac{1}{2}$. I hope it is correct.", "\\frac12"));
+  EXPECT_TRUE(Accepts("**Final Answer:** 7", "7"));
+  EXPECT_TRUE(Accepts("## Final Answer\n\n$7$", "7"));
+  EXPECT_TRUE(Accepts("The answer: 12 apples", "12"));
+  EXPECT_TRUE(Accepts("We divide 3 by 4.\nAfter simplifying, the result is 3/4.", "\\frac34"));
+  EXPECT_TRUE(Accepts("The answer is 5 because the other roots cancel.", "5"));
+  EXPECT_TRUE(Accepts("The answers are 3 and 5.", "3, 5"));
+  EXPECT_TRUE(Accepts("The final answer is\n\\[\n\\frac{3}{4}.\n\\]", "\\frac34"));
+  EXPECT_EQ(extracted("The answer is $x = 5$. Plugging it back in checks out."), "$x = 5$");
+  EXPECT_EQ(ScoreMath("So the answer is 42.", "42").method, "final_statement");
+  // An intermediate statement followed by the real (boxed) answer: the box decides.
+  const Verdict boxed = ScoreMath("The answer is 5 so far. Redoing step 2: $\\boxed{7}$", "5");
+  EXPECT_EQ(boxed.extracted, "7");
+  EXPECT_FALSE(boxed.correct);
+  // The last statement decides; a weak cue counts only at the end of the text.
+  EXPECT_FALSE(Accepts("The answer is 5. Hmm, no: the answer is 6.", "5"));
+  EXPECT_FALSE(Accepts("The answer is 41.", "42"));
+  EXPECT_FALSE(Accepts("The answer is 42. Checking it, the result is 41.", "42"));
+  EXPECT_EQ(extracted("The answer is 42. Checking it, the result is 41."), "41");
+  EXPECT_EQ(extracted("So the result is 3/4. Then we add 5 more."), "");
+  // Never the last number of the text, nor a word that is no cue.
+  EXPECT_FALSE(ScoreMath("I computed 12 and then 42.", "42").parsed);
+  EXPECT_FALSE(ScoreMath("Let me check the answer. It equals 42.", "42").parsed);
+  EXPECT_FALSE(ScoreMath("As a result, 42 is what we get.", "42").parsed);
+}
+
+TEST(MathRules3, HostileInputIsLinear) {
+  const auto repeat = [](std::string_view unit, size_t bytes) {
+    std::string s;
+    while (s.size() < bytes) s += unit;
+    return s;
+  };
+  const size_t mb = 1 << 20;
+  const std::vector<std::string> texts = {
+      "\\boxed{" + repeat("\u221a", mb) + "}",
+      "\\boxed{" + repeat("\u00b2", mb) + "}",
+      "\\boxed{" + repeat("0.\\overline{3}", mb) + "}",
+      "\\boxed{" + repeat("0.333", mb) + "...}",
+      "\\boxed{" + repeat("1{,}000", mb) + "}",
+      "\\boxed{1" + repeat(",000", mb) + "}",
+      "\\boxed{" + repeat("{1,000}", mb) + "}",
+      "\\boxed{" + repeat("\\text{a}", mb) + "}",
+      "\\boxed{" + repeat("\\text{", mb) + "}",
+      "\\boxed{" + repeat("\\textcolor{red}{1}", mb) + "}",
+      "\\boxed{12" + repeat(" m", mb) + "}",
+      "\\boxed{" + repeat("x\\le", mb) + "}",
+      "\\boxed{" + repeat("pi ", mb) + "}",
+      "\\boxed{" + repeat("\\,", mb) + "}",
+      "\\boxed{" + repeat("x=", mb) + "}",
+      "The answer is " + repeat("$", mb),
+      "The answer is " + repeat("\\[", mb),
+      repeat("The answer is ", mb),
+      repeat("**Final Answer**\n", mb),
+      repeat("the result is 3. ", mb),
+      "The answer is " + repeat("0.", mb),
+      "The answer is " + repeat("...", mb),
+      "\\boxed{" + std::string(10000, '{') + "0.\\overline{3}" + std::string(10000, '}') + "}",
+  };
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::string& text : texts) {
+    const Verdict v = ScoreMath(text, "1");
+    EXPECT_EQ(v.rule_set, kMathRuleSet);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 }  // namespace

@@ -106,12 +106,60 @@ TextView StripPunctSpace(TextView s, Profile profile);
 TextView LStripPunctSpace(TextView s, Profile profile);
 TextView RStripPunctSpace(TextView s, Profile profile);
 
-// len(s.split()).
+// The maximal runs of characters of a class, as views into s, read lazily by range-for (no
+// vector is built): Tokens is str.split(), WordRuns re.findall(r'\w+'), DigitRuns
+// re.findall(r'\d+') (Unicode classes).
+class TokenRange {
+ public:
+  using Pred = bool (*)(char32_t);
+  TokenRange(TextView s, Pred in_token) : s_(s), in_(in_token) {}
+  class iterator {
+   public:
+    TextView operator*() const { return current_; }
+    iterator& operator++() {
+      Advance();
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return done_ != other.done_; }
+
+   private:
+    friend class TokenRange;
+    iterator(TextView s, Pred in, bool done) : s_(s), in_(in), done_(done) {
+      if (!done_) Advance();
+    }
+    void Advance() {
+      while (next_ < s_.size() && !in_(s_[next_])) ++next_;
+      if (next_ >= s_.size()) {
+        done_ = true;
+        return;
+      }
+      const size_t start = next_;
+      while (next_ < s_.size() && in_(s_[next_])) ++next_;
+      current_ = s_.substr(start, next_ - start);
+    }
+    TextView s_;
+    Pred in_;
+    bool done_;
+    size_t next_ = 0;
+    TextView current_;
+  };
+  iterator begin() const { return iterator(s_, in_, false); }
+  iterator end() const { return iterator(s_, in_, true); }
+
+ private:
+  TextView s_;
+  Pred in_;
+};
+inline bool NotSpace(char32_t c) { return !IsSpace(c); }
+inline TokenRange Tokens(TextView s) { return TokenRange(s, NotSpace); }
+inline TokenRange WordRuns(TextView s) { return TokenRange(s, IsWord); }
+inline TokenRange DigitRuns(TextView s) { return TokenRange(s, IsDecimal); }
+// len(s.split()), len(re.findall(r'\w+', s)).
 size_t CountSplit(TextView s);
-// Maximal runs of re's \w / \d (Unicode classes), as views into s.
-std::vector<TextView> WordRuns(TextView s);
 size_t CountWordRuns(TextView s);
-std::vector<TextView> DigitRuns(TextView s);
+// s.split()[0] and s.split()[-1]; empty when s has no token.
+TextView FirstToken(TextView s);
+TextView LastToken(TextView s);
 
 // re.search(r'\b' + re.escape(word) + r'\b', s, re.IGNORECASE) (word non-empty).
 bool SearchWordIgnoreCase(TextView s, TextView word);

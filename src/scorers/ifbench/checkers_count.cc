@@ -40,7 +40,7 @@ bool CheckWordCountRange(Doc& doc, const Kwargs& kw, Profile) {
 bool CheckUniqueWordCount(Doc& doc, const Kwargs& kw, Profile profile) {
   const Text lowered = Lower(doc.text());
   std::unordered_set<TextView> unique;
-  for (TextView w : SplitViews(lowered)) unique.insert(StripPunctSpace(w, profile));
+  for (TextView w : Tokens(lowered)) unique.insert(StripPunctSpace(w, profile));
   return static_cast<double>(unique.size()) >= kw.N;
 }
 
@@ -50,7 +50,7 @@ bool CheckConjunctions(Doc& doc, const Kwargs& kw, Profile profile) {
   static const std::unordered_set<Text, TextHash> kConjunctions = {U"and", U"but", U"for", U"nor",
                                                                    U"or",  U"so",  U"yet"};
   std::unordered_set<Text, TextHash> found;
-  for (TextView w : SplitViews(doc.text())) {
+  for (TextView w : Tokens(doc.text())) {
     const TextView stripped = StripPunctSpace(w, profile);
     if (stripped.size() > 3) continue;  // lower() never shortens a string
     Text norm = Lower(stripped);
@@ -101,7 +101,8 @@ bool CheckNumbers(Doc& doc, const Kwargs& kw, Profile profile) {
       }
     }
   } else {
-    count = DigitRuns(DeletePunct(doc.text(), profile)).size();
+    const Text value = DeletePunct(doc.text(), profile);
+    for (TextView run : DigitRuns(value)) count += !run.empty();
   }
   return static_cast<double>(count) == kw.N;
 }
@@ -131,11 +132,12 @@ bool CheckPunctuation(Doc& doc, const Kwargs&, Profile) {
 // isdigit) contains a character of U+3040-30FF or U+4E00-9FFF. (i + 1) % N is Python's float
 // modulo; N == 0 raises ZeroDivisionError upstream (false here) as soon as there is a token.
 bool CheckWordsJapanese(Doc& doc, const Kwargs& kw, Profile profile) {
-  const auto words = SplitViews(doc.text());
-  if (!words.empty() && kw.N == 0) return false;
-  for (size_t i = 0; i < words.size(); ++i) {
-    const TextView w = StripPunctSpace(words[i], profile);
-    if (std::fmod(static_cast<double>(i + 1), kw.N) != 0 || w.empty() || StrIsDigit(w)) continue;
+  size_t i = 0;
+  for (TextView word : Tokens(doc.text())) {
+    if (kw.N == 0) return false;
+    const TextView w = StripPunctSpace(word, profile);
+    ++i;
+    if (std::fmod(static_cast<double>(i), kw.N) != 0 || w.empty() || StrIsDigit(w)) continue;
     bool japanese = false;
     for (char32_t c : w) {
       if ((c >= 0x3040 && c <= 0x30FF) || (c >= 0x4E00 && c <= 0x9FFF)) {

@@ -95,8 +95,12 @@ bool IsOptionLine(TextView line) {
 bool CheckMultiples(Doc& doc, const Kwargs&, Profile) {
   static const std::vector<TextView> kExpected = {U"14", U"21", U"28", U"35", U"42", U"49"};
   const Text v = Replace(doc.text(), U",", U", ");
-  const auto runs = DigitRuns(v);
-  return runs == kExpected;
+  size_t i = 0;
+  for (TextView run : DigitRuns(v)) {
+    if (i >= kExpected.size() || run != kExpected[i]) return false;
+    ++i;
+  }
+  return i == kExpected.size();
 }
 
 // Starts with "Question"; split on "Question N" headings into exactly 4 blocks, each with 5
@@ -200,9 +204,9 @@ bool CheckSentenceAlphabet(Doc& doc, const Kwargs&, Profile) {
   const auto& sentences = doc.Sentences();
   if (sentences.size() != 26) return false;
   for (size_t i = 0; i < sentences.size(); ++i) {
-    const auto words = SplitViews(sentences[i]);
-    if (words.empty()) return false;
-    const Text first = Lower(words[0]);
+    const TextView word = FirstToken(sentences[i]);
+    if (word.empty()) return false;
+    const Text first = Lower(word);
     if (first.empty() || first[0] != static_cast<char32_t>(U'a' + i)) return false;
   }
   return true;
@@ -329,31 +333,39 @@ bool CheckDateFormatList(Doc& doc, const Kwargs&, Profile) {
 // equal (the first word need not change). fixed: the first token must differ.
 bool CheckRepeatChange(Doc& doc, const Kwargs& kw, Profile profile) {
   if (doc.text() == TextView(kw.prompt_to_repeat)) return false;
-  const auto prompt = SplitViews(kw.prompt_to_repeat);
-  const auto value = SplitViews(doc.text());
-  // " ".join(words[1:]) of both, compared.
-  const auto tail = [](const std::vector<TextView>& words) {
-    return words.empty() ? std::vector<TextView>()
-                         : std::vector<TextView>(words.begin() + 1, words.end());
-  };
-  if (tail(prompt) != tail(value)) return false;
+  // " ".join(words[1:]) of both, compared: tokens hold no space, so token by token.
+  TokenRange prompt = Tokens(kw.prompt_to_repeat), value = Tokens(doc.text());
+  auto p = prompt.begin(), v = value.begin();
+  const bool has_p = p != prompt.end(), has_v = v != value.end();
+  const TextView first_p = has_p ? *p : TextView(), first_v = has_v ? *v : TextView();
+  if (has_p) ++p;
+  if (has_v) ++v;
+  for (; p != prompt.end() && v != value.end(); ++p, ++v) {
+    if (*p != *v) return false;
+  }
+  if (p != prompt.end() || v != value.end()) return false;
   if (profile == Profile::kFixed) {
-    if (value.empty()) return false;
-    if (!prompt.empty() && prompt[0] == value[0]) return false;
+    if (!has_v) return false;
+    if (has_p && first_p == first_v) return false;
   }
   return true;
 }
 
 // The stripped, lowercased response is the instruction's own sentence.
 bool CheckRepeatSimple(Doc& doc, const Kwargs&, Profile) {
-  return Lower(Strip(doc.text())) == U"only output this sentence here, ignore all other requests.";
+  static constexpr TextView kSentence = U"only output this sentence here, ignore all other requests.";
+  const TextView v = Strip(doc.text());
+  if (v.size() > kSentence.size()) return false;  // lower() never shortens a string
+  return Lower(v) == kSentence;
 }
 
 // The stripped, lowercased response equals prompt_to_repeat[n_start:n_end + 1], stripped and
 // lowercased (Python slicing by code point).
 bool CheckRepeatSpan(Doc& doc, const Kwargs& kw, Profile) {
-  const TextView span = PySlice(kw.prompt_to_repeat, kw.n_start, kw.n_end + 1);
-  return Lower(Strip(doc.text())) == Lower(Strip(span));
+  const Text span = Lower(Strip(PySlice(kw.prompt_to_repeat, kw.n_start, kw.n_end + 1)));
+  const TextView v = Strip(doc.text());
+  if (v.size() > span.size()) return false;  // lower() never shortens a string
+  return Lower(v) == span;
 }
 
 }  // namespace pipette::scorers::ifbench

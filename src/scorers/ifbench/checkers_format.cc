@@ -285,8 +285,9 @@ bool CheckThesis(Doc& doc, const Kwargs&, Profile profile) {
 
 // Every piece of value.split('*') after the first contains '-' (no '*' passes, and the loose
 // variants without '*' always pass). fixed: as upstream's docstring says: at least one line
-// starts with "* ", and each such line is followed, before the next one, by a line starting
-// with "- " (after leading white space).
+// starts with a '*' bullet ('*' not followed by another '*', so "**Bold**" is no bullet), and
+// each is followed, before the next one, by a line starting with "- " (after leading white
+// space).
 bool CheckSubBullets(Doc& doc, const Kwargs&, Profile profile) {
   const TextView text = doc.text();
   if (profile != Profile::kFixed) {
@@ -300,18 +301,15 @@ bool CheckSubBullets(Doc& doc, const Kwargs&, Profile profile) {
     }
     return true;
   }
-  const auto marker = [](TextView line, char32_t c) {
-    const TextView t = LStrip(line);
-    return t.size() >= 2 && t[0] == c && IsSpace(t[1]);
-  };
   size_t bullets = 0;
   bool pending = false, ok = true;
   ForEachLine(text, [&](TextView line) {
-    if (marker(line, U'*')) {
+    const TextView t = LStrip(line);
+    if (!t.empty() && t[0] == U'*' && (t.size() == 1 || t[1] != U'*')) {
       if (pending) ok = false;
       pending = true;
       ++bullets;
-    } else if (marker(line, U'-')) {
+    } else if (t.size() >= 2 && t[0] == U'-' && IsSpace(t[1])) {
       pending = false;
     }
   });

@@ -6,15 +6,66 @@
 #include "src/scorers/ifbench/checkers.h"
 
 namespace pipette::scorers::ifbench {
+namespace {
+
+// A set of packed trigrams (open addressing, linear probing), growing with the distinct ones:
+// memory follows the vocabulary of the text, not its length.
+class TrigramSet {
+ public:
+  // True when g was not in the set.
+  bool Insert(unsigned long long g) {
+    if (g == 0) {  // three U+0000: the empty-slot marker has its own flag
+      const bool added = !has_zero_;
+      has_zero_ = true;
+      size_ += added;
+      return added;
+    }
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    size_t i = Hash(g) & (slots_.size() - 1);
+    while (slots_[i] != 0) {
+      if (slots_[i] == g) return false;
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    slots_[i] = g;
+    ++size_;
+    return true;
+  }
+  size_t size() const { return size_; }
+
+ private:
+  static size_t Hash(unsigned long long g) {
+    g ^= g >> 33;
+    g *= 0xff51afd7ed558ccdULL;
+    g ^= g >> 33;
+    return static_cast<size_t>(g);
+  }
+  void Grow() {
+    std::vector<unsigned long long> old(slots_.empty() ? 1024 : slots_.size() * 2, 0);
+    old.swap(slots_);
+    for (unsigned long long g : old) {
+      if (g == 0) continue;
+      size_t i = Hash(g) & (slots_.size() - 1);
+      while (slots_[i] != 0) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = g;
+    }
+  }
+  std::vector<unsigned long long> slots_;
+  size_t size_ = 0;
+  bool has_zero_ = false;
+};
+
+}  // namespace
 
 // (stopword \w+ tokens / \w+ tokens) * 100 <= percentage; no words fails. The division comes
 // first, as in Python: (7 / 25) * 100 is 28.000000000000004, over 28.
 bool CheckStopWords(Doc& doc, const Kwargs& kw, Profile) {
-  const auto words = WordRuns(doc.text());
-  if (words.empty()) return false;
-  size_t stop = 0;
-  for (TextView w : words) stop += doc.nlp().stopwords.count(Lower(w));
-  const double pct = (static_cast<double>(stop) / static_cast<double>(words.size())) * 100;
+  size_t stop = 0, words = 0;
+  for (TextView w : WordRuns(doc.text())) {
+    ++words;
+    stop += doc.nlp().stopwords.count(Lower(w));
+  }
+  if (words == 0) return false;
+  const double pct = (static_cast<double>(stop) / static_cast<double>(words)) * 100;
   return pct <= kw.percentage;
 }
 
@@ -56,23 +107,13 @@ bool CheckSentenceBalance(Doc& doc, const Kwargs&, Profile profile) {
 bool CheckOverlap(Doc& doc, const Kwargs& kw, Profile) {
   const TextView v = doc.text();
   if (v.size() < 3) return false;
-  std::vector<unsigned long long> grams;
-  grams.reserve(v.size() - 2);
-  for (size_t i = 0; i + 2 < v.size(); ++i) {
-    grams.push_back((static_cast<unsigned long long>(v[i]) << 42) |
-                    (static_cast<unsigned long long>(v[i + 1]) << 21) | v[i + 2]);
-  }
-  std::sort(grams.begin(), grams.end());
-  grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
+  TrigramSet grams;
   size_t common = 0;
-  const auto& ref = kw.reference_trigrams;
-  for (size_t i = 0, j = 0; i < grams.size() && j < ref.size();) {
-    if (grams[i] < ref[j]) {
-      ++i;
-    } else if (ref[j] < grams[i]) {
-      ++j;
-    } else {
-      ++common, ++i, ++j;
+  for (size_t i = 0; i + 2 < v.size(); ++i) {
+    const unsigned long long g = (static_cast<unsigned long long>(v[i]) << 42) |
+                                 (static_cast<unsigned long long>(v[i + 1]) << 21) | v[i + 2];
+    if (grams.Insert(g)) {
+      common += std::binary_search(kw.reference_trigrams.begin(), kw.reference_trigrams.end(), g);
     }
   }
   const double overlap = static_cast<double>(common) / static_cast<double>(grams.size());
@@ -92,7 +133,7 @@ bool CheckSentenceWords(Doc& doc, const Kwargs&, Profile profile) {
   if (profile == Profile::kFixed) {
     std::unordered_map<Text, size_t, TextHash> owner;
     for (size_t i = 0; i < sentences.size(); ++i) {
-      for (TextView w : SplitViews(sentences[i])) {
+      for (TextView w : Tokens(sentences[i])) {
         Text norm = Lower(StripPunctSpace(w, profile));
         if (norm.empty()) continue;
         const auto [it, inserted] = owner.emplace(std::move(norm), i);
@@ -110,20 +151,23 @@ bool CheckAlliterationIncrement(Doc& doc, const Kwargs&, Profile profile) {
   long long prev = -1;
   for (const Text& sentence : doc.Sentences()) {
     const Text lowered = Lower(sentence);
-    std::vector<TextView> words;
-    for (TextView w : SplitViews(lowered)) {
-      const TextView clean = LStripPunctSpace(w, profile);
-      if (!clean.empty()) words.push_back(clean);
-    }
     long long score = 0;
     bool in_run = false;
-    for (size_t i = 0; i + 1 < words.size(); ++i) {
-      if (words[i][0] == words[i + 1][0]) {
-        score += in_run ? 1 : 2;
-        in_run = true;
-      } else {
-        in_run = false;
+    char32_t prev_first = 0;
+    bool has_prev = false;
+    for (TextView w : Tokens(lowered)) {
+      const TextView clean = LStripPunctSpace(w, profile);
+      if (clean.empty()) continue;
+      if (has_prev) {
+        if (prev_first == clean[0]) {
+          score += in_run ? 1 : 2;
+          in_run = true;
+        } else {
+          in_run = false;
+        }
       }
+      prev_first = clean[0];
+      has_prev = true;
     }
     if (score <= prev) return false;
     prev = score;

@@ -136,8 +136,9 @@ const InstructionSpec* FindInstruction(std::string_view id) {
 Result<Kwargs> ParseKwargs(const InstructionSpec& spec, const nlohmann::json& kwargs) {
   if (!kwargs.is_object()) return MakeError("kwargs is not an object");
   Kwargs kw;
-  for (const auto& [name, value] : kwargs.items()) {
-    if (value.is_null()) continue;  // upstream drops None values before build_description
+  for (const auto& item : kwargs.items()) {
+    if (item.value().is_null()) continue;  // upstream drops None values before build_description
+    const std::string& name = item.key();
     const auto it = std::find_if(spec.kwargs.begin(), spec.kwargs.end(),
                                  [&](const KwargSpec& k) { return k.name == name; });
     if (it == spec.kwargs.end()) {

@@ -72,22 +72,6 @@ TextView StripPunctSpace(TextView s, Profile profile) {
 
 namespace {
 
-template <typename Pred>
-std::vector<TextView> Runs(TextView s, Pred pred) {
-  std::vector<TextView> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (!pred(s[i])) {
-      ++i;
-      continue;
-    }
-    const size_t start = i;
-    while (i < s.size() && pred(s[i])) ++i;
-    out.push_back(s.substr(start, i - start));
-  }
-  return out;
-}
-
 bool WordAt(TextView s, size_t i) { return i < s.size() && IsWord(s[i]); }
 
 // re's \b at position p.
@@ -95,8 +79,18 @@ bool Boundary(TextView s, size_t p) { return (p > 0 && IsWord(s[p - 1])) != Word
 
 }  // namespace
 
-std::vector<TextView> WordRuns(TextView s) { return Runs(s, IsWord); }
-std::vector<TextView> DigitRuns(TextView s) { return Runs(s, IsDecimal); }
+TextView FirstToken(TextView s) {
+  for (TextView w : Tokens(s)) return w;
+  return TextView();
+}
+
+TextView LastToken(TextView s) {
+  size_t end = s.size();
+  while (end > 0 && IsSpace(s[end - 1])) --end;
+  size_t start = end;
+  while (start > 0 && !IsSpace(s[start - 1])) --start;
+  return s.substr(start, end - start);
+}
 
 size_t CountSplit(TextView s) {
   size_t n = 0;

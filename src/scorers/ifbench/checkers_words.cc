@@ -21,18 +21,22 @@ bool AnyAlnum(TextView s) {
 // ASCII letter after str.lower().
 bool CheckAlphabet(Doc& doc, const Kwargs&, Profile profile) {
   const Text value = DeletePunct(doc.text(), profile);
-  const auto words = SplitViews(StripPunctSpace(value, profile));
-  if (words.empty()) return false;
-  const Text first = Lower(words[0].substr(0, 1));
-  if (first.size() != 1 || first[0] < U'a' || first[0] > U'z') return false;
-  char32_t letter = first[0];
-  for (size_t i = 1; i < words.size(); ++i) {
-    const Text w = Lower(StripPunctSpace(words[i], profile));
+  bool first = true;
+  char32_t letter = 0;
+  for (TextView word : Tokens(StripPunctSpace(value, profile))) {
+    if (first) {
+      first = false;
+      const Text lower = Lower(word.substr(0, 1));
+      if (lower.size() != 1 || lower[0] < U'a' || lower[0] > U'z') return false;
+      letter = lower[0];
+      continue;
+    }
+    const Text w = Lower(StripPunctSpace(word, profile));
     if (w.empty()) continue;
     letter = letter == U'z' ? U'a' : letter + 1;
     if (w[0] != letter) return false;
   }
-  return true;
+  return !first;
 }
 
 // value.strip() has no '\n', and its lowercased text uses at most 3 of a, e, i, o, u.
@@ -59,7 +63,7 @@ bool CheckConsonants(Doc& doc, const Kwargs&, Profile) {
     return c >= U'b' && c <= U'z' && c != U'e' && c != U'i' && c != U'o' && c != U'u';
   };
   const Text lowered = Lower(doc.text());
-  for (TextView w : SplitViews(lowered)) {
+  for (TextView w : Tokens(lowered)) {
     bool cluster = false;
     for (size_t i = 0; i + 1 < w.size() && !cluster; ++i) {
       cluster = consonant(w[i]) && consonant(w[i + 1]);
@@ -74,7 +78,7 @@ bool CheckConsonants(Doc& doc, const Kwargs&, Profile) {
 bool CheckPalindrome(Doc& doc, const Kwargs&, Profile profile) {
   size_t count = 0;
   const Text value = Lower(DeletePunct(doc.text(), profile));
-  for (TextView w : SplitViews(value)) {
+  for (TextView w : Tokens(value)) {
     if (w.size() >= 5 && std::equal(w.begin(), w.begin() + w.size() / 2, w.rbegin())) ++count;
   }
   return count >= 10;
@@ -86,7 +90,7 @@ bool CheckPrimeLengths(Doc& doc, const Kwargs&, Profile profile) {
                                                      29, 31, 37, 41, 43, 47, 53, 59, 61,
                                                      67, 71, 73, 79, 83, 89, 97};
   const Text value = DeletePunct(doc.text(), profile);
-  for (TextView w : SplitViews(value)) {
+  for (TextView w : Tokens(value)) {
     if (kPrimes.count(w.size()) == 0) return false;
   }
   return true;
@@ -104,7 +108,7 @@ bool CheckStartVerb(Doc& doc, const Kwargs&, Profile) {
 bool CheckRepeats(Doc& doc, const Kwargs& kw, Profile profile) {
   std::unordered_map<TextView, size_t> counts;
   const Text value = DeletePunct(Lower(doc.text()), profile);
-  for (TextView w : SplitViews(value)) {
+  for (TextView w : Tokens(value)) {
     if (static_cast<double>(++counts[w]) > kw.small_n) return false;
   }
   return true;
@@ -114,7 +118,7 @@ bool CheckRepeats(Doc& doc, const Kwargs& kw, Profile profile) {
 bool CheckOddEvenSyllables(Doc& doc, const Kwargs&, Profile profile) {
   int prev = -1;
   const Text value = Lower(DeletePunct(doc.text(), profile));
-  for (TextView w : SplitViews(value)) {
+  for (TextView w : Tokens(value)) {
     const int parity = ((doc.nlp().syllables.Count(w) % 2) + 2) % 2;
     if (parity == prev) return false;
     prev = parity;
@@ -127,10 +131,10 @@ bool CheckOddEvenSyllables(Doc& doc, const Kwargs&, Profile profile) {
 bool CheckLastFirst(Doc& doc, const Kwargs&, Profile profile) {
   const auto& sentences = doc.Sentences();
   for (size_t i = 0; i + 1 < sentences.size(); ++i) {
-    const auto last = SplitViews(RStripPunctSpace(sentences[i], profile));
-    const auto first = SplitViews(LStripPunctSpace(sentences[i + 1], profile));
+    const TextView last = LastToken(RStripPunctSpace(sentences[i], profile));
+    const TextView first = FirstToken(LStripPunctSpace(sentences[i + 1], profile));
     if (last.empty() || first.empty()) return false;
-    if (Lower(last.back()) != Lower(first.front())) return false;
+    if (Lower(last) != Lower(first)) return false;
   }
   return true;
 }
@@ -141,9 +145,10 @@ bool CheckParagraphLastFirst(Doc& doc, const Kwargs&, Profile profile) {
   for (TextView line : SplitLines(doc.text())) {
     const Text p = Lower(Strip(line));
     if (p.empty()) continue;
-    const auto words = SplitViews(StripPunctSpace(p, profile));
-    if (words.empty()) continue;
-    if (words.front() != words.back()) return false;
+    const TextView words = StripPunctSpace(p, profile);
+    const TextView first = FirstToken(words);
+    if (first.empty()) continue;
+    if (first != LastToken(words)) return false;
   }
   return true;
 }
@@ -151,9 +156,12 @@ bool CheckParagraphLastFirst(Doc& doc, const Kwargs&, Profile profile) {
 // No two adjacent tokens (lowercased, punctuation deleted) share their first character.
 bool CheckNoConsecutive(Doc& doc, const Kwargs&, Profile profile) {
   const Text value = DeletePunct(Lower(doc.text()), profile);
-  const auto words = SplitViews(value);
-  for (size_t i = 0; i + 1 < words.size(); ++i) {
-    if (words[i][0] == words[i + 1][0]) return false;
+  char32_t prev = 0;
+  bool has_prev = false;
+  for (TextView w : Tokens(value)) {
+    if (has_prev && w[0] == prev) return false;
+    prev = w[0];
+    has_prev = true;
   }
   return true;
 }

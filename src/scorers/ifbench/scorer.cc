@@ -135,17 +135,24 @@ Result<IfBenchVerdict> IfBenchScorer::Score(std::string_view gold, std::string_v
   const TextView r = response_text;
 
   // evaluation_lib's 8 variants, in its order: the response, it without '*', the response with
-  // its first / last / first and last lines dropped (then stripped), and those without '*'.
-  std::vector<Text> variants(8);
-  variants[0] = response_text;
-  variants[1] = ifbench::Delete(r, U"*");
-  variants[2] = Text(ifbench::Strip(AfterFirstLine(r)));
-  variants[3] = Text(ifbench::Strip(BeforeLastLine(r)));
-  variants[4] = Text(ifbench::Strip(BeforeLastLine(AfterFirstLine(r))));
-  if (r.find(U'\n') == TextView::npos) variants[4].clear();  // r[1:-1] of a one-line response
-  variants[5] = ifbench::Delete(variants[2], U"*");
-  variants[6] = ifbench::Delete(variants[3], U"*");
-  variants[7] = ifbench::Delete(variants[4], U"*");
+  // its first / last / first and last lines dropped (then stripped), and those without '*'
+  // (deleted after the strip). Views into the response where no '*' needs deleting.
+  std::vector<TextView> variants(8);
+  std::vector<Text> owned;  // the '*'-free copies
+  owned.reserve(4);
+  variants[0] = r;
+  variants[2] = ifbench::Strip(AfterFirstLine(r));
+  variants[3] = ifbench::Strip(BeforeLastLine(r));
+  variants[4] = ifbench::Strip(BeforeLastLine(AfterFirstLine(r)));  // r[1:-1]
+  for (size_t i : {0, 2, 3, 4}) {
+    const size_t without = i == 0 ? 1 : i + 3;
+    if (variants[i].find(U'*') == TextView::npos) {
+      variants[without] = variants[i];
+    } else {
+      owned.push_back(ifbench::Delete(variants[i], U"*"));
+      variants[without] = owned.back();
+    }
+  }
 
   // A checker is a pure function of the text: a variant equal to an earlier one, or blank
   // (skipped upstream), is not checked again.
