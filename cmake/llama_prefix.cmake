@@ -2,6 +2,10 @@
 #   pipette::llama      libllama (links the ggml libraries below)
 #   pipette::ggml-base  ggml core, gguf reader/writer, type tables
 #   pipette::ggml       backend registry + CPU backend
+#   pipette::llama-common  llama.cpp's common library (chat templates through its Jinja engine;
+#                       headers as <PREFIX>/include/common/*.h), when the prefix has it: prefixes
+#                       scripts/llama.sh made before it installed the library lack it until the
+#                       script runs again (it then adds the library to the existing build)
 set(_p "${PIPETTE_LLAMA_PREFIX}")
 foreach(_f include/llama.h lib/libllama.a lib/libggml.a lib/libggml-base.a lib/libggml-cpu.a COMMIT)
   if(NOT EXISTS "${_p}/${_f}")
@@ -41,3 +45,17 @@ set_target_properties(pipette::llama PROPERTIES
   IMPORTED_LOCATION "${_p}/lib/libllama.a"
   INTERFACE_LINK_LIBRARIES "pipette::ggml"
   IMPORTED_LINK_INTERFACE_MULTIPLICITY 3)
+
+if(EXISTS "${_p}/lib/libllama-common.a" AND EXISTS "${_p}/include/common/chat.h")
+  set(_common_deps pipette::llama Threads::Threads)
+  if(EXISTS "${_p}/lib/libllama-common-base.a")  # build info, split out of common by later llama.cpp
+    add_library(pipette::llama-common-base STATIC IMPORTED GLOBAL)
+    set_target_properties(pipette::llama-common-base PROPERTIES
+      IMPORTED_LOCATION "${_p}/lib/libllama-common-base.a")
+    list(PREPEND _common_deps pipette::llama-common-base)
+  endif()
+  add_library(pipette::llama-common STATIC IMPORTED GLOBAL)
+  set_target_properties(pipette::llama-common PROPERTIES
+    IMPORTED_LOCATION "${_p}/lib/libllama-common.a"
+    INTERFACE_LINK_LIBRARIES "${_common_deps}")
+endif()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds pipette-llamacpp-driver for a device (DESIGN.md 8a): the pinned llama.cpp and the driver,
-# cross-compiled with Debian's toolchain and statically linked (libstdc++, OpenMP and the C
-# library inside: nothing for LD_LIBRARY_PATH to miss on a phone), for one named CPU level.
+# Builds pipette-llamacpp-driver for a device (DESIGN.md 8a): the pinned llama.cpp (libllama and
+# the common library whose Jinja engine applies chat templates) and the driver, cross-compiled
+# with Debian's toolchain and statically linked (libstdc++, OpenMP and the C library inside:
+# nothing for LD_LIBRARY_PATH to miss on a phone), for one named CPU level.
 #
 #   scripts/build-device.sh --target aarch64-linux|x86_64-linux [--cpu LEVEL|all]
 #
@@ -18,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PIPETTE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pipette}
 
 usage() {
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 }
 fail() { echo "pipette: error: $*" >&2; exit 1; }
 log() { echo "pipette: $*" >&2; }
@@ -84,7 +85,7 @@ for level in "${chosen[@]}"; do
   flags=(
     -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF -DGGML_OPENMP=ON
     -DGGML_BACKEND_DL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
-    -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_COMMON=OFF
+    -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_COMMON=ON
     -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_IS_DEV=OFF
     "${ggml_flags[@]}"
   )
@@ -115,11 +116,17 @@ EOF
     cmake -S "$src" -B "$work/llama" "${gen[@]}" "${flags[@]}" "${launcher[@]}" \
       -DCMAKE_TOOLCHAIN_FILE="$toolchain" >"$work/configure.log" 2>&1 \
       || { tail -20 "$work/configure.log" >&2; fail "configuring llama.cpp for $target failed (log: $work/configure.log)"; }
-    cmake --build "$work/llama" -j"$(nproc)" --target llama >"$work/build.log" 2>&1 \
+    cmake --build "$work/llama" -j"$(nproc)" --target llama llama-common >"$work/build.log" 2>&1 \
       || { tail -30 "$work/build.log" >&2; fail "building llama.cpp for $target failed (log: $work/build.log)"; }
     mkdir -p "$prefix/lib" "$prefix/include"
     cp -f "$work/llama/src/libllama.a" "$work"/llama/ggml/src/libggml*.a "$prefix/lib/"
     cp -f "$src"/include/*.h "$src"/ggml/include/*.h "$prefix/include/"
+    # llama.cpp's common library: the driver applies chat templates with its Jinja engine, on a
+    # device as on the host (cmake/llama_prefix.cmake, pipette::llama-common).
+    cp -f "$work/llama/common/libllama-common.a" "$work/llama/common/libllama-common-base.a" "$prefix/lib/"
+    mkdir -p "$prefix/include/common/jinja"
+    cp -f "$src"/common/*.h "$prefix/include/common/"
+    cp -f "$src"/common/jinja/*.h "$prefix/include/common/jinja/"
     echo ON >"$prefix/GGML_OPENMP"
     printf '%s\n' "$commit" >"$prefix/COMMIT"
     printf '%s\n' "${flags[*]}" >"$prefix/BUILD_FLAGS"

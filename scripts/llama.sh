@@ -10,9 +10,13 @@
 # Source: npm package node-llama-cpp@3.21.1, whose llama/gitRelease.bundle holds llama.cpp at
 # commit 80fb11a. Both the package tarball and the bundle are SHA-256 verified; the bundle is
 # cloned to third_party/llama.cpp (git-ignored). The build (static libllama/libggml for the CPU,
-# plus llama-bench, llama-quantize, llama-convert-llama2c-to-ggml and llama-server) is installed
-# under $PIPETTE_CACHE/llama.cpp/<key>, where <key> hashes the commit, the build flags, the
-# compiler and the CPU, so a rerun is instant and a different machine or flag set rebuilds.
+# llama.cpp's common library with its headers under include/common/ for the driver's chat
+# templates, plus llama-bench, llama-quantize, llama-convert-llama2c-to-ggml and llama-server) is
+# installed under $PIPETTE_CACHE/llama.cpp/<key>, where <key> hashes the commit, the build flags,
+# the compiler and the CPU, so a rerun is instant and a different machine or flag set rebuilds.
+# A prefix installed before the common library was (no lib/libllama-common.a) gets it from its
+# own build folder: that one target is built there (seconds: llama-server already built it) and
+# installed, the key and everything else unchanged.
 #
 # --release VERSION builds another node-llama-cpp release from the table below the same way
 # (hash-checked, cached under its own key since the key hashes the commit), cloned to
@@ -140,8 +144,49 @@ flags=(
 cpu=$(grep -m1 -E '^(model name|flags)' /proc/cpuinfo 2>/dev/null; grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 key=$(printf '%s\n' "$commit" "${flags[*]}" "$(c++ --version | head -1)" "$cpu" "$(uname -m)" | sha256sum | cut -c1-16)
 prefix=$cache/llama.cpp/$key
+
+# llama.cpp's common library (chat.h: chat templates through its Jinja engine) as the driver links
+# it: the static libraries and the headers chat.h includes, under include/common/ so that its own
+# names (log.h, json.h, ...) never shadow anything on the include path.
+common_target() {  # source tree -> the library's target ("common" before llama.cpp renamed it)
+  if grep -q 'set(TARGET llama-common)' "$1/common/CMakeLists.txt" 2>/dev/null; then
+    echo llama-common
+  else
+    echo common
+  fi
+}
+has_common() { [ -f "$prefix/lib/libllama-common.a" ] && [ -f "$prefix/include/common/chat.h" ]; }
+install_common() {  # source tree, build folder
+  local s=$1 b=$2
+  mkdir -p "$prefix/lib" "$prefix/include/common/jinja"
+  if [ -f "$b/common/libllama-common.a" ]; then
+    cp -f "$b/common/libllama-common.a" "$prefix/lib/"
+  else
+    cp -f "$b/common/libcommon.a" "$prefix/lib/libllama-common.a"
+  fi
+  [ ! -f "$b/common/libllama-common-base.a" ] || cp -f "$b/common/libllama-common-base.a" "$prefix/lib/"
+  cp -f "$s"/common/*.h "$prefix/include/common/"
+  [ ! -d "$s/common/jinja" ] || cp -f "$s"/common/jinja/*.h "$prefix/include/common/jinja/"
+}
+
 if [[ "$commit" != *-dirty && -f "$prefix/.complete" ]]; then
-  echo "$prefix"; exit 0
+  has_common && { echo "$prefix"; exit 0; }
+  # One upgrade at a time (a second caller waits, then finds it done).
+  exec 9>"$prefix/.common.lock"
+  flock 9
+  has_common && { echo "$prefix"; exit 0; }
+  built_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$prefix/build/CMakeCache.txt" 2>/dev/null || true)
+  if [ -n "$built_src" ] && [ -f "$built_src/common/chat.h" ]; then
+    log "adding llama.cpp's common library to $prefix (from its build folder)"
+    cmake --build "$prefix/build" -j"$(nproc)" --target "$(common_target "$built_src")" \
+      >"$prefix/build-common.log" 2>&1 \
+      || { tail -30 "$prefix/build-common.log" >&2; fail "building llama.cpp's common library failed (log: $prefix/build-common.log); delete $prefix and rerun"; }
+    install_common "$built_src" "$prefix/build"
+    echo "$prefix"; exit 0
+  fi
+  log "$prefix lacks llama.cpp's common library and the source of its build folder: rebuilding"
+  rm -rf "$prefix/.complete" "$prefix/build"
+  exec 9>&-
 fi
 
 [ -n "$src" ] || src=$(fetch_release)
@@ -155,14 +200,15 @@ mkdir -p "$prefix"
 cmake -S "$src" -B "$build" "${gen[@]}" "${flags[@]}" "${launcher[@]}" \
   -DCMAKE_INSTALL_PREFIX="$prefix" >"$prefix/configure.log" 2>&1 \
   || { tail -20 "$prefix/configure.log" >&2; fail "configuring llama.cpp failed (log: $prefix/configure.log)"; }
-cmake --build "$build" -j"$(nproc)" --target llama llama-bench llama-quantize \
-  llama-convert-llama2c-to-ggml llama-server >"$prefix/build.log" 2>&1 \
+cmake --build "$build" -j"$(nproc)" --target llama "$(common_target "$src")" llama-bench \
+  llama-quantize llama-convert-llama2c-to-ggml llama-server >"$prefix/build.log" 2>&1 \
   || { tail -30 "$prefix/build.log" >&2; fail "building llama.cpp failed (log: $prefix/build.log)"; }
 # Assemble the prefix by hand: llama.cpp's own install step also installs every example, most of
 # which we do not build. cmake/llama_prefix.cmake turns this layout into imported targets.
 mkdir -p "$prefix/lib" "$prefix/include" "$prefix/bin"
 cp -f "$build/src/libllama.a" "$build"/ggml/src/libggml*.a "$prefix/lib/"
 cp -f "$src"/include/*.h "$src"/ggml/include/*.h "$prefix/include/"
+install_common "$src" "$build"
 grep -q '^GGML_OPENMP_ENABLED:INTERNAL=ON' "$build/CMakeCache.txt" && echo ON >"$prefix/GGML_OPENMP" || echo OFF >"$prefix/GGML_OPENMP"
 for t in llama-bench llama-quantize llama-convert-llama2c-to-ggml llama-server; do
   cp -f "$build/bin/$t" "$prefix/bin/$t"

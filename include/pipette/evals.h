@@ -153,7 +153,7 @@ class EvalScorer {
                                  const EvalScoringOptions& options = {});
   // Errors: IFBench only, a gold of the wrong shape or naming an unknown instruction.
   Result<scorers::Verdict> Score(std::string_view gold, std::string_view completion) const;
-  // The rule set the verdicts carry ("pipette-math/2", "pipette-ifbench/1 (fixed)", ...).
+  // The rule set the verdicts carry ("pipette-math/3", "pipette-ifbench/1 (fixed)", ...).
   std::string RuleSet() const;
 
  private:

@@ -169,7 +169,11 @@ struct Completion {
   int prompt_tokens = 0;      // after the template, as the engine tokenized it
   int output_tokens = 0;
   std::string prompt_format;  // "chat_template" or "raw" (the model has no template)
-  std::string chat_template;  // the template applied; empty for raw
+  std::string chat_template;  // the template applied, as the model carries it; empty for raw
+  // What applied it: "llama.cpp common jinja" (llama.cpp's Jinja engine, as llama-server applies
+  // a GGUF's tokenizer.chat_template) or "llama_chat_apply_template (built-in)" (a built-in
+  // template name); empty for raw and for runtimes that do not say.
+  std::string template_engine;
   double time_to_first_token_ms = 0;  // request start to the first output token sampled
   double decode_ms = 0;  // time in decode steps after the first token (generation throughput =
                          // (output_tokens - 1) / decode_ms), without the caller's checks

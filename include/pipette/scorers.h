@@ -176,6 +176,11 @@ struct IfBenchDataFile {
 };
 const std::vector<IfBenchDataFile>& IfBenchDataFiles();
 
+// Checks one sample's gold as Score reads it (shape, instruction ids, each instruction's kwargs),
+// without the model data: the data-set loader calls it so that a bad data file is refused at
+// load time, naming its line. Errors: as Score's gold errors.
+Status CheckIfBenchGold(std::string_view gold);
+
 // Immutable once built; Score is thread-safe. Copies share the parsed data.
 class IfBenchScorer {
  public:

@@ -67,6 +67,13 @@ struct SynthPreset {
   float embedding_scale = 0.0f;
   float attention_scale = 0.0f;
   bool miniature = false;  // made by SynthMiniature: the shape's widths are not the real ones
+  // The real model's chat template as it publishes it (the chat_template of its
+  // tokenizer_config.json), written to the file's tokenizer.chat_template so that quality evals
+  // format prompts as they would for the real model. Empty: the model has none (a base model,
+  // the llama shapes of earlier versions) and the file carries none, whatever the vocabulary
+  // file had.
+  std::string chat_template;
+  std::string chat_template_source;  // whose template it is, in words (empty without one)
 
   uint32_t HeadDim() const { return head_dim != 0 ? head_dim : n_embd / n_head; }
   uint32_t RopeDims() const { return n_rot != 0 ? n_rot : HeadDim(); }
@@ -76,7 +83,9 @@ struct SynthPreset {
 // The built-in presets: "tiny" (for tests) and the llama shapes of earlier versions, then the
 // real shapes of Granite-4.0-H-350M, Granite-4.0-350M, LFM2-350M, LFM2-1.2B (= LFM2.5-1.2B),
 // LFM2-8B-A1B, Qwen3-0.6B, Qwen3-4B, Qwen3-30B-A3B, Qwen3.5-4B, Ministral-3-3B, MiniCPM5-1B,
-// SmolLM2-135M and SmolLM2-360M. The list is fixed for the life of the process.
+// SmolLM2-135M and SmolLM2-360M, each with its model's chat template (none for Ministral-3-3B,
+// whose template pipette does not carry yet, and for the llama shapes). The list is fixed for the
+// life of the process.
 const std::vector<SynthPreset>& SynthPresets();
 
 // The architectures a synthetic model can have, as llama.cpp names them.

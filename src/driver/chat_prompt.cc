@@ -29,6 +29,24 @@ std::string OneLine(const std::string& s) {
   return out.empty() ? "no reason given" : out;
 }
 
+// The reason in a Jinja engine's exception: a runtime error comes as "... While executing X at
+// line L, column C in source: <excerpt> ^ Error: <reason>" (keep "<reason> (at line L, column C)"),
+// a parse error as "<reason>\n<excerpt>\n^" (keep the first line).
+std::string JinjaReason(const std::string& what) {
+  const size_t executing = what.find("While executing");
+  const size_t error = what.rfind("Error: ");
+  if (executing != std::string::npos && error != std::string::npos && error > executing) {
+    std::string reason = what.substr(error + 7);
+    const size_t at = what.find(" at line ", executing);
+    const size_t in = what.find(" in source", executing);
+    if (at != std::string::npos && in != std::string::npos && at < in) {
+      reason += " (" + what.substr(at + 1, in - at - 1) + ")";
+    }
+    return OneLine(reason);
+  }
+  return OneLine(what.substr(0, what.find('\n')));
+}
+
 // A template name for llama_chat_apply_template ("chatml", "llama3", ...) holds no Jinja markup.
 bool IsJinja(const std::string& tmpl) {
   return tmpl.find("{{") != std::string::npos || tmpl.find("{%") != std::string::npos;
@@ -97,8 +115,18 @@ Result<ChatPrompt> ChatPrompter::Build(const std::string& message, bool use_temp
       in.use_jinja = true;
       out.text = common_chat_templates_apply(templates_->ptr.get(), in).prompt;
     } catch (const std::exception& e) {
+      std::string what = e.what();
+      if (!templates_) {
+        // common_chat_templates_init rethrows a sliced copy ("std::exception"); parsing the
+        // template again gives the parser's own reason.
+        try {
+          common_chat_template again(out.chat_template, "", "");
+        } catch (const std::exception& parse) {
+          what = parse.what();
+        }
+      }
       return MakeError(model_name_ + ": llama.cpp's Jinja engine cannot apply its chat template (" +
-                           OneLine(e.what()) +
+                           JinjaReason(what) +
                            "); fix tokenizer.chat_template in the file or use another model",
                        "template");
     } catch (...) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "driver/chat_prompt.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "llama.h"
@@ -57,6 +58,7 @@ Engine::Engine() { llama_backend_init(); }
 
 Engine::~Engine() {
   sampling_.reset();
+  prompter_.reset();
   if (ctx_) llama_free(ctx_);
   if (model_) llama_model_free(model_);
   if (threadpool_) ggml_threadpool_free(threadpool_);
@@ -88,6 +90,7 @@ Status Engine::Load(const std::string& path, const EngineSettings& requested) {
     return MakeError("llama.cpp could not load " + path, "load");
   }
   vocab_ = llama_model_get_vocab(model_);
+  prompter_ = std::make_unique<ChatPrompter>(model_, path);
   if (settings_.n_ctx <= 0) settings_.n_ctx = llama_model_n_ctx_train(model_);
 
   llama_context_params cp = llama_context_default_params();
@@ -331,27 +334,13 @@ Result<CompletionChunk> Engine::Complete(const CompletionParams& p, int n) {
   if (p.max_tokens < 1 || n < 1) return MakeError("complete needs max_tokens and n >= 1", "generate");
   sampling_.reset();
   CompletionChunk out;
-  std::string prompt = p.message;
-  out.prompt_format = "raw";
-  const char* tmpl = p.use_chat_template ? llama_model_chat_template(model_, nullptr) : nullptr;
-  if (tmpl) {
-    const llama_chat_message msg{"user", p.message.c_str()};
-    std::vector<char> buf(p.message.size() * 2 + 512);
-    int len = llama_chat_apply_template(tmpl, &msg, 1, true, buf.data(),
-                                        static_cast<int32_t>(buf.size()));
-    if (len > static_cast<int>(buf.size())) {
-      buf.resize(static_cast<size_t>(len));
-      len = llama_chat_apply_template(tmpl, &msg, 1, true, buf.data(),
-                                      static_cast<int32_t>(buf.size()));
-    }
-    if (len < 0) {
-      return MakeError("the model's chat template is not one that llama.cpp applies without a "
-                       "Jinja engine", "template");
-    }
-    prompt.assign(buf.data(), static_cast<size_t>(len));
-    out.prompt_format = "chat_template";
-    out.chat_template = tmpl;
-  }
+  auto built = prompter_->Build(p.message, p.use_chat_template);
+  if (!built) return built.error();
+  out.prompt_format = built->format;
+  out.chat_template = std::move(built->chat_template);
+  out.template_engine = std::move(built->engine);
+  out.prompt = std::move(built->text);
+  const std::string& prompt = out.prompt;
   auto s = std::make_unique<Sampling>();
   s->t0 = Clock::now();
   // Special tokens in the templated text (<|im_start|>, ...) are tokens, as llama-server reads them.

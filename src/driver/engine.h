@@ -21,6 +21,8 @@ struct ggml_threadpool;
 
 namespace pipette::driver {
 
+class ChatPrompter;
+
 // Engine settings: the load request's (runtimes/llamacpp/protocol.h).
 using EngineSettings = protocol::DriverSettings;
 
@@ -77,7 +79,10 @@ struct CompletionChunk {
   std::string stop;          // when done: "eos" or "truncated" (max_tokens reached)
   int prompt_tokens = 0;     // first call only
   std::string prompt_format; // first call only: "chat_template" or "raw" (no template)
-  std::string chat_template; // first call only: the template applied, empty for raw
+  std::string chat_template; // first call only: the template as the model carries it, empty for raw
+  std::string template_engine;  // first call only: what applied it (driver/chat_prompt.h
+                                // kEngineJinja or kEngineBuiltin), empty for raw
+  std::string prompt;        // first call only: the prompt as built (not sent to the harness)
   int64_t first_token_ns = -1;  // first output token sampled (time to first token)
   int64_t prefill_ns = 0;       // the prompt's llama_decode calls
   int64_t decode_ns = 0;        // cumulative time in decode steps after the first token
@@ -119,8 +124,11 @@ class Engine {
   Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path);
 
   // Starts a sampled completion (clearing the KV cache) and returns its first `n` output tokens
-  // at most. Errors: stage "context" when prompt + max_tokens exceed n_ctx (nothing ran), stage
-  // "template" when the model's template is not one llama.cpp applies, "generate" otherwise.
+  // at most. The prompt: the model's chat template applied to the message (driver/chat_prompt.h:
+  // llama.cpp's Jinja engine for a Jinja template, llama_chat_apply_template for a built-in
+  // name), or the raw message. Errors: stage "context" when prompt + max_tokens exceed n_ctx
+  // (nothing ran), stage "template" when the model's template cannot be applied (one line naming
+  // the model and why), "generate" otherwise.
   Result<CompletionChunk> Complete(const CompletionParams& params, int n);
   // Up to `n` more output tokens of the running completion.
   Result<CompletionChunk> Continue(int n);
@@ -141,6 +149,7 @@ class Engine {
   llama_context* ctx_ = nullptr;
   const llama_vocab* vocab_ = nullptr;
   ggml_threadpool* threadpool_ = nullptr;
+  std::unique_ptr<ChatPrompter> prompter_;  // made by Load()
   EngineSettings settings_;
   ModelFacts facts_;
   std::vector<int32_t> eog_tokens_;  // end-of-generation token ids

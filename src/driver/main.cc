@@ -200,7 +200,7 @@ json Handle(Engine& engine, const json& req) {
     if (!c) return Fail(c.error(), "generate");
     return Ok(protocol::CompletionReply{c->text, c->tokens, c->done, c->stop, c->prompt_tokens,
                                         c->prompt_format, c->chat_template, c->first_token_ns,
-                                        c->prefill_ns, c->decode_ns});
+                                        c->prefill_ns, c->decode_ns, c->template_engine});
   }
   if (cmd == protocol::kLogProbs) {
     if (auto s = engine.WriteLogProbs(req.at("tokens").get<std::vector<int32_t>>(),

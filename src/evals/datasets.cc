@@ -107,7 +107,13 @@ Result<std::string> IfBenchGold(const json& record, const std::string& where) {
     return MakeError(where + ": field \"kwargs\" must be an array of " +
                      std::to_string(ids->size()) + " objects, one per instruction");
   }
-  return json{{"instruction_id_list", *ids}, {"kwargs", *kwargs}}.dump();
+  std::string gold = json{{"instruction_id_list", *ids}, {"kwargs", *kwargs}}.dump();
+  // The instructions themselves, as the scorer will read them: an unknown id or a malformed
+  // argument is the data file's fault, named with its line, before any attempt runs.
+  if (Status s = scorers::CheckIfBenchGold(gold); !s.ok()) {
+    return MakeError(where + ": " + s.error().message);
+  }
+  return gold;
 }
 
 // One JSON Lines record as a sample of `dataset`.

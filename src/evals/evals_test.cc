@@ -234,6 +234,27 @@ TEST(EvalDataSetTest, IfBenchInstructionShapeIsChecked) {
       file.path() + ":1: field \"kwargs\" must be an array of 1 objects, one per instruction");
 }
 
+// The instructions are checked as the scorer reads them, at load time, naming the line.
+TEST(EvalDataSetTest, IfBenchUnknownInstructionOrBadKwargsNamesTheLine) {
+  const std::string good =
+      R"({"key": "0", "prompt": "p", "instruction_id_list": ["count:numbers"], "kwargs": [{"N": 3.0, "word": null}]})";
+  TempFile unknown("unknown.jsonl", good + "\n" +
+                                        R"({"key": "1", "prompt": "q", "instruction_id_list": ["count:nope"], "kwargs": [{}]})");
+  auto set = LoadEvalDataSetFile(EvalDataset::kIfBench, unknown.path());
+  ASSERT_FALSE(set.ok());
+  EXPECT_EQ(set.error().message,
+            unknown.path() + ":2: IFBench gold: unknown instruction id \"count:nope\"");
+  TempFile bad_kwarg("kwarg.jsonl",
+                     R"({"key": "0", "prompt": "p", "instruction_id_list": ["count:numbers"], "kwargs": [{"N": "three"}]})");
+  auto bad = LoadEvalDataSetFile(EvalDataset::kIfBench, bad_kwarg.path());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.error().message.starts_with(bad_kwarg.path() + ":1: IFBench gold: count:numbers: "))
+      << bad.error().message;
+  EXPECT_EQ(bad.error().message.find('\n'), std::string::npos);
+  TempFile fine("fine.jsonl", good);
+  EXPECT_TRUE(LoadEvalDataSetFile(EvalDataset::kIfBench, fine.path()).ok());
+}
+
 TEST(EvalDataSetTest, ADuplicatePromptIsRefused) {
   TempFile file("dup.jsonl", kMathLine + "\n" + kMathLine + "\n");
   auto set = LoadEvalDataSetFile(EvalDataset::kMath500, file.path());

@@ -191,6 +191,7 @@ class EvalWorkload : public Workload {
       }
       att["prompt_format"] = c->prompt_format;
       if (!c->chat_template.empty()) att["chat_template_sha256"] = Sha256Hex(c->chat_template);
+      if (!c->template_engine.empty()) att["template_engine"] = c->template_engine;
       if (sampling_.is_null()) {
         sampling_ = c->sampling;
         sampling_.erase("seed");
@@ -340,6 +341,9 @@ class EvalWorkload : public Workload {
         record["eval"]["prompt_format"] = att["prompt_format"];
         if (att.contains("chat_template_sha256")) {
           record["eval"]["chat_template_sha256"] = att["chat_template_sha256"];
+        }
+        if (att.contains("template_engine")) {
+          record["eval"]["template_engine"] = att["template_engine"];
         }
         break;
       }

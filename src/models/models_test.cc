@@ -482,6 +482,40 @@ TEST(Synth, EarlierPresetsKeepTheirBytes) {
             "293eef6eb49ec0954023ec0b47a104678d9150d396a11deac97c2b85bee4d391");
 }
 
+// Each preset's file carries its real model's chat template in tokenizer.chat_template (replacing
+// the one a vocabulary file brings: ggml-vocab-qwen2.gguf has Qwen2's), and a preset without one
+// carries none.
+TEST(Synth, PresetsCarryTheirModelsChatTemplates) {
+  SKIP_WITHOUT_VOCAB();
+  const auto template_of = [](const std::string& path) -> std::string {
+    gguf_init_params params = {/*no_alloc=*/true, /*ctx=*/nullptr};
+    gguf_context* g = gguf_init_from_file(path.c_str(), params);
+    if (!g) return "<unreadable>";
+    const int64_t k = gguf_find_key(g, "tokenizer.chat_template");
+    std::string t = k < 0 ? "" : gguf_get_val_str(g, k);
+    gguf_free(g);
+    return t;
+  };
+  const std::string dir = TestDir();
+  for (const char* name : {"qwen3-0.6b", "smollm2-135m", "granite-4.0-350m", "tiny"}) {
+    const SynthPreset mini = SynthMiniature(*FindSynthPreset(name));
+    SynthOptions o;
+    o.type = "Q8_0";
+    o.out_path = dir + "/" + name + ".gguf";
+    ASSERT_TRUE(WriteSyntheticModel(mini, o).ok()) << name;
+    EXPECT_EQ(template_of(o.out_path), mini.chat_template) << name;
+  }
+  EXPECT_THAT(FindSynthPreset("qwen3-0.6b")->chat_template, HasSubstr("<|im_start|>"));
+  EXPECT_THAT(FindSynthPreset("granite-4.0-350m")->chat_template, HasSubstr("<|start_of_role|>"));
+  EXPECT_THAT(FindSynthPreset("smollm2-360m")->chat_template, HasSubstr("named SmolLM"));
+  for (const char* none : {"tiny", "stories15m", "stories110m", "llama-160m", "tinyllama-1.1b"}) {
+    EXPECT_EQ(FindSynthPreset(none)->chat_template, "") << none;
+  }
+  for (const SynthPreset& p : SynthPresets()) {
+    EXPECT_EQ(p.chat_template.empty(), p.chat_template_source.empty()) << p.name;
+  }
+}
+
 // Parameter counts against the published ones (synthetic-architectures.md section 2).
 TEST(Synth, ParameterCountsOfRealShapes) {
   auto count = [](const std::string& name) {

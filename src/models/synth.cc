@@ -129,7 +129,8 @@ Status PadVocabulary(gguf_context* keys, uint32_t n_vocab, const std::string& vo
   return Status::Ok();
 }
 
-// Loads the tokenizer.* keys of a vocabulary-only GGUF file into a fresh gguf context.
+// Loads the tokenizer.* keys of a vocabulary-only GGUF file into a fresh gguf context, less its
+// chat templates.
 Result<GgufPtr> LoadTokenizerKeys(const std::string& vocab_path, uint32_t n_vocab) {
   // Our reader first: it explains a missing or broken file in one line; ggml would only log.
   Result<GgufInfo> info = ReadGgufInfo(vocab_path);
@@ -150,7 +151,11 @@ Result<GgufPtr> LoadTokenizerKeys(const std::string& vocab_path, uint32_t n_voca
   std::vector<std::string> drop;
   for (int64_t i = 0; i < gguf_get_n_kv(keys.get()); ++i) {
     const std::string key = gguf_get_key(keys.get(), i);
-    if (key.rfind("tokenizer.", 0) != 0) drop.push_back(key);
+    // A vocabulary file's chat template is its source model's, not the shape's: the preset's own
+    // (or none) is written instead.
+    if (key.rfind("tokenizer.", 0) != 0 || key.rfind("tokenizer.chat_template", 0) == 0) {
+      drop.push_back(key);
+    }
   }
   for (const std::string& key : drop) gguf_remove_key(keys.get(), key.c_str());
   if (Status s = PadVocabulary(keys.get(), n_vocab, vocab_path); !s.ok()) return s.error();
@@ -286,6 +291,9 @@ Status WriteModel(FILE* f, const std::string& out_path, const SynthPreset& p, co
   GgufPtr g(gguf_init_empty());
   SetModelKeys(g.get(), p, o, *r.type, r.n_ctx, n_vocab);
   gguf_set_kv(g.get(), tokenizer);
+  if (!p.chat_template.empty()) {
+    gguf_set_val_str(g.get(), "tokenizer.chat_template", p.chat_template.c_str());
+  }
 
   const std::vector<TensorSpec> specs = synth::Tensors(p, n_vocab);
   const std::vector<ggml_type> types = synth::TensorTypes(p, specs, *r.type);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "models/synth_chat_templates.h"
 #include "pipette/synth.h"
 
 namespace pipette {
@@ -48,6 +49,8 @@ std::vector<SynthPreset> Build() {
   p = {};
   p.name = "granite-4.0-h-350m";
   p.shape_of = "ibm-granite/granite-4.0-h-350m";
+  p.chat_template = synth::kGranite40;
+  p.chat_template_source = "the Granite 4.0 family's (llama.cpp models/templates)";
   p.source = "GGUF (Ollama ibm/granite4:350m-h); layer types from a config copy";
   p.arch = "granitehybrid";
   p.vocab = "aquila";
@@ -64,6 +67,8 @@ std::vector<SynthPreset> Build() {
   p = {};
   p.name = "granite-4.0-350m";
   p.shape_of = "ibm-granite/granite-4.0-350m";
+  p.chat_template = synth::kGranite40;
+  p.chat_template_source = "the Granite 4.0 family's (llama.cpp models/templates)";
   p.source = "GGUF (Ollama ibm/granite4:350m)";
   p.arch = "granite";
   p.vocab = "aquila";
@@ -83,6 +88,8 @@ std::vector<SynthPreset> Build() {
   lfm2.attention_layers = {2, 5, 8, 10, 12, 14};
   lfm2.shortconv_l_cache = 3;
   lfm2.source = "config copies (layer types, widths); llama.cpp's lfm2 size switch";
+  lfm2.chat_template = synth::kLfm2;
+  lfm2.chat_template_source = "the LFM2 family's, as LiquidAI/LFM2-8B-A1B publishes it";
 
   p = lfm2;
   p.name = "lfm2-350m";
@@ -113,6 +120,8 @@ std::vector<SynthPreset> Build() {
   qwen3.head_dim = 128;
   qwen3.tied = true, qwen3.n_ctx_train = 40960, qwen3.rope_theta = 1e6f, qwen3.rms_eps = 1e-6f;
   qwen3.source = "config copies; llama.cpp's qwen3 size switch";
+  qwen3.chat_template = synth::kQwen3;
+  qwen3.chat_template_source = "the Qwen3 release's, as Qwen/Qwen3-0.6B publishes it";
 
   p = qwen3;
   p.name = "qwen3-0.6b";
@@ -139,6 +148,8 @@ std::vector<SynthPreset> Build() {
   p = {};
   p.name = "qwen3.5-4b";
   p.shape_of = "Qwen/Qwen3.5-4B";
+  p.chat_template = synth::kQwen35;
+  p.chat_template_source = "Qwen/Qwen3.5-4B's";
   p.source = "GGUF (Ollama, a Qwen3.5-4B Q4_K_M); vocabulary size from config copies; tied "
              "embeddings inferred from the file size";
   p.arch = "qwen35";
@@ -167,6 +178,8 @@ std::vector<SynthPreset> Build() {
   p = {};
   p.name = "minicpm5-1b";
   p.shape_of = "openbmb/MiniCPM5-1B";
+  p.chat_template = synth::kMiniCpm5;
+  p.chat_template_source = "openbmb/MiniCPM5-1B's";
   p.source = "config copies; parameter counts of litert-community/MiniCPM5-1B";
   p.arch = "llama";
   p.vocab = "llama-bpe";
@@ -182,6 +195,9 @@ std::vector<SynthPreset> Build() {
   smol.n_vocab = 49152;
   smol.tied = true, smol.n_ctx_train = 8192, smol.rope_theta = 1e5f, smol.rms_eps = 1e-5f;
   smol.source = "config copies";
+  // The base models' shape; the template is their instruct models' (same shape and vocabulary).
+  smol.chat_template = synth::kSmolLm2;
+  smol.chat_template_source = "HuggingFaceTB/SmolLM2-135M-Instruct's (and -360M-Instruct's)";
 
   p = smol;
   p.name = "smollm2-135m";

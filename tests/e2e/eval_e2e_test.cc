@@ -134,7 +134,7 @@ TEST_F(EvalE2e, MathOnStories260KStoresFortyScoredCompletionsAndReproducesThem) 
   EXPECT_EQ(e["sample_ids"].size(), 20u);
   EXPECT_EQ(e["doom_loop"]["min_bytes"], 256);  // the lowered detector is recorded
   EXPECT_EQ(e["prompt_format"], "raw");          // stories260K has no chat template
-  EXPECT_EQ(e["scorer"], "pipette-math/2");
+  EXPECT_EQ(e["scorer"], "pipette-math/3");
   ASSERT_EQ(rec["completions"].size(), 40u);
   int failed = 0, doom = 0;
   for (const json& c : rec["completions"]) {
@@ -236,6 +236,103 @@ TEST_F(EvalE2e, GpqaOnASyntheticModelWithA4096TokenContext) {
     EXPECT_LE(c.value("output_tokens", 0), 96);
   }
   EXPECT_EQ(rec["metrics"]["accuracy"]["n"], 40);
+}
+
+// IFBench on stories260K: every attempt scored by the 58-checker port, strict and loose verdicts
+// per instruction; the sample's `correct` is all of loose. `select --min-accuracy ifbench=...`
+// judges it with its interval, and the report's quality chart shows it.
+TEST_F(EvalE2e, IfBenchIsScoredPerInstructionAndJudgedWithItsInterval) {
+  if (!fs::exists(kEvalsDir + "/ifbench/nlp/stopwords/english")) {
+    GTEST_SKIP() << "no IFBench model data under " << kEvalsDir << "/ifbench/nlp";
+  }
+  const std::string store = dir_ + "/if.db";
+  std::vector<std::string> args = {"--store", store, "--json", "run", "-m", Stories260K("Q8_0"),
+                                    "-b", "eval_ifbench_2026.06.1", "-t", "1", "--data-dir",
+                                    kEvalsDir, "--limit", "8", "--repeats", "1", "--max-tokens",
+                                    "48", "--temperature", "0.3", "--seed", "7"};
+  args.insert(args.end(), kShortContextDetector.begin(), kShortContextDetector.end());
+  auto r = RunPipette(args);
+  ASSERT_EQ(r.exit.code, 0) << r.err;
+  const json rec = Record(r);
+  ASSERT_EQ(rec["status"], "ok") << rec.dump();
+  EXPECT_EQ(rec["eval"]["scorer"], "pipette-ifbench/1");
+  ASSERT_EQ(rec["completions"].size(), 8u);
+  int scored = 0;
+  for (const json& c : rec["completions"]) {
+    if (c["stop"] == "failure") continue;
+    ++scored;
+    ASSERT_TRUE(c.contains("strict") && c.contains("loose")) << c.dump();
+    ASSERT_EQ(c["strict"].size(), c["loose"].size());
+    ASSERT_GE(c["loose"].size(), 1u);
+    bool all_loose = true;
+    for (size_t i = 0; i < c["loose"].size(); ++i) {
+      all_loose = all_loose && c["loose"][i].get<bool>();
+      if (c["strict"][i].get<bool>()) EXPECT_TRUE(c["loose"][i].get<bool>()) << c.dump();
+    }
+    EXPECT_EQ(c["correct"].get<bool>(), all_loose) << c.dump();
+  }
+  EXPECT_GT(scored, 0);
+  // Eight attempts cannot give a 5-point interval: the result says so, with what to try.
+  EXPECT_EQ(rec["harness"]["ci_reached"], false);
+  EXPECT_EQ(rec["eval"]["accuracy_ci_target_pp"], 5.0);
+
+  auto sel = RunPipette({"--store", store, "select", "--min-accuracy", "ifbench=0.9"});
+  ASSERT_EQ(sel.exit.code, 0) << sel.err;
+  EXPECT_NE(sel.out.find("accuracy"), std::string::npos) << sel.out;
+  EXPECT_NE(sel.out.find("eval_ifbench_2026.06.1"), std::string::npos) << sel.out;
+  EXPECT_NE(sel.out.find(">= 90%"), std::string::npos) << sel.out;
+  const std::string html = dir_ + "/if.html";
+  auto rep = RunPipette({"--store", store, "report", "-o", html});
+  ASSERT_EQ(rep.exit.code, 0) << rep.err;
+  EXPECT_NE(ReadFile(html).find("IFBench"), std::string::npos);
+}
+
+// The same MATH-500 subset, seed and sampling through pipette's driver (llamacpp) and through the
+// pinned build's llama-server (llamacpp-stock, chat completions): both stored, the server's
+// template and build recorded, seeds honoured, and accuracies equal within McNemar's test.
+TEST_F(EvalE2e, MathThroughTheDriverAndThroughLlamaServerAgree) {
+  const std::string store = dir_ + "/two.db";
+  auto a = RunPipette(MathArgs(store, "10", "96"));
+  ASSERT_EQ(a.exit.code, 0) << a.err;
+  std::vector<std::string> stock = MathArgs(store, "10", "96");
+  stock.insert(stock.end(), {"--runtime", "llamacpp-stock", "--runtime-dir",
+                             std::string(PIPETTE_LLAMA_PREFIX) + "/bin"});
+  auto b = RunPipette(stock);
+  ASSERT_EQ(b.exit.code, 0) << b.err;
+  const json ra = Record(a), rb = Record(b);
+  ASSERT_EQ(rb["status"], "ok") << rb.dump();
+  EXPECT_EQ(rb["runtime"]["name"], "llamacpp-stock");
+  EXPECT_EQ(rb["eval"]["prompt_format"], "server_chat_template");
+  EXPECT_EQ(rb["eval"]["sampling"]["seeded"], true);
+  EXPECT_EQ(rb["eval"]["sampling"]["applied_by"], "server");
+  EXPECT_NE(rb["eval"]["sampling"].value("server_build", "").find("80fb11a"), std::string::npos)
+      << rb["eval"]["sampling"].dump();
+  EXPECT_EQ(rb["eval"]["sample_ids"], ra["eval"]["sample_ids"]);
+  ASSERT_EQ(rb["completions"].size(), 20u);
+  int generated = 0;
+  for (const json& c : rb["completions"]) {
+    if (c["stop"] == "failure") {  // a prompt longer than the 512-token context
+      EXPECT_EQ(c["error_stage"], "context") << c.dump();
+      continue;
+    }
+    ++generated;
+    EXPECT_GT(c["output_tokens"].get<int>(), 0) << c.dump();
+    EXPECT_GT(c["time_to_first_token_ms"].get<double>(), 0) << c.dump();
+  }
+  EXPECT_GT(generated, 0);
+  EXPECT_TRUE(rb["metrics"].contains("generation_throughput")) << rb["metrics"].dump();
+
+  auto cmp = RunPipette({"--store", store, "--json", "compare", ra["result_id"], rb["result_id"]});
+  ASSERT_EQ(cmp.exit.code, 0) << cmp.err;
+  const json c = json::parse(cmp.out);
+  const json* row = nullptr;
+  for (const json& m : c["metrics"]) {
+    if (m["metric"] == "accuracy") row = &m;
+  }
+  ASSERT_NE(row, nullptr) << c.dump();
+  EXPECT_EQ((*row)["test"], "mcnemar_exact");
+  EXPECT_EQ((*row)["paired"], 20);
+  EXPECT_EQ((*row)["verdict"], "no significant difference") << row->dump();
 }
 
 TEST_F(EvalE2e, BadInputIsOneLineAndStoresNothing) {

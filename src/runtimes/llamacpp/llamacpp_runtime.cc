@@ -199,6 +199,7 @@ class LlamaCppSession : public RuntimeSession {
         c.prompt_tokens = part.prompt_tokens;
         c.prompt_format = part.prompt_format;
         c.chat_template = part.chat_template;
+        c.template_engine = part.template_engine;
       }
       c.text += part.text;
       c.output_tokens += part.tokens;

@@ -178,7 +178,17 @@ Result<Completion> ServedModel::Complete(
   }
   auto s = Chat(request.message, request.max_tokens, request.temperature, request.seed,
                 keep_going);
-  if (!s) return s.error();
+  if (!s) {
+    // A prompt the context cannot hold is that attempt's fault, not the server's: stage
+    // "context" keeps the session (llama-server and vLLM both answer 400 and say so).
+    const std::string& m = s.error().message;
+    if (m.find("HTTP 400") != std::string::npos &&
+        (m.find("context size") != std::string::npos ||
+         m.find("context length") != std::string::npos)) {
+      return MakeError(m, "context");
+    }
+    return s.error();
+  }
   Completion c;
   c.text = s->Text();
   c.stop = s->stopped                    ? "stopped"

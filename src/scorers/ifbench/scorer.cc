@@ -111,6 +111,16 @@ Result<std::vector<Instruction>> ParseGold(std::string_view gold) {
   return out;
 }
 
+}  // namespace
+
+Status CheckIfBenchGold(std::string_view gold) {
+  auto parsed = ParseGold(gold);
+  if (!parsed) return parsed.error();
+  return Status::Ok();
+}
+
+namespace {
+
 // The pieces of evaluation_lib's loose variants: "\n".join(r[1:]) etc. for r = s.split("\n").
 TextView AfterFirstLine(TextView s) {
   const size_t at = s.find(U'\n');
