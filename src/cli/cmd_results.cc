@@ -54,6 +54,7 @@ std::string FormatValue(double v, const std::string& unit) {
   };
   if (unit == "ms") return digits(v, 3) + " ms";
   if (unit.empty()) return digits(v, 3);
+  if (unit == "ratio") return std::isfinite(v) ? fmt::format("{:.1f}%", 100 * v) : "-";
   return digits(v, 2) + " " + unit;
 }
 
@@ -95,7 +96,13 @@ bool Noisy(const ResultRow& r) {
 // reach its CI target (a noisy measurement).
 std::string CiText(const ResultRow& r) {
   if (r.headline && r.headline_n > 0 && r.headline_n < 3) return "n < 3" + std::string(Noisy(r) ? " !" : "");
-  if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high || *r.headline == 0) return "";
+  if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high) return "";
+  // A rate (an eval's accuracy) has an interval of its own, not a relative spread of a median.
+  if (r.headline_unit == "ratio") {
+    return fmt::format("[{:.1f}%, {:.1f}%]{}", 100 * *r.headline_ci95_low,
+                       100 * *r.headline_ci95_high, Noisy(r) ? " !" : "");
+  }
+  if (*r.headline == 0) return "";
   // The interval of a median is not symmetric: show its wider side, the one the harness's
   // +-target check (CiWithinTarget) judges, so that "+-1.7% !" cannot happen.
   const double m = *r.headline;
@@ -251,16 +258,29 @@ void PrintSummary(const json& r, std::ostream& out) {
   if (r.contains("metrics") && r["metrics"].is_object() && !r["metrics"].empty()) {
     std::vector<std::vector<std::string>> metrics = {
         {"METRIC", "MEDIAN", "95% CI OF MEDIAN", "CV", "N"}};
+    // Rates (accuracy, failure_rate, ...) are proportions of attempts: apart, without a cv.
+    std::vector<std::vector<std::string>> rates = {{"RATE", "PROPORTION", "95% CI", "COUNT"}};
     for (const auto& [name, m] : r["metrics"].items()) {
       if (!m.is_object()) continue;
       const std::string unit = TextAt(m, "/unit");
-      metrics.push_back({name, FormatValue(Number(m, "median"), unit),
-                         FormatValue(Number(m, "ci95_low"), unit) + " .. " +
-                             FormatValue(Number(m, "ci95_high"), unit),
+      const std::string ci = FormatValue(Number(m, "ci95_low"), unit) + " .. " +
+                             FormatValue(Number(m, "ci95_high"), unit);
+      if (unit == "ratio") {
+        rates.push_back({name, FormatValue(Number(m, "median"), unit), ci,
+                         TextAt(m, "/count") + " of " + TextAt(m, "/n")});
+        continue;
+      }
+      metrics.push_back({name, FormatValue(Number(m, "median"), unit), ci,
                          fmt::format("{:.2f}%", 100.0 * Number(m, "cv")), TextAt(m, "/n")});
     }
-    out << '\n';
-    PrintTable(metrics, out);
+    if (metrics.size() > 1) {
+      out << '\n';
+      PrintTable(metrics, out);
+    }
+    if (rates.size() > 1) {
+      out << '\n';
+      PrintTable(rates, out);
+    }
   }
   if (auto split = analysis::ResidentSplitText(r)) out << '\n' << *split << '\n';
   if (r.contains("eval")) {

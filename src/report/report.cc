@@ -458,6 +458,20 @@ bool AllOverlap(const std::vector<std::pair<double, double>>& intervals) {
   return intervals.size() > 1;
 }
 
+// The data set's title as its results record it ("IFBench", "MATH-500"); "eval" without one.
+std::string EvalTitleOf(const SelectResult& sel) {
+  for (const Candidate& c : sel.candidates) {
+    for (const nlohmann::json& r : c.config->results) {
+      if (r.value("benchmark", nlohmann::json::object()).value("id", "") != sel.quality_benchmark) {
+        continue;
+      }
+      const nlohmann::json e = r.value("eval", nlohmann::json::object());
+      if (e.is_object() && e.contains("title") && e["title"].is_string()) return e["title"];
+    }
+  }
+  return "eval";
+}
+
 Section QualitySection(const SelectResult& sel, const std::set<std::string>& muted,
                        bool limits_given) {
   Section s;
@@ -566,9 +580,10 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
     row.push_back(by.empty() ? "-" : by);
     t.rows.push_back(std::move(row));
   }
-  report::ChartSpec spec = Spec(
-      "quality-chart", s.title, "decode throughput (tokens/s)",
-      accuracy ? "eval accuracy (%), " + sel.quality_benchmark : "quality: top1 agreement (%)");
+  report::ChartSpec spec = Spec("quality-chart", s.title, "decode throughput (tokens/s)",
+                                accuracy ? EvalTitleOf(sel) + " accuracy (%), " +
+                                               sel.quality_benchmark
+                                         : "quality: top1 agreement (%)");
   spec.x.units = report::Units::kSi;
   spec.muted = muted;
   s.charts.push_back(report::ParetoScatter(spec, points));

@@ -280,11 +280,18 @@ TEST_F(EvalE2e, IfBenchIsScoredPerInstructionAndJudgedWithItsInterval) {
   ASSERT_EQ(sel.exit.code, 0) << sel.err;
   EXPECT_NE(sel.out.find("accuracy"), std::string::npos) << sel.out;
   EXPECT_NE(sel.out.find("eval_ifbench_2026.06.1"), std::string::npos) << sel.out;
-  EXPECT_NE(sel.out.find(">= 90%"), std::string::npos) << sel.out;
+  // Judged on its 95% interval: eight attempts of a tiny model cannot reach 90%.
+  EXPECT_NE(sel.out.find(">= limit 90%: fail"), std::string::npos) << sel.out;
+  // The report's quality chart plots it against decode speed.
+  auto decode = RunPipette({"--store", store, "run", "-m", Stories260K("Q8_0"), "-b",
+                            "decode_throughput_64_16", "-t", "1", "--max-reps", "5",
+                            "--no-readiness-load"});
+  ASSERT_EQ(decode.exit.code, 0) << decode.err;
   const std::string html = dir_ + "/if.html";
   auto rep = RunPipette({"--store", store, "report", "-o", html});
   ASSERT_EQ(rep.exit.code, 0) << rep.err;
-  EXPECT_NE(ReadFile(html).find("IFBench"), std::string::npos);
+  EXPECT_NE(ReadFile(html).find("IFBench accuracy (%), eval_ifbench_2026.06.1"),
+            std::string::npos);
 }
 
 // The same MATH-500 subset, seed and sampling through pipette's driver (llamacpp) and through the

@@ -351,7 +351,10 @@ class StockRuntime : public Runtime {
   RuntimeCapabilities Capabilities() const override {
     RuntimeCapabilities c;
     c.benchmarks = {BenchmarkType::kPrefill, BenchmarkType::kDecode, BenchmarkType::kMemory};
-    if (server_syntax_) c.benchmarks.push_back(BenchmarkType::kEndToEnd);
+    if (server_syntax_) {  // text requests and evals go through the build's llama-server
+      c.benchmarks.push_back(BenchmarkType::kEndToEnd);
+      c.benchmarks.push_back(BenchmarkType::kEval);
+    }
     c.per_token_timing = false;
     c.process_memory = true;
     c.token_input = true;

@@ -203,7 +203,8 @@ class OpenAiRuntime : public Runtime {
   const std::vector<SettingDef>& Settings() const override { return defs_; }
   RuntimeCapabilities Capabilities() const override {
     RuntimeCapabilities c;
-    c.benchmarks = {BenchmarkType::kPrefill, BenchmarkType::kDecode, BenchmarkType::kEndToEnd};
+    c.benchmarks = {BenchmarkType::kPrefill, BenchmarkType::kDecode, BenchmarkType::kEndToEnd,
+                    BenchmarkType::kEval};
     if (!command_.empty()) {  // pipette's own server: its memory is known
       c.benchmarks.push_back(BenchmarkType::kMemory);
       c.benchmarks.push_back(BenchmarkType::kSoak);
