@@ -1,3 +1,4 @@
+#include "cli/number_range.h"
 #include "cli/cmd_compare.h"
 
 #include <fmt/format.h>
@@ -310,11 +311,11 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   AddConfigurationFilters(cmd, args->common);
   AddServerOption(cmd, ctx);
   cmd->add_option("--alpha", args->options.alpha, "significance level")->capture_default_str()
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(NumberIn(1e-9, 0.5));
   AddRepeatsOption(cmd, args->newest);
   cmd->add_option("--noise", args->options.noise,
                   "relative noise band: smaller changes are not reported")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(NumberIn(0.0, 1.0));
   cmd->callback([args, &ctx, cmd] {
     if (CheckSince(*cmd, args->common, ctx)) Compare(*args, ctx);
   });

@@ -1,4 +1,5 @@
 // `pipette register` and `pipette submit` (see cmd_fleet.h): the device side of the fleet.
+#include "cli/number_range.h"
 #include "cli/cmd_fleet.h"
 
 #include <fmt/format.h>
@@ -203,7 +204,7 @@ void AddFleetCommands(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"ok", "failed"}));
   AddConfigurationFilters(s, sub->filter);
   s->add_option("--limit", sub->filter.limit, "at most N results, the newest (0: all)")
-      ->check(CLI::Range(0, 1 << 30));
+      ->check(NumberIn(0, 1 << 30));
   s->callback([sub, s, &ctx] {
     if (CheckSince(*s, sub->filter, ctx)) Submit(*sub, ctx);
   });

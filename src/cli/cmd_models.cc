@@ -1,4 +1,5 @@
 // `pipette models ...`: inspect, synth, quantize, import-llama2c (see cmd_models.h).
+#include "cli/number_range.h"
 #include "cli/cmd_models.h"
 
 #include <fmt/format.h>
@@ -239,7 +240,7 @@ void AddSynth(CLI::App& models, CliContext& ctx) {
   sub->add_option("--ctx", o.n_ctx,
                   "training context length written to the header (tokens; default: the real "
                   "model's, at most that)")
-      ->check(CLI::Range(1u, 1u << 24));
+      ->check(NumberIn(1u, 1u << 24));
   sub->add_option("--seed", o.seed, "random seed: same seed, same bytes")->capture_default_str();
   sub->add_option("--type", o.type,
                   "file type: F16, F32, or written directly quantized Q8_0, Q4_0, Q4_K_M "

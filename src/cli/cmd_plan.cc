@@ -1,4 +1,5 @@
 // `pipette plan submit|status` (see cmd_plan.h).
+#include "cli/number_range.h"
 #include "cli/cmd_plan.h"
 
 #include <fmt/format.h>
@@ -152,7 +153,7 @@ void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   submit
       ->add_option("--expires-in", args->expires_in_hours,
                    "hours after which jobs nobody claimed expire (0: never)")
-      ->check(CLI::Range(0.0, 24.0 * 365));
+      ->check(NumberIn(0.0, 24.0 * 365));
   submit->add_option("--name", args->name, "the plan's name (default: the suite's)");
   submit->add_option("--identity", args->identity, identity_help);
   submit->callback([args, &ctx] { Submit(*args, ctx); });

@@ -1,4 +1,5 @@
 // `pipette results list|show|export`: the stored results, for people and for scripts.
+#include "cli/number_range.h"
 #include "cli/cmd_results.h"
 
 #include <fmt/format.h>
@@ -350,7 +351,7 @@ void AddFilterOptions(CLI::App* cmd, ResultFilter& f) {
   cmd->add_option("--status", f.status, "ok or failed")->check(CLI::IsMember({"ok", "failed"}));
   AddConfigurationFilters(cmd, f);
   cmd->add_option("--limit", f.limit, "at most N results, the newest (0: all)")
-      ->check(CLI::Range(0, 1 << 30));
+      ->check(NumberIn(0, 1 << 30));
 }
 
 }  // namespace

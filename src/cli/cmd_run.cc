@@ -1,3 +1,4 @@
+#include "cli/number_range.h"
 #include "cli/cmd_run.h"
 
 #include <unistd.h>
@@ -129,44 +130,44 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   AddRuntimeOptions(run, args->runtime);
   AddEvalOptions(run, args->eval);
   run->add_option("--warmup", p.warmup_runs, "warm-up runs, discarded")->capture_default_str()
-      ->check(CLI::Range(0, 100));
+      ->check(NumberIn(0, 100));
   run->add_option("--min-reps", p.min_reps, "minimum measured repetitions")->capture_default_str()
-      ->check(CLI::Range(1, 10000));
+      ->check(NumberIn(1, 10000));
   run->add_option("--max-reps", p.max_reps, "maximum measured repetitions (adaptive)")
-      ->capture_default_str()->check(CLI::Range(1, 10000));
+      ->capture_default_str()->check(NumberIn(1, 10000));
   run->add_option("--ci-target", p.ci_target,
                   "stop when the 95% CI of the median is within +- this fraction")
-      ->capture_default_str()->check(CLI::Range(0.0001, 1.0))
+      ->capture_default_str()->check(NumberIn(0.0001, 1.0))
       ->check(CLI::Validator([](std::string& v) {
         return std::isfinite(std::stod(v)) ? std::string() : std::string("must be a number");
       }, "FINITE"));
   run->add_option("--spin-up", p.spin_up_ms,
                   "ms of untimed work after the readiness gate, before each timed repetition")
-      ->capture_default_str()->check(CLI::Range(0, 60000));
+      ->capture_default_str()->check(NumberIn(0, 60000));
   run->add_option("--request-timeout", p.request_timeout_s,
                   "seconds to wait for the runtime to answer one request before failing the cell")
-      ->capture_default_str()->check(CLI::Range(1, 7 * 24 * 3600));
+      ->capture_default_str()->check(NumberIn(1, 7 * 24 * 3600));
   run->add_option("--reference", args->spec.reference_model_path,
                   "kl_divergence_<ctx>: the higher-precision GGUF to compare the model with");
   ReadinessPolicy& g = args->spec.readiness;
   run->add_option("--readiness-max-celsius", g.max_cpu_celsius,
                   "readiness gate: hottest CPU thermal zone at most this, C")
-      ->capture_default_str()->check(CLI::Range(0.0, 150.0));
+      ->capture_default_str()->check(NumberIn(0.0, 150.0));
   run->add_option("--readiness-max-busy", g.max_busy_fraction,
                   "readiness gate: other processes use at most this fraction of all CPUs")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(NumberIn(0.0, 1.0));
   run->add_option("--readiness-poll", g.poll_interval_s, "readiness gate: seconds between polls")
-      ->capture_default_str()->check(CLI::Range(0.01, 3600.0));
+      ->capture_default_str()->check(NumberIn(0.01, 3600.0));
   run->add_option("--readiness-deadline", g.deadline_s,
                   "readiness gate: seconds before a device that is not ready fails the cell")
-      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+      ->capture_default_str()->check(NumberIn(0.0, 86400.0));
   run->add_flag("--no-readiness-thermal", g.waive_thermal, "waive the thermal criterion (recorded)");
   run->add_flag("--no-readiness-load", g.waive_load, "waive the CPU-load criterion (recorded)");
   run->add_flag("--no-readiness-throttle", g.waive_throttle,
                 "waive the throttling criterion (recorded)");
   run->add_option("--cooldown", g.cooldown_s,
                   "seconds to rest before the cell starts (between cells of a script; recorded)")
-      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+      ->capture_default_str()->check(NumberIn(0.0, 86400.0));
   run->add_option("--sys-root", g.sys_root,
                   "read thermal zones and throttling from this sysfs root (test fixtures)")
       ->capture_default_str();

@@ -1,4 +1,5 @@
 // `pipette serve` and its operator commands (keys, clients).
+#include "cli/number_range.h"
 #include "cli/cmd_serve.h"
 
 #include <ctime>
@@ -203,28 +204,28 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
   AddDbOption(serve, a);
   serve->add_option("--lease", a.options.lease_s, "job lease in seconds, extended by heartbeats")
       ->capture_default_str()
-      ->check(CLI::Range(5, 86400));
+      ->check(NumberIn(5, 86400));
   serve
       ->add_option("--max-body", a.options.max_body_bytes,
                    "largest request body except result records, in bytes")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
+      ->check(NumberIn(int64_t{1024}, int64_t{1} << 30));
   serve
       ->add_option("--max-record", a.options.max_record_bytes,
                    "largest result record, in bytes (default 64 MiB)")
-      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 32));
+      ->check(NumberIn(int64_t{1024}, int64_t{1} << 32));
   serve
       ->add_option("--rate-limit", a.options.rate_per_client,
                    "signed requests per second per client, bursts of twice that (0: no limit)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(NumberIn(0.0, 1e6));
   serve
       ->add_option("--address-rate-limit", a.options.rate_per_address,
                    "requests per second per client address that no registered client signs "
                    "(registering, the dashboard, reading results), bursts of twice that (0: no "
                    "limit)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(NumberIn(0.0, 1e6));
   serve
       ->add_option("--trusted-proxy", a.options.trusted_proxies,
                    "the address of a reverse proxy in front of the server (repeatable, e.g. "
@@ -236,15 +237,15 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
                    "bytes of rendered dashboard pages kept for reuse until a result is added "
                    "(0: every page rendered anew)")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+      ->check(NumberIn(int64_t{0}, int64_t{1} << 40));
   serve->add_option("--threads", a.options.threads, "request threads")
       ->capture_default_str()
-      ->check(CLI::Range(1, 256));
+      ->check(NumberIn(1, 256));
   serve
       ->add_option("--db-max-size", a.options.db_max_size_bytes,
                    "a quota on the SQLite fleet database, in bytes: writes beyond it are refused "
                    "as on a full disk (507) and nothing is lost (0: none; not for PostgreSQL)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 50));
+      ->check(NumberIn(int64_t{0}, int64_t{1} << 50));
 
   CLI::App* keys = serve->add_subcommand("keys", "Pre-authorization keys for registering devices");
   keys->require_subcommand(1);
@@ -252,7 +253,7 @@ void AddServeCommand(CLI::App& app, CliContext& ctx) {
   AddDbOption(create, a);
   create->add_option("--labels", a.labels, "labels given to the client that spends it (a,b)");
   create->add_option("--expires-days", a.expires_days, "days until it expires (0: never)")
-      ->check(CLI::Range(0, 3650));
+      ->check(NumberIn(0, 3650));
   create->callback([args, &ctx] { CreateKey(*args, ctx); });
 
   CLI::App* clients = serve->add_subcommand("clients", "Registered devices: list, approve, revoke");

@@ -1,4 +1,5 @@
 // `pipette worker` (see cmd_worker.h).
+#include "cli/number_range.h"
 #include "cli/cmd_worker.h"
 
 #include <iostream>
@@ -50,7 +51,7 @@ void AddWorkerCommand(CLI::App& app, CliContext& ctx) {
   w->add_option("--identity", o->identity_path,
                 "the key pair file (default: $PIPETTE_IDENTITY or " + DefaultIdentityPath() + ")");
   w->add_option("--max-jobs", o->max_jobs, "stop after N jobs (0: never)")
-      ->check(CLI::Range(0, 1 << 30));
+      ->check(NumberIn(0, 1 << 30));
   w->add_flag("--once", o->once, "stop when there is no job");
   w->add_option("--logs", o->logs_dir,
                 "folder of each cell's runtime log (default: worker-logs beside the store)");
@@ -59,7 +60,7 @@ void AddWorkerCommand(CLI::App& app, CliContext& ctx) {
   w->add_option("--lease", o->lease_s,
                 "the server's lease in seconds: heartbeats go every third of it")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 86400.0));
+      ->check(NumberIn(1.0, 86400.0));
   w->callback([o, &ctx] { Work(*o, ctx); });
 }
 

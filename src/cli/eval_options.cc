@@ -1,3 +1,4 @@
+#include "cli/number_range.h"
 #include "cli/eval_options.h"
 
 #include <cstdlib>
@@ -12,11 +13,11 @@ void AddEvalOptions(CLI::App* cmd, EvalArgs& a) {
                   "gpqa_diamond/gpqa_diamond.csv.gz; default $PIPETTE_EVALS_DIR)");
   cmd->add_option("--limit", o.limit,
                   "eval benchmarks: this many samples, a fixed selection by --seed (0: all)")
-      ->capture_default_str()->check(CLI::Range(0, 1000000));
+      ->capture_default_str()->check(NumberIn(0, 1000000));
   cmd->add_option("--repeats", o.repeats, "eval benchmarks: attempts per sample")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
+      ->capture_default_str()->check(NumberIn(1, 1000));
   cmd->add_option("--temperature", o.temperature, "eval benchmarks: sampling temperature")
-      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+      ->capture_default_str()->check(NumberIn(0.0, 10.0));
   cmd->add_option("--seed", o.seed,
                   "eval benchmarks: selects the subset and seeds every attempt (recorded)")
       ->capture_default_str();
@@ -24,7 +25,7 @@ void AddEvalOptions(CLI::App* cmd, EvalArgs& a) {
   cmd->add_option("--max-tokens", o.max_tokens,
                   "eval benchmarks: output tokens per attempt at most (default: the benchmark's, "
                   "8192 for the published evals)")
-      ->check(CLI::Range(1, 1 << 24));
+      ->check(NumberIn(1, 1 << 24));
   cmd->add_option("--doom-loop", a.doom_loop,
                   "eval benchmarks: tune the doom-loop detector, KEY=VALUE (repeatable), e.g. "
                   "min_bytes=256, line_repeats=4, line_cycle=off");

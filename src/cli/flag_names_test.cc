@@ -1,6 +1,9 @@
 #include "cli/flag_names.h"
+#include "cli/number_range.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <CLI/CLI.hpp>
 
@@ -143,6 +146,33 @@ TEST(RunningCommand, IsTheDeepestParsedSubcommand) {
   std::vector<std::string> argv = {"run", "suite"};  // CLI11 takes them reversed
   c.root.parse(argv);
   EXPECT_EQ(&RunningCommand(c.root), c.suite_run);
+}
+
+// Numeric options say what was wrong with the text given, in the user's terms.
+TEST(NumberIn, NamesTextFractionsAndRange) {
+  CLI::App app;
+  double temperature = 0;
+  int reps = 0;
+  app.add_option("--temperature", temperature)->check(NumberIn(0.0, 10.0));
+  app.add_option("--max-reps", reps)->check(NumberIn(1, 10000));
+  const auto error_of = [&app](std::vector<std::string> argv) -> std::string {
+    std::reverse(argv.begin(), argv.end());
+    try {
+      app.parse(argv);
+    } catch (const CLI::ParseError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_of({"--temperature", "abc"}),
+            "--temperature: 'abc' is not a number; give one from 0 to 10");
+  EXPECT_EQ(error_of({"--temperature", "20"}),
+            "--temperature: 20 is out of range; give a number from 0 to 10");
+  EXPECT_EQ(error_of({"--max-reps", "1.5"}),
+            "--max-reps: 1.5 is not a whole number; give one from 1 to 10000");
+  EXPECT_EQ(error_of({"--temperature", "0.6", "--max-reps", "3"}), "");
+  EXPECT_DOUBLE_EQ(temperature, 0.6);
+  EXPECT_EQ(reps, 3);
 }
 
 }  // namespace
