@@ -21,8 +21,8 @@
 
 #include "pipette/scorers.h"
 #include "pipette/status.h"
-#include "src/scorers/ifbench/nlp.h"
-#include "src/scorers/ifbench/pystr.h"
+#include "scorers/ifbench/nlp.h"
+#include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 

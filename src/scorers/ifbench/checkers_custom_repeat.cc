@@ -1,8 +1,8 @@
 // The custom:* checkers (one prompt each) and the repeat:* checkers.
 #include <algorithm>
 
-#include "src/scorers/ifbench/checkers.h"
-#include "src/scorers/ifbench/csv.h"
+#include "scorers/ifbench/checkers.h"
+#include "scorers/ifbench/csv.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

@@ -2,7 +2,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "src/scorers/ifbench/checkers.h"
+#include "scorers/ifbench/checkers.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

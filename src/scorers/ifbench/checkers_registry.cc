@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/scorers/ifbench/checkers.h"
+#include "scorers/ifbench/checkers.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

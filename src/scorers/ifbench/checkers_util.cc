@@ -1,7 +1,7 @@
 // Python helpers shared by the IFBench checkers, and Doc's cached NLP results.
 #include <unicode/uchar.h>
 
-#include "src/scorers/ifbench/checkers.h"
+#include "scorers/ifbench/checkers.h"
 
 namespace pipette::scorers::ifbench {
 

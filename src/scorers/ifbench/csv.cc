@@ -1,4 +1,4 @@
-#include "src/scorers/ifbench/csv.h"
+#include "scorers/ifbench/csv.h"
 
 #include <utility>
 

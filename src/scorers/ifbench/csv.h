@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "src/scorers/ifbench/pystr.h"
+#include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 

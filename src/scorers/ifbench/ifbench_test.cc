@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "pipette/scorers.h"
-#include "src/scorers/ifbench/checkers.h"
-#include "src/scorers/ifbench/csv.h"
-#include "src/scorers/ifbench/nlp.h"
+#include "scorers/ifbench/checkers.h"
+#include "scorers/ifbench/csv.h"
+#include "scorers/ifbench/nlp.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "pipette/status.h"
-#include "src/scorers/ifbench/pystr.h"
+#include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "src/scorers/ifbench/nlp.h"
+#include "scorers/ifbench/nlp.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "src/scorers/ifbench/nlp.h"
+#include "scorers/ifbench/nlp.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

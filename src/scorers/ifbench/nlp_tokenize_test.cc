@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "src/scorers/ifbench/nlp.h"
-#include "src/scorers/ifbench/pystr.h"
+#include "scorers/ifbench/nlp.h"
+#include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

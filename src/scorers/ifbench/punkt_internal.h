@@ -3,7 +3,7 @@
 // out-of-line pystr.h calls dominated their cost; these answer exactly as pystr.h does.
 #pragma once
 
-#include "src/scorers/ifbench/pystr.h"
+#include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench::punkt_internal {
 

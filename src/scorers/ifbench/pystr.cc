@@ -1,4 +1,4 @@
-#include "src/scorers/ifbench/pystr.h"
+#include "scorers/ifbench/pystr.h"
 
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>

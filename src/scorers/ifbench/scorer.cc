@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/scorers.h"
-#include "src/scorers/ifbench/checkers.h"
-#include "src/scorers/ifbench/nlp.h"
+#include "scorers/ifbench/checkers.h"
+#include "scorers/ifbench/nlp.h"
 
 namespace pipette::scorers {
 

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "src/scorers/ifbench/nlp.h"
+#include "scorers/ifbench/nlp.h"
 
 namespace pipette::scorers::ifbench {
 namespace {

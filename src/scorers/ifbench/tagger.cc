@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/scorers/ifbench/nlp.h"
+#include "scorers/ifbench/nlp.h"
 
 namespace pipette::scorers::ifbench {
 namespace tagger_internal {

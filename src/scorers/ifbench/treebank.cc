@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "src/scorers/ifbench/nlp.h"
-#include "src/scorers/ifbench/punkt_internal.h"
-#include "src/scorers/ifbench/pystr.h"
+#include "scorers/ifbench/nlp.h"
+#include "scorers/ifbench/punkt_internal.h"
+#include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 namespace {
