@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/sha256.h"
 #include "cli_runner.h"
 #include "tests/support/scoring_corpus.h"
 
@@ -96,6 +98,66 @@ TEST_F(ScoreCli, ScoresTheMathCorpus) {
   const auto out = nlohmann::json::parse(r.out);
   EXPECT_EQ(out["completions"], 927);
   EXPECT_NEAR(out["correct"].get<int>(), 666, 1);  // sum of true_is_correct; one known miss
+}
+
+// IFBench through `score`: upstream's own strict and loose verdicts on 192 responses, per
+// instruction, as `--json` lists them; a 10 MB response gets a verdict; a profile is IFBench's.
+TEST_F(ScoreCli, IfBenchAgreesWithUpstreamPerInstruction) {
+  if (!std::filesystem::exists(kEvalsDir + "/scoring/ifbench_verdicts.jsonl.gz") ||
+      !std::filesystem::exists(kEvalsDir + "/ifbench/nlp/stopwords/english")) {
+    GTEST_SKIP() << "no IFBench data under " << kEvalsDir << " (needs ../shared beside the repo)";
+  }
+  std::map<std::string, std::string> prompt_of;  // key -> prompt
+  std::ifstream tests(kEvalsDir + "/ifbench/IFBench_test.jsonl");
+  for (std::string line; std::getline(tests, line);) {
+    const auto t = nlohmann::json::parse(line);
+    prompt_of[t["key"]] = t["prompt"];
+  }
+  std::string lines;
+  std::map<std::string, nlohmann::json> expected;  // sample id -> record
+  for (const auto& r : pipette::testing::ReadScoringCorpus("ifbench_verdicts.jsonl.gz")) {
+    const std::string id = Sha256Hex(prompt_of.at(r["key"])).substr(0, 12);
+    lines += nlohmann::json{{"id", id}, {"completion", r["response"]}}.dump() + "\n";
+    expected[id] = r;
+  }
+  const auto r = Score("ifbench", Write("if.jsonl", lines));
+  ASSERT_TRUE(r.exit.exited && r.exit.code == 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["rule_set"], "pipette-ifbench/1");
+  ASSERT_EQ(out["samples"].size(), 192u);
+  int instructions = 0, strict_agree = 0, loose_agree = 0, prompt_loose_agree = 0;
+  for (const auto& s : out["samples"]) {
+    const auto& e = expected.at(s["id"]);
+    ASSERT_EQ(s["strict"].size(), e["strict"].size());
+    ASSERT_EQ(s["loose"].size(), e["loose"].size());
+    for (size_t i = 0; i < e["strict"].size(); ++i) {
+      ++instructions;
+      strict_agree += s["strict"][i] == e["strict"][i];
+      loose_agree += s["loose"][i] == e["loose"][i];
+    }
+    prompt_loose_agree += s["correct"] == e["loose_prompt"];
+  }
+  EXPECT_EQ(instructions, 223);
+  EXPECT_GE(strict_agree, 222);  // the floor is 99.5%; the port agrees on all 223
+  EXPECT_GE(loose_agree, 222);
+  EXPECT_GE(prompt_loose_agree, 191);  // at least 99%
+  EXPECT_EQ(out["prompt_level"]["loose"].get<double>(), 53.0 / 192);
+  EXPECT_EQ(out["instruction_level"]["instructions"], 223);
+
+  // A hostile response: 10 MB of text, every loose variant checked, linear in its length.
+  const std::string id = expected.begin()->first;
+  const std::string big = nlohmann::json{{"id", id + "#0"}, {"completion", std::string(10 << 20, 'a')}}.dump();
+  const auto hostile = Score("ifbench", Write("h.jsonl", big + "\n"));
+  ASSERT_EQ(hostile.exit.code, 0) << hostile.err;
+  EXPECT_EQ(nlohmann::json::parse(hostile.out)["completions"], 1);
+  auto fixed = RunPipette({"--json", "score", "--eval", "ifbench", "--profile", "fixed",
+                           "--completions", Write("if2.jsonl", lines), "--data-dir", kEvalsDir});
+  ASSERT_EQ(fixed.exit.code, 0) << fixed.err;
+  EXPECT_EQ(nlohmann::json::parse(fixed.out)["rule_set"], "pipette-ifbench/1 (fixed)");
+  auto wrong = RunPipette({"score", "--eval", "math_500", "--profile", "fixed", "--completions",
+                           Write("m.jsonl", ""), "--data-dir", kEvalsDir});
+  EXPECT_EQ(wrong.exit.code, 2);
+  EXPECT_NE(wrong.err.find("a scoring profile is IFBench's"), std::string::npos) << wrong.err;
 }
 
 TEST_F(ScoreCli, BadInputIsOneLineOrAVerdict) {
