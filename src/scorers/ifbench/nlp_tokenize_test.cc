@@ -1,4 +1,4 @@
-// Tests of the Punkt sentence splitter and the Treebank word tokenizer (punkt.cc, treebank.cc),
+// Tests of the Punkt sentence splitter and the Treebank word tokenizer (sentences.cc, treebank.cc),
 // ports of nltk 3.9.2's sent_tokenize / word_tokenize / NLTKWordTokenizer.
 //
 // Every expected value below was produced by NLTK itself (Debian's nltk 3.8, whose Punkt

@@ -15,15 +15,15 @@
 #include <vector>
 
 #include "scorers/ifbench/nlp.h"
-#include "scorers/ifbench/punkt_internal.h"
+#include "scorers/ifbench/char_class.h"
 #include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 namespace {
 
-using punkt_internal::Digit;
-using punkt_internal::Space;
-using punkt_internal::Word;
+using char_class::Digit;
+using char_class::Space;
+using char_class::Word;
 
 constexpr size_t kNone = TextView::npos;
 

@@ -1,11 +1,11 @@
-// Private helpers shared by punkt.cc and treebank.cc: CPython's character classes with an inline
-// ASCII path. The tokenizers test several classes at every character of the text, and the
+// Private helpers shared by sentences.cc (Punkt) and treebank.cc: CPython's character classes
+// with an inline ASCII path. The tokenizers test several classes at every character of the text, and the
 // out-of-line pystr.h calls dominated their cost; these answer exactly as pystr.h does.
 #pragma once
 
 #include "scorers/ifbench/pystr.h"
 
-namespace pipette::scorers::ifbench::punkt_internal {
+namespace pipette::scorers::ifbench::char_class {
 
 // re \s / str.isspace: ASCII 0x09-0x0D and 0x1C-0x20, else as pystr.h.
 inline bool Space(char32_t c) {
@@ -28,4 +28,4 @@ inline bool Digit(char32_t c) {
   return IsDecimal(c);
 }
 
-}  // namespace pipette::scorers::ifbench::punkt_internal
+}  // namespace pipette::scorers::ifbench::char_class
