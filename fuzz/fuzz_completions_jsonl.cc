@@ -8,6 +8,10 @@
 #include "pipette/scorers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // MATH-500's and GPQA's scorers need no data files.
+  static const auto math = pipette::EvalScorer::Load(pipette::EvalDataset::kMath500, "");
+  static const auto gpqa = pipette::EvalScorer::Load(pipette::EvalDataset::kGpqaDiamond, "",
+                                                     {.upstream_compat = true});
   std::string_view rest(reinterpret_cast<const char*>(data), size);
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
@@ -15,10 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     pipette::Result<pipette::CompletionLine> r = pipette::ParseCompletionLine(line);
     if (!r.ok()) continue;
-    (void)pipette::ScoreEvalCompletion(pipette::EvalDataset::kMath500, "\\frac{1}{2}",
-                                       r->completion, false);
-    (void)pipette::ScoreEvalCompletion(pipette::EvalDataset::kGpqaDiamond, "C", r->completion,
-                                       true);
+    (void)math->Score("\\frac{1}{2}", r->completion);
+    (void)gpqa->Score("C", r->completion);
   }
   return 0;
 }

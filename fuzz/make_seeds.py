@@ -72,6 +72,13 @@ def main():
     write("fuzz_scorers", "gpqa", "\x02C\x00Answer: (C)")
     write("fuzz_scorers", "gpqa_upstream", "\x03B\x00The correct answer is B")
     write("fuzz_scorers", "think", "\x04\x00<think>a</think>b<think>c")
+    # IFBench: two bytes pick an instruction list of the data set, the rest is the response.
+    write("fuzz_ifbench", "sentences", "\x00\x07Dr. Smith went home. Was it late? Yes! It was.\n"
+          "* one\n  - two\n* three\n")
+    write("fuzz_ifbench", "quotes_csv", "\x01\x0f\"a\"\t\t\"b\"\n'x \"y (z [w {v}])\" u'\n"
+          "ID,Country,City\n1,\"A, B\",C\n")
+    write("fuzz_ifbench", "unicode", "\x00\x2a\u00c9t\u00e9 \U0001F600 caf\u00e9 \u00bd \u3053\u3093 "
+          "Imagine a world. <em>x</em> after.")
 
     write("fuzz_completions_jsonl", "lines.jsonl",
           '{"id": "e7b7a0f871c3", "completion": "\\\\boxed{\\\\frac12}"}\n'

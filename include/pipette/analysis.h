@@ -258,6 +258,10 @@ struct SelectResult {
   // Names of those candidates without any decode result (no speed: the speed objective is
   // skipped when they are compared), in GroupConfigurations order.
   std::vector<std::string> without_decode;
+  // Candidates with decode results that lack one of speed_benchmarks (typically one that failed
+  // a limit and measured fewer shapes): a mean over fewer shapes is not comparable, so they get
+  // no decode_throughput. name -> the speed benchmarks it lacks.
+  std::vector<std::pair<std::string, std::vector<std::string>>> decode_not_compared;
   // True when every pair of ranked candidates with a decode speed has overlapping decode CIs:
   // their speed differences lie inside the noise (the ranking by speed is not meaningful).
   bool speed_within_noise = false;

@@ -472,6 +472,33 @@ TEST(Select, ConfigurationWithoutDecodeDoesNotEraseSpeedForAll) {
   EXPECT_EQ(s.candidates[2].dominated_by, (std::vector<std::string>{"F32", "Q8_0"}));
 }
 
+// A new user's select showed 1850 tokens/s (the mean of two shapes) beside 1092 (one shape only):
+// a configuration that lacks a shared shape is not compared on decode, and says which it lacks.
+TEST(Select, DecodeIsComparedLikeForLikeOrNotAtAll) {
+  std::vector<json> records = {
+      Record(kQ8, "decode_throughput_64_32", {{"decode_throughput", 2000}}),
+      Record(kQ8, "decode_throughput_256_32", {{"decode_throughput", 1700}}),
+      Record(kQ8, "max_memory_usage_64", {{"max_host_usage", 20 * kMiB}}),
+      Record(kF32, "decode_throughput_256_32", {{"decode_throughput", 1092}}),
+      Record(kF32, "max_memory_usage_64", {{"max_host_usage", 40 * kMiB}}),
+  };
+  const auto configs = GroupConfigurations(records);
+  Limits limits;
+  limits.max_memory_bytes = 30 * kMiB;  // F32 fails: the shared shapes are Q8_0's
+  const SelectResult s = Select(configs, limits);
+  EXPECT_EQ(s.speed_benchmarks,
+            (std::vector<std::string>{"decode_throughput_256_32", "decode_throughput_64_32"}));
+  ASSERT_EQ(s.decode_not_compared.size(), 1u);
+  EXPECT_EQ(s.decode_not_compared[0].first, "F32");
+  EXPECT_EQ(s.decode_not_compared[0].second,
+            (std::vector<std::string>{"decode_throughput_64_32"}));
+  ASSERT_EQ(s.candidates.size(), 2u);
+  EXPECT_EQ(s.candidates[0].config->name, "Q8_0");
+  EXPECT_NEAR(*s.candidates[0].decode_throughput, std::sqrt(2000.0 * 1700.0), 1e-9);
+  EXPECT_EQ(s.candidates[1].config->name, "F32");
+  EXPECT_FALSE(s.candidates[1].decode_throughput.has_value());
+}
+
 TEST(Select, WithoutDecodeCountsOnlyThePassingCandidates) {
   std::vector<json> records = {
       Record(kF32, "decode_throughput_64_32", {{"decode_throughput", 100}}),

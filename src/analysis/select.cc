@@ -172,6 +172,17 @@ SelectResult Select(const std::vector<Configuration>& configs, const Limits& lim
   }
   if (common) out.speed_benchmarks.assign(common->begin(), common->end());
   for (size_t i = 0; i < n; ++i) {
+    // Like for like only: a configuration that lacks one of the shared shapes is not compared
+    // (a mean over fewer shapes, one long-context decode missing say, would rank it wrongly).
+    const std::set<std::string> has = DecodeBenchmarks(looked[i]);
+    std::vector<std::string> lacks;
+    for (const std::string& id : out.speed_benchmarks) {
+      if (!has.count(id)) lacks.push_back(id);
+    }
+    if (!has.empty() && !lacks.empty()) {
+      out.decode_not_compared.emplace_back(configs[i].name, std::move(lacks));
+      continue;
+    }
     all[i].decode_throughput = DecodeSpeed(looked[i], out.speed_benchmarks);
     all[i].decode_ci95_low = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_low");
     all[i].decode_ci95_high = DecodeSpeed(looked[i], out.speed_benchmarks, "ci95_high");

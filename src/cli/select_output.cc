@@ -72,6 +72,14 @@ std::vector<const json*> RecordsOf(const SelectResult& s) {
   return out;
 }
 
+json DecodeNotCompared(const SelectResult& s) {
+  json out = json::array();
+  for (const auto& [name, lacks] : s.decode_not_compared) {
+    out.push_back({{"configuration", name}, {"lacks", lacks}});
+  }
+  return out;
+}
+
 }  // namespace
 
 void PrintSelection(const SelectResult& s, const Limits& limits, const std::string& limits_text,
@@ -128,6 +136,10 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
   }
   if (!s.without_decode.empty() && s.without_decode.size() < s.candidates.size()) {
     notes.push_back("no decode result (speed not compared): " + Joined(s.without_decode, ", "));
+  }
+  for (const auto& [name, lacks] : s.decode_not_compared) {
+    notes.push_back("decode not compared for " + name + ": it lacks " + Joined(lacks, ", ") +
+                    ", which the others share (a mean over other shapes is not like for like)");
   }
   notes.push_back("peak memory: largest max_host_usage median");
   if (limits.any()) {
@@ -254,6 +266,7 @@ json SelectionJson(const SelectResult& s) {
   }
   return {{"speed_benchmarks", s.speed_benchmarks},
           {"without_decode", s.without_decode},
+          {"decode_not_compared", DecodeNotCompared(s)},
           {"speed_within_noise", s.speed_within_noise},
           {"quality_metric", s.quality_metric.empty() ? json() : json(s.quality_metric)},
           {"quality_benchmark", s.quality_benchmark.empty() ? json() : json(s.quality_benchmark)},

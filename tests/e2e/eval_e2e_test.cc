@@ -178,6 +178,14 @@ TEST_F(EvalE2e, CtrlCThenRerunRedoesNothing) {
   auto stopped = RunAndActAt(MathArgs(store), "attempt 10/40",
                              [](int pid) { ::kill(pid, SIGINT); });
   EXPECT_EQ(stopped.exit.code, 130) << stopped.err;
+  // Stored as interrupted at the cell's stage, whichever engine call the signal cut.
+  auto exported = RunPipette({"--store", store, "results", "export"});
+  const json interrupted = json::parse(exported.out.substr(0, exported.out.find('\n')));
+  EXPECT_EQ(interrupted["failure"]["stage"], "eval") << interrupted["failure"].dump();
+  // Another store in the same folder starts afresh: checkpoints are keyed by the store too.
+  auto other = RunPipette(MathArgs(dir_ + "/d.db"));
+  ASSERT_EQ(other.exit.code, 0) << other.err;
+  EXPECT_EQ(Record(other)["eval"]["resumed_attempts"], 0);
   auto resumed = RunPipette(MathArgs(store));
   ASSERT_EQ(resumed.exit.code, 0) << resumed.err;
   const json rec = Record(resumed);
@@ -187,8 +195,7 @@ TEST_F(EvalE2e, CtrlCThenRerunRedoesNothing) {
   EXPECT_LT(before, 40);
   EXPECT_EQ(rec["eval"]["attempts_run_here"].get<int>() + before, 40);
   // Resuming changes nothing: an uninterrupted run gives the same completions.
-  auto whole = RunPipette(MathArgs(dir_ + "/d.db"));
-  EXPECT_EQ(Texts(Record(whole)), Texts(rec));
+  EXPECT_EQ(Texts(Record(other)), Texts(rec));
   // The checkpoint goes once the result is stored.
   EXPECT_FALSE(fs::exists(rec["eval"]["checkpoint"].get<std::string>()));
 }
