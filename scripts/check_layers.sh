@@ -9,7 +9,7 @@
 #   4. the scorers (src/scorers) are pure: they include only pipette/, base/ and their own headers
 #      (their tests may read the shared corpus through tests/support)
 #      and link only pipette_base (and GiNaC, the external Debian library of MATH's symbolic
-#      equivalence).
+#      equivalence; ICU, the one of IFBench's Unicode properties, case mapping and NFKD).
 # Prints each violation as FILE:LINE: what, and exits 1 if there is one. Run by ctest
 # (LayerCheck) and usable alone: scripts/check_layers.sh [REPO_ROOT]
 set -euo pipefail
@@ -42,12 +42,12 @@ done < <(grep -rnE 'transport_impl\.h|TransportKind::|Make(Ssh|Adb|Local)Transpo
 while IFS= read -r hit; do
   echo "$hit: a scorer includes a header outside src/base (scorers depend on nothing else)"
   bad=1
-done < <(grep -nE '#include "' src/scorers/*.h src/scorers/*.cc | grep -v '_test\.cc:' |
+done < <(grep -rnE '#include "' src/scorers --include='*.h' --include='*.cc' | grep -v '_test\.cc:' |
            grep -vE '#include "(pipette/scorers.h|pipette/status.h|base/|scorers/)' || true)
-scorers_links='target_link_libraries\(pipette_scorers PUBLIC pipette_base( PRIVATE PkgConfig::GINAC)?\)$'
+scorers_links='target_link_libraries\(pipette_scorers PUBLIC pipette_base( PRIVATE PkgConfig::GINAC( ICU::uc ICU::data)?)?\)$'
 if grep -nE 'target_link_libraries\(pipette_scorers' src/scorers/CMakeLists.txt |
      grep -vqE "$scorers_links"; then
-  echo "src/scorers/CMakeLists.txt: pipette_scorers links more than pipette_base (and GiNaC)"
+  echo "src/scorers/CMakeLists.txt: pipette_scorers links more than pipette_base (and GiNaC, ICU)"
   bad=1
 fi
 

@@ -138,7 +138,7 @@ TEST(EvalDecisionE2e, TwoQuantizationsThroughARealEvalThenSelectCompareAndReport
   EXPECT_NE(md.out.find("against its eval accuracy on " + kMath), std::string::npos) << md.out;
   auto html = RunPipette({"--store", store, "report"});
   ASSERT_EQ(html.exit.code, 0) << html.err;
-  EXPECT_NE(html.out.find("eval accuracy (%), " + kMath), std::string::npos);  // the y axis
+  EXPECT_NE(html.out.find("MATH-500 accuracy (%), " + kMath), std::string::npos);  // the y axis
 }
 
 // An eval record of `quant` on questions q1..q10 (two attempts each), right on `right`.
