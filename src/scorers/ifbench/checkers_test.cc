@@ -24,9 +24,14 @@
 #include "scorers/ifbench/checkers.h"
 #include "scorers/ifbench/csv.h"
 #include "scorers/ifbench/nlp.h"
+#include "scorers/ifbench/test_files.h"
 
 namespace pipette::scorers::ifbench {
 namespace {
+
+using test_files::ReadFile;
+using test_files::ReadGzip;
+using test_files::SharedDir;
 
 using json = nlohmann::json;
 constexpr Profile kUp = Profile::kUpstream;
@@ -34,36 +39,8 @@ constexpr Profile kFix = Profile::kFixed;
 
 // ---- Shared data --------------------------------------------------------------------------------
 
-std::string SharedDir() {
-  if (const char* env = std::getenv("PIPETTE_SHARED_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-#ifdef PIPETTE_SHARED_DIR
-  return PIPETTE_SHARED_DIR;
-#else
-  return "../shared";
-#endif
-}
 
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
-  return true;
-}
 
-bool ReadGzip(const std::string& path, std::string* out) {
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (in == nullptr) return false;
-  out->clear();
-  char buf[65536];
-  int n = 0;
-  while ((n = gzread(in, buf, sizeof buf)) > 0) out->append(buf, static_cast<size_t>(n));
-  gzclose(in);
-  return n == 0;
-}
 
 // A test-only loader (the eval runner has the real one, with the SHA-256 checks): the files
 // IfBenchDataFiles() names, read from ../shared and decompressed where stored as gzip.

@@ -24,46 +24,22 @@
 #include <vector>
 
 #include "scorers/ifbench/nlp.h"
+#include "scorers/ifbench/test_files.h"
 #include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
 namespace {
 
+using test_files::ReadFile;
+using test_files::ReadGzip;
+using test_files::SharedDir;
+
 // ---- Helpers ---------------------------------------------------------------------------------
 
-std::string SharedDir() {
-  if (const char* env = std::getenv("PIPETTE_SHARED_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-#ifdef PIPETTE_SHARED_DIR
-  return PIPETTE_SHARED_DIR;
-#else
-  return "../shared";
-#endif
-}
 
 std::string EvalsDir() { return SharedDir() + "/data/evals"; }
 
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
-  return true;
-}
 
-bool ReadGzip(const std::string& path, std::string* out) {
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (in == nullptr) return false;
-  out->clear();
-  char buf[65536];
-  int n = 0;
-  while ((n = gzread(in, buf, sizeof buf)) > 0) out->append(buf, static_cast<size_t>(n));
-  const bool ok = n == 0;
-  gzclose(in);
-  return ok;
-}
 
 // UTF-8 copies, so that a failure prints readable text.
 std::vector<std::string> Utf8(const std::vector<Text>& items) {
