@@ -548,15 +548,24 @@ TEST_F(DeviceOverSsh, ADroppedLinkFailsTheCellAndLeavesNoDriverRunning) {
   CellSpec spec = Cell(device, TinySynthetic(), "decode_throughput_8_8", 100000);
   const std::string needle = server_->dir() + "/device/bin";
   std::atomic<bool> dropped{false};
+  std::atomic<int> measured{0};
+  CellHooks hooks;
+  // A measured repetition's progress line ("rep 1: ..."): the drop comes after one, however long
+  // a loaded machine takes to get there (a fixed wait failed under a full parallel test run).
+  hooks.progress = [&measured](const std::string& line) {
+    if (line.rfind("rep ", 0) == 0) ++measured;
+  };
   std::thread dropper([&] {
     for (int i = 0; i < 600 && ProcessesNaming(needle).empty(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    std::this_thread::sleep_for(std::chrono::seconds(8));  // measuring by now
+    for (int i = 0; i < 1200 && measured < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
     server_->Kill();
     dropped = true;
   });
-  auto r = RunCell(spec);
+  auto r = RunCell(spec, hooks);
   dropper.join();
   ASSERT_TRUE(dropped);
   ASSERT_TRUE(r.ok()) << r.error().message;
