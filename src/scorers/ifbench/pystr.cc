@@ -240,19 +240,6 @@ TextView RStrip(TextView s, TextView chars) {
 
 TextView Strip(TextView s, TextView chars) { return RStrip(LStrip(s, chars), chars); }
 
-std::vector<Text> Split(TextView s) {
-  std::vector<Text> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && IsSpace(s[i])) ++i;
-    if (i == s.size()) break;
-    const size_t start = i;
-    while (i < s.size() && !IsSpace(s[i])) ++i;
-    out.emplace_back(s.substr(start, i - start));
-  }
-  return out;
-}
-
 std::vector<TextView> SplitViews(TextView s) {
   std::vector<TextView> out;
   size_t i = 0;
@@ -264,6 +251,11 @@ std::vector<TextView> SplitViews(TextView s) {
     out.push_back(s.substr(start, i - start));
   }
   return out;
+}
+
+std::vector<Text> Split(TextView s) {
+  const std::vector<TextView> views = SplitViews(s);
+  return std::vector<Text>(views.begin(), views.end());
 }
 
 std::vector<Text> Split(TextView s, TextView sep) {
