@@ -27,6 +27,11 @@ struct SuiteRuntime {
   // How cells and messages name this entry: the runtime's name, plus its dir or URL when the
   // suite lists that runtime more than once ("llamacpp-stock (/opt/llama-b7000/bin)").
   std::string label;
+  // `cpus` given as a table keyed by the threads values (cpus = { 1 = "4", 2 = "4-5" }): each
+  // threads value -> its CPU list. Not in `settings` and not a dimension: on big.LITTLE chips a
+  // thread count is only meaningful with the cores it runs on, so the two vary together and
+  // each cell takes the CPU list of its threads value. Empty: cpus (if any) is in `settings`.
+  std::map<int64_t, std::string> cpus_by_threads;
 };
 
 // [baseline] of mode "one-factor": the configuration every step varies one dimension of.
@@ -86,9 +91,11 @@ struct Suite {
 Result<Suite> ParseSuiteFile(const std::string& path);
 
 // Same, from TOML text; relative model paths are taken from `base_dir`, and errors start with
-// `source_name`.
+// `source_name`. `other_tables`: top-level keys another reader of the same file owns (a decision
+// file's "decision", pipette/decide.h), ignored here instead of refused as unknown.
 Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_dir,
-                             const std::string& source_name);
+                             const std::string& source_name,
+                             const std::vector<std::string>& other_tables = {});
 
 // The most cells a suite may expand to (a suite of this size runs for days even at a second a
 // cell; more is almost surely a mistake in a list).
@@ -118,10 +125,13 @@ struct SuiteCell {
 //                setting given as a list, by name) every value other than the baseline's
 //                with all other dimensions at the baseline; each configuration x benchmarks.
 //                A configuration is never listed twice.
+// A cpus table (SuiteRuntime::cpus_by_threads) is not a dimension: each cell's cpus is the list
+// of its threads value, in both modes (one-factor's "threads=4" step runs on 4's CPU list).
 // With several [[devices]], each cell is then repeated on every device, one after the other.
 // Errors: more than kMaxSuiteCells cells (the message names the factors), a setting value of the
 // wrong type or out of range, a baseline naming a model or runtime the suite does not list, a
-// baseline setting that is not a setting.
+// baseline setting that is not a setting, a baseline cpus (or threads value without a CPU list)
+// for a runtime whose cpus is a table.
 Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite);
 
 // What happened to one cell in a suite run.
@@ -163,6 +173,10 @@ struct SuiteRunOptions {
   // Measure again the cells whose newest stored ok result is noisy (its 95% CI stayed wider
   // than the target: harness.ci_reached false, the ! of `results list`) instead of skipping them.
   bool rerun_noisy = false;
+  // Run every cell even when an ok result with its config_id is stored: the decision funnel
+  // (pipette/decide.h) adds results to a configuration by design, and keeps its own record of
+  // which cells it ran.
+  bool run_stored = false;
 };
 
 struct SuiteRun {

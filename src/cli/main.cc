@@ -20,6 +20,7 @@
 #include "cli/cmd_plan.h"
 #include "cli/cmd_worker.h"
 #include "cli/cmd_suite.h"
+#include "cli/cmd_decide.h"
 #include "cli/flag_names.h"
 #include "pipette/build_info.h"
 #include "pipette/store.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   AddCompareCommand(app, ctx);
   AddDiffCommand(app, ctx);
   AddSuiteCommand(app, ctx);
+  AddDecideCommand(app, ctx);
   AddSelectCommand(app, ctx);
   AddReportCommand(app, ctx);
   AddEvalsCommand(app, ctx);

@@ -219,7 +219,7 @@ void Resolve(const Suite& suite, const SuiteCell& cell, const BenchmarkCatalog& 
     return;
   }
   auto ok = store->OkResultIds(*id);
-  if (ok && !ok->empty()) {
+  if (ok && !ok->empty() && !options.run_stored) {
     auto stored = store->Get(ok->back());
     const json* record = stored && stored->has_value() ? &**stored : nullptr;
     if (!(options.rerun_noisy && record && WorthRerunning(*record))) {

@@ -1,0 +1,740 @@
+// Running the decision funnel: screen, measure, stabilize (pipette/decide.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "base/ids.h"
+#include "pipette/benchmark.h"
+#include "pipette/decide.h"
+#include "pipette/store.h"
+#include "platform/interrupt.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kSchema = "pipette.funnel/1";
+
+// Which metrics the decision reads from a benchmark of each type.
+std::vector<std::string> JudgedMetrics(BenchmarkType type, const Decision& d) {
+  const Limits& l = d.limits;
+  auto objective = [&](FunnelObjective o) {
+    return std::find(d.objectives.begin(), d.objectives.end(), o) != d.objectives.end();
+  };
+  std::vector<std::string> out;
+  auto power = [&] {
+    if (l.max_power_w) out.push_back("average_power");
+    if (l.max_energy_per_token_mj) out.push_back("energy_per_token");
+  };
+  switch (type) {
+    case BenchmarkType::kMemory:
+      if (l.max_memory_bytes || objective(FunnelObjective::kMemory)) out.push_back("max_host_usage");
+      break;
+    case BenchmarkType::kDecode:
+      if (l.min_decode_throughput || objective(FunnelObjective::kDecode)) {
+        out.push_back("decode_throughput");
+      }
+      power();
+      break;
+    case BenchmarkType::kPrefill:
+      if (l.max_ttft_ms) out.push_back("ttft");
+      power();
+      break;
+    case BenchmarkType::kEndToEnd:
+      if (l.max_latency_ms) out.push_back("end_to_end_latency");
+      if (l.max_ttft_ms) out.push_back("ttft");
+      power();
+      break;
+    case BenchmarkType::kKlDivergence:
+      if (l.max_quality_drop || objective(FunnelObjective::kQuality)) out.push_back("quality");
+      break;
+    case BenchmarkType::kEval:
+      if (!l.min_accuracy.empty() || !l.max_accuracy_drop.empty() ||
+          objective(FunnelObjective::kQuality)) {
+        out.push_back("accuracy");
+      }
+      break;
+    case BenchmarkType::kSoak:
+      break;
+  }
+  return out;
+}
+
+bool Repeatable(BenchmarkType t) {
+  return t == BenchmarkType::kMemory || t == BenchmarkType::kDecode ||
+         t == BenchmarkType::kPrefill || t == BenchmarkType::kEndToEnd;
+}
+
+struct DecisionBenchmark {
+  std::string id;
+  BenchmarkSpec spec;
+  std::vector<std::string> metrics;
+};
+
+struct Config {
+  FunnelConfiguration view;
+  std::map<std::string, SuiteCell> cells;  // benchmark id -> its cell
+  std::vector<std::string> benchmarks;     // the decision benchmarks that apply, suite order
+  std::vector<std::string> screen;         // the screen's benchmarks, cheapest first
+  bool is_reference = false;               // the reference of a kl_divergence model
+};
+
+std::string ConfigKey(const SuiteCell& c) {
+  return c.model_path + "|" + c.runtime_label + "|" + c.settings.dump() + "|" + c.device_uri;
+}
+
+std::string CellKey(const std::string& stage, int round, const std::string& config,
+                    const std::string& benchmark) {
+  return fmt::format("{}/{}/{}/{}", stage, round, benchmark, config);
+}
+
+// "stories260K-Q8_0 threads=2": the model file's stem, then the settings and device that differ.
+void NameConfigs(std::vector<Config>& configs) {
+  std::map<std::string, std::set<std::string>> values;
+  std::set<std::string> devices, runtimes;
+  for (const Config& c : configs) {
+    for (const auto& [k, v] : c.view.settings.items()) values[k].insert(v.dump());
+    devices.insert(c.view.device_uri);
+    runtimes.insert(c.cells.begin()->second.runtime_label);
+  }
+  for (Config& c : configs) {
+    std::string name = fs::path(c.view.model_path).stem().string();
+    if (runtimes.size() > 1) name += " " + c.cells.begin()->second.runtime_label;
+    for (const auto& [k, v] : c.view.settings.items()) {
+      if (values[k].size() > 1) name += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    if (devices.size() > 1) name += " @" + c.view.device_uri;
+    c.view.name = name;
+  }
+}
+
+std::vector<std::string> ChangedPaths(const json& before, const json& after) {
+  std::vector<std::string> out;
+  for (const json& op : json::diff(before, after)) {
+    std::string path = op.value("path", "");
+    std::replace(path.begin(), path.end(), '/', '.');
+    if (!path.empty() && path[0] == '.') path.erase(0, 1);
+    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+  }
+  return out;
+}
+
+std::string JoinList(const std::vector<std::string>& v, size_t most = 6) {
+  std::string s;
+  for (size_t i = 0; i < v.size() && i < most; ++i) s += (i ? ", " : "") + v[i];
+  if (v.size() > most) s += fmt::format(" and {} more", v.size() - most);
+  return s;
+}
+
+Status WriteJson(const std::string& path, const json& j) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << "\n";
+    if (!out.good()) return MakeError(tmp + ": cannot write the funnel's state; check the folder");
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) return MakeError(path + ": cannot write the funnel's state (" + ec.message() + ")");
+  return {};
+}
+
+class Funnel {
+ public:
+  Funnel(const DecisionFile& file, const DecideOptions& options, const DecideHooks& hooks)
+      : file_(file), d_(file.decision), options_(options), hooks_(hooks) {}
+
+  Result<FunnelVerdict> Run();
+
+ private:
+  Status Setup();
+  Status LoadState();
+  Status Save();
+  Status RunCell(const std::string& stage, int round, Config& c, const std::string& benchmark,
+                 const HarnessPolicy& policy, int index, int planned);
+  const json* Record(const std::string& id);
+  std::vector<const json*> OkResults(const Config& c, const std::string& benchmark);
+  bool Measured(const Config& c, const std::string& benchmark);
+  FunnelCandidate Candidate(const Config& c);
+  FunnelJudgement Judge();
+  double Spent() const;
+  bool OverBudget() const;
+  double StageSeconds(const std::string& stage, int* cells) const;
+
+  const DecisionFile& file_;
+  const Decision& d_;
+  DecideOptions options_;
+  const DecideHooks& hooks_;
+  std::unique_ptr<ResultStore> store_;
+  std::vector<Config> configs_;
+  std::vector<DecisionBenchmark> benchmarks_;
+  std::vector<std::string> skipped_;
+  FunnelRule rule_;
+  int screen_reps_ = 0;
+  std::string stage_ = "screen";
+  json state_;
+  std::map<std::string, json> records_;
+  std::vector<std::string> notes_;
+  bool interrupted_ = false;
+  FunnelJudgement last_;
+};
+
+Status Funnel::Setup() {
+  const Suite& suite = file_.suite;
+  if (options_.store_path.empty()) options_.store_path = DefaultStorePath();
+  const fs::path dir = fs::absolute(options_.store_path).parent_path() / "decide";
+  if (options_.state_path.empty()) options_.state_path = (dir / (suite.name + ".json")).string();
+  if (options_.logs_dir.empty()) options_.logs_dir = (dir / suite.name / "logs").string();
+  auto store = ResultStore::Open(options_.store_path);
+  if (!store) return store.error();
+  store_ = std::move(*store);
+
+  BenchmarkCatalog catalog = BenchmarkCatalog::BuiltIn();
+  if (!suite.benchmarks_dir.empty()) {
+    if (auto s = catalog.AddDirectory(suite.benchmarks_dir); !s) return s.error();
+  } else if (std::error_code ec; fs::is_directory(DefaultUserBenchmarkDir(), ec)) {
+    (void)catalog.AddDirectory(DefaultUserBenchmarkDir());
+  }
+  int measures = 0;
+  for (const std::string& id : suite.benchmarks) {
+    auto spec = catalog.Find(id);
+    if (!spec) return spec.error();
+    DecisionBenchmark b{id, *spec, JudgedMetrics(spec->type, d_)};
+    if (b.metrics.empty()) {
+      skipped_.push_back(id);
+      continue;
+    }
+    measures += static_cast<int>(b.metrics.size());
+    benchmarks_.push_back(std::move(b));
+  }
+  auto cells = ExpandSuite(suite);
+  if (!cells) return cells.error();
+  std::set<std::string> references;
+  for (const auto& [model, ref] : suite.references) references.insert(ref);
+  std::map<std::string, size_t> index;
+  for (const SuiteCell& cell : *cells) {
+    const std::string key = ConfigKey(cell);
+    auto [it, added] = index.emplace(key, configs_.size());
+    if (added) {
+      Config c;
+      c.view.key = key;
+      c.view.model_path = cell.model_path;
+      c.view.device_uri = cell.device_uri;
+      c.view.settings = cell.settings;
+      c.view.stage = "screen";
+      c.is_reference = references.count(cell.model_path) > 0;
+      configs_.push_back(std::move(c));
+    }
+    configs_[it->second].cells[cell.benchmark_id] = cell;
+  }
+  for (Config& c : configs_) {
+    const bool has_reference = suite.references.count(c.view.model_path) > 0;
+    std::map<std::string, const DecisionBenchmark*> cheapest;  // metric -> benchmark
+    for (const DecisionBenchmark& b : benchmarks_) {
+      if (!c.cells.count(b.id)) continue;
+      if (b.spec.type == BenchmarkType::kKlDivergence && !has_reference) continue;
+      c.benchmarks.push_back(b.id);
+      if (!Repeatable(b.spec.type)) continue;
+      for (const std::string& m : b.metrics) {
+        const DecisionBenchmark*& best = cheapest[m];
+        const int cost = b.spec.prefill_tokens + b.spec.decode_tokens;
+        if (!best || cost < best->spec.prefill_tokens + best->spec.decode_tokens) best = &b;
+      }
+    }
+    std::set<std::string> screen;
+    for (const auto& [m, b] : cheapest) screen.insert(b->id);
+    // Memory first: it is quick and often decides alone.
+    for (const DecisionBenchmark& b : benchmarks_) {
+      if (screen.count(b.id) && b.spec.type == BenchmarkType::kMemory) c.screen.push_back(b.id);
+    }
+    for (const DecisionBenchmark& b : benchmarks_) {
+      if (screen.count(b.id) && b.spec.type != BenchmarkType::kMemory) c.screen.push_back(b.id);
+    }
+  }
+  NameConfigs(configs_);
+  rule_.limits = d_.limits;
+  rule_.objectives = d_.objectives;
+  rule_.alpha = d_.alpha;
+  rule_.looks = 2 + d_.measure_rounds;
+  rule_.measures_per_candidate = std::max(measures, 1);
+  const double confidence = FunnelConfidence(rule_, configs_.size());
+  screen_reps_ = d_.screen_repetitions > 0 ? d_.screen_repetitions
+                                           : FunnelMinRepetitions(confidence) + 3;
+  return LoadState();
+}
+
+Status Funnel::LoadState() {
+  json fresh = {{"schema", kSchema},
+                {"decision_file", fs::absolute(file_.suite.path).string()},
+                {"name", file_.suite.name},
+                {"store", fs::absolute(options_.store_path).string()},
+                {"started_at", NowRfc3339()},
+                {"file", {{"suite", file_.suite_json}, {"decision", file_.decision_json},
+                          {"limits", file_.limits_json}}},
+                {"cells", json::array()},
+                {"left", json::object()}};
+  std::error_code ec;
+  if (options_.restart || !fs::exists(options_.state_path, ec)) {
+    state_ = std::move(fresh);
+    return Save();
+  }
+  std::ifstream in(options_.state_path);
+  json old = json::parse(in, nullptr, false);
+  if (old.is_discarded() || !old.is_object() || old.value("schema", "") != kSchema) {
+    return MakeError(options_.state_path + ": not a funnel state file; pass --restart to start "
+                                           "the funnel again, or --state FILE for another");
+  }
+  const json& was = old["file"];
+  std::vector<std::string> changed;
+  for (const std::string& p : ChangedPaths(was.value("suite", json()), file_.suite_json)) {
+    changed.push_back(p);
+  }
+  for (const std::string& p : ChangedPaths(was.value("decision", json()), file_.decision_json)) {
+    changed.push_back("decision." + p);
+  }
+  if (!changed.empty()) {
+    return MakeError(fmt::format(
+        "{}: the decision file changed since this funnel started ({}); only [decision.limits] "
+        "may change on a resume: pass --restart to start again, or --state FILE to keep both",
+        file_.suite.path, JoinList(changed)));
+  }
+  state_ = std::move(old);
+  if (was.value("limits", json()) != file_.limits_json) {
+    const auto paths = ChangedPaths(was.value("limits", json()), file_.limits_json);
+    std::vector<std::string> named;
+    for (const auto& p : paths) named.push_back("limits." + p);
+    notes_.push_back("the limits changed since the funnel started (" + JoinList(named) +
+                     "): every configuration was judged again on what was measured");
+    state_["left"] = json::object();
+    state_["file"]["limits"] = file_.limits_json;
+    return Save();
+  }
+  return {};
+}
+
+Status Funnel::Save() {
+  state_["updated_at"] = NowRfc3339();
+  return WriteJson(options_.state_path, state_);
+}
+
+const json* Funnel::Record(const std::string& id) {
+  if (auto it = records_.find(id); it != records_.end()) return &it->second;
+  auto r = store_->Get(id);
+  if (!r || !r->has_value()) return nullptr;
+  return &(records_[id] = std::move(**r));
+}
+
+std::vector<const json*> Funnel::OkResults(const Config& c, const std::string& benchmark) {
+  std::vector<const json*> out;
+  for (const json& cell : state_["cells"]) {
+    if (cell.value("config", "") != c.view.key || cell.value("benchmark", "") != benchmark ||
+        cell.value("status", "") != "ok") {
+      continue;
+    }
+    if (const json* r = Record(cell.value("result_id", ""))) out.push_back(r);
+  }
+  return out;
+}
+
+bool Funnel::Measured(const Config& c, const std::string& benchmark) {
+  for (const json& cell : state_["cells"]) {
+    if (cell.value("config", "") == c.view.key && cell.value("benchmark", "") == benchmark) {
+      return true;
+    }
+  }
+  return false;
+}
+
+FunnelCandidate Funnel::Candidate(const Config& c) {
+  FunnelCandidate out;
+  out.name = c.view.name;
+  std::string stem = fs::path(c.view.model_path).stem().string();
+  if (const auto dash = stem.find_last_of("-._"); dash != std::string::npos) stem.resize(dash);
+  out.family = stem;
+  out.complete = true;
+  for (const std::string& id : c.benchmarks) {
+    const DecisionBenchmark& b = *std::find_if(benchmarks_.begin(), benchmarks_.end(),
+                                               [&](const auto& x) { return x.id == id; });
+    const auto results = OkResults(c, id);
+    if (results.empty()) out.complete = false;
+    for (const std::string& metric : b.metrics) {
+      FunnelMeasure m;
+      m.benchmark_id = id;
+      m.metric = metric;
+      if (Repeatable(b.spec.type)) {
+        for (const json* r : results) {
+          for (const json& s : r->value("samples", json::array())) {
+            if (s.contains(metric) && s[metric].is_number()) m.samples.push_back(s[metric].get<double>());
+          }
+        }
+        if (results.empty()) continue;
+        out.measures.push_back(std::move(m));
+      } else if (!results.empty() && metric == "quality") {
+        const json& t = results.back()->at("metrics").value("top1_agreement", json::object());
+        m.kind = FunnelMeasure::Kind::kProportion;
+        m.trials = t.value("n", 0LL);
+        m.successes = std::llround(t.value("median", 0.0) * static_cast<double>(m.trials));
+        out.measures.push_back(std::move(m));
+      } else if (!results.empty() && metric == "accuracy") {
+        const json& r = *results.back();
+        m.kind = FunnelMeasure::Kind::kClusters;
+        m.dataset = r.value("eval", json::object()).value("dataset", "");
+        std::map<std::string, std::pair<int, int>> questions;
+        for (const json& a : r.value("completions", json::array())) {
+          auto& q = questions[a.value("id", "")];
+          q.first += a.value("correct", false) ? 1 : 0;
+          q.second += 1;
+        }
+        for (const auto& [id, q] : questions) m.clusters.push_back(q);
+        out.measures.push_back(std::move(m));
+      }
+    }
+  }
+  // A reference model agrees with itself: quality 100 on every kl_divergence benchmark.
+  if (c.is_reference) {
+    for (const DecisionBenchmark& b : benchmarks_) {
+      if (b.spec.type != BenchmarkType::kKlDivergence || !c.cells.count(b.id)) continue;
+      FunnelMeasure m;
+      m.benchmark_id = b.id;
+      m.metric = "quality";
+      m.kind = FunnelMeasure::Kind::kExact;
+      m.value = 100;
+      out.measures.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+FunnelJudgement Funnel::Judge() {
+  std::vector<FunnelCandidate> candidates;
+  for (const Config& c : configs_) candidates.push_back(Candidate(c));
+  last_ = JudgeFunnel(candidates, rule_);
+  json& left = state_["left"];
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    Config& c = configs_[i];
+    const FunnelStanding& s = last_.standings[i];
+    c.view.open_limits = s.open_limits;
+    if (left.contains(c.view.key)) continue;
+    // A failed cell takes the configuration out: it cannot be shipped if it cannot run.
+    std::string failure;
+    for (const json& cell : state_["cells"]) {
+      if (cell.value("config", "") == c.view.key && cell.value("status", "") != "ok") {
+        failure = fmt::format("{} did not measure: {}", cell.value("benchmark", ""),
+                              cell.value("reason", ""));
+      }
+    }
+    if (!s.out && failure.empty()) continue;
+    left[c.view.key] = {{"stage", stage_}, {"reason", failure.empty() ? s.reason : failure}};
+  }
+  for (Config& c : configs_) {
+    if (!left.contains(c.view.key)) continue;
+    const bool was_out = c.view.out;
+    c.view.out = true;
+    c.view.stage = left[c.view.key].value("stage", "");
+    c.view.reason = left[c.view.key].value("reason", "");
+    if (!was_out && hooks_.left) hooks_.left(c.view);
+  }
+  return last_;
+}
+
+double Funnel::StageSeconds(const std::string& stage, int* cells) const {
+  double s = 0;
+  int n = 0;
+  for (const json& cell : state_["cells"]) {
+    if (!stage.empty() && cell.value("stage", "") != stage) continue;
+    s += cell.value("seconds", 0.0);
+    ++n;
+  }
+  if (cells) *cells = n;
+  return s;
+}
+
+double Funnel::Spent() const { return StageSeconds("", nullptr); }
+
+bool Funnel::OverBudget() const {
+  return d_.budget_minutes && Spent() >= *d_.budget_minutes * 60;
+}
+
+Status Funnel::RunCell(const std::string& stage, int round, Config& c, const std::string& benchmark,
+                       const HarnessPolicy& policy, int index, int planned) {
+  const std::string key = CellKey(stage, round, c.view.key, benchmark);
+  for (const json& cell : state_["cells"]) {
+    if (cell.value("key", "") == key) return {};  // done before an interrupt: resume
+  }
+  SuiteCell cell;
+  if (auto it = c.cells.find(benchmark); it != c.cells.end()) {
+    cell = it->second;
+  } else {  // the soak, which the suite's matrix does not list
+    cell = c.cells.begin()->second;
+    cell.benchmark_id = benchmark;
+  }
+  Suite suite = file_.suite;
+  suite.policy = policy;
+  SuiteRunOptions run_options;
+  run_options.store_path = options_.store_path;
+  run_options.logs_dir = options_.logs_dir;
+  run_options.driver_path = options_.driver_path;
+  run_options.run_stored = true;
+  int done = 0;
+  const double seconds = StageSeconds(stage, &done);
+  const double left = done > 0 ? seconds / done * (planned - index + 1) : -1;
+  if (hooks_.cell_started) hooks_.cell_started(stage, cell, index, planned, left);
+  SuiteHooks suite_hooks;
+  suite_hooks.cell_progress = hooks_.cell_progress;
+  auto run = RunSuite(suite, {cell}, run_options, suite_hooks);
+  if (!run) return run.error();
+  const SuiteCellOutcome& o = run->outcomes.at(0);
+  if (run->interrupted) {
+    interrupted_ = true;
+    return {};
+  }
+  if (hooks_.cell_finished) hooks_.cell_finished(stage, o);
+  state_["cells"].push_back({{"key", key},
+                             {"stage", stage},
+                             {"round", round},
+                             {"config", c.view.key},
+                             {"configuration", c.view.name},
+                             {"benchmark", benchmark},
+                             {"status", o.status},
+                             {"result_id", o.result_id},
+                             {"config_id", o.config_id},
+                             {"reason", o.reason},
+                             {"seconds", o.seconds}});
+  return Save();
+}
+
+Result<FunnelVerdict> Funnel::Run() {
+  if (auto s = Setup(); !s) return s.error();
+  InstallInterruptHandler();
+  HarnessPolicy screen_policy = file_.suite.policy;
+  screen_policy.min_reps = screen_policy.max_reps = screen_reps_;
+  const HarnessPolicy& policy = file_.suite.policy;
+
+  // Screen.
+  stage_ = "screen";
+  Judge();
+  int planned = 0, index = 0;
+  for (const Config& c : configs_) planned += static_cast<int>(c.screen.size());
+  for (Config& c : configs_) {
+    for (const std::string& b : c.screen) {
+      ++index;
+      if (c.view.out || interrupted_) break;
+      if (auto s = RunCell("screen", 0, c, b, screen_policy, index, planned); !s) return s.error();
+      Judge();
+    }
+  }
+
+  // Measure: every benchmark of the decision once, then rounds where it is undecided.
+  stage_ = "measure";
+  planned = index = 0;
+  for (const Config& c : configs_) {
+    if (c.view.out) continue;
+    for (const std::string& b : c.benchmarks) planned += !Measured(c, b);
+  }
+  for (Config& c : configs_) {
+    for (const std::string& b : c.benchmarks) {
+      if (c.view.out || interrupted_) break;
+      if (Measured(c, b)) continue;
+      ++index;
+      if (auto s = RunCell("measure", 0, c, b, policy, index, planned); !s) return s.error();
+      Judge();
+    }
+  }
+  bool budget_spent = false;
+  for (int round = 1; round <= d_.measure_rounds && !interrupted_; ++round) {
+    const FunnelJudgement j = Judge();
+    std::vector<std::pair<size_t, std::string>> todo;
+    for (size_t i = 0; i < configs_.size(); ++i) {
+      if (configs_[i].view.out) continue;
+      for (const std::string& b : j.standings[i].undecided) {
+        const auto* spec = &std::find_if(benchmarks_.begin(), benchmarks_.end(),
+                                         [&](const auto& x) { return x.id == b; })->spec;
+        // kl_divergence and evals are deterministic here: another result repeats the first.
+        if (Repeatable(spec->type)) todo.emplace_back(i, b);
+      }
+    }
+    if (todo.empty()) break;
+    index = 0;
+    for (const auto& [i, b] : todo) {
+      if (configs_[i].view.out || interrupted_) continue;
+      if (OverBudget()) {
+        budget_spent = true;
+        break;
+      }
+      if (auto s = RunCell("measure", round, configs_[i], b, policy, ++index,
+                           static_cast<int>(todo.size()));
+          !s) {
+        return s.error();
+      }
+      Judge();
+    }
+    if (budget_spent) break;
+  }
+
+  FunnelVerdict v;
+  v.state_path = options_.state_path;
+  v.confidence = last_.confidence;
+  v.screen_repetitions = screen_reps_;
+  v.notes = notes_;
+  for (const auto& b : benchmarks_) v.benchmarks.push_back(b.id);
+  v.benchmarks_skipped = skipped_;
+  if (!interrupted_) {
+    // `select` on the survivors' results: the ranking the finalists come from.
+    std::vector<json> records;
+    std::map<std::string, size_t> owner;  // result_id -> config
+    for (size_t i = 0; i < configs_.size(); ++i) {
+      if (configs_[i].view.out) continue;
+      configs_[i].view.stage = "in";
+      for (const std::string& b : configs_[i].benchmarks) {
+        for (const json* r : OkResults(configs_[i], b)) {
+          records.push_back(*r);
+          owner[r->value("result_id", "")] = i;
+        }
+      }
+    }
+    const auto grouped = GroupConfigurations(records);
+    Limits limits = d_.limits;
+    const SelectResult selected = Select(grouped, limits);
+    std::vector<size_t> ranked;
+    for (const pipette::Candidate& cand : selected.candidates) {
+      if (cand.verdict == Verdict::kFail || cand.config->results.empty()) continue;
+      const auto it = owner.find(cand.config->results.front().value("result_id", ""));
+      if (it == owner.end()) continue;
+      ranked.push_back(it->second);
+      configs_[it->second].view.on_front = cand.on_front;
+    }
+    for (const pipette::Candidate& cand : selected.candidates) {
+      if (cand.verdict != Verdict::kFail || cand.config->results.empty()) continue;
+      const auto it = owner.find(cand.config->results.front().value("result_id", ""));
+      if (it == owner.end() || configs_[it->second].view.out) continue;
+      // `select` fails what the funnel's wider intervals could not yet: left at measure.
+      Config& c = configs_[it->second];
+      std::string why;
+      for (const auto& e : cand.excluded_because) why += (why.empty() ? "" : "; ") + e;
+      state_["left"][c.view.key] = {{"stage", "measure"}, {"reason", "select: " + why}};
+      c.view.out = true;
+      c.view.stage = "measure";
+      c.view.reason = "select: " + why;
+      if (hooks_.left) hooks_.left(c.view);
+    }
+
+    // Stabilize.
+    stage_ = "stabilize";
+    std::vector<size_t> finalists(ranked.begin(),
+                                  ranked.begin() + std::min<size_t>(ranked.size(), d_.finalists));
+    std::vector<size_t> stable, unstable;
+    for (size_t k = 0; k < finalists.size() && !interrupted_; ++k) {
+      Config& c = configs_[finalists[k]];
+      c.view.stage = "finalist";
+      if (!Measured(c, d_.soak) && OverBudget()) {
+        budget_spent = true;
+        break;
+      }
+      if (auto s = RunCell("stabilize", 0, c, d_.soak, policy, static_cast<int>(k + 1),
+                           static_cast<int>(finalists.size()));
+          !s) {
+        return s.error();
+      }
+      if (interrupted_) break;
+      std::string evidence;
+      bool ok = false;
+      for (const json& cell : state_["cells"]) {
+        if (cell.value("config", "") != c.view.key || cell.value("stage", "") != "stabilize") continue;
+        if (cell.value("status", "") != "ok") {
+          evidence = "did not hold up in " + d_.soak + ": " + cell.value("reason", "");
+          continue;
+        }
+        const json* r = Record(cell.value("result_id", ""));
+        const json soak = r ? r->value("soak", json::object()) : json::object();
+        std::vector<std::string> flags;
+        if (soak.value("drift_flagged", false)) {
+          flags.push_back(fmt::format("decode throughput drifted {:+.1f}% from the first tenth to the last",
+                                      100 * soak.value("drift", 0.0)));
+        }
+        if (soak.value("growth_flagged", false)) {
+          flags.push_back(fmt::format("peak memory grew {:.1f} MiB",
+                                      soak.value("growth_bytes", 0.0) / (1024.0 * 1024.0)));
+        }
+        ok = flags.empty();
+        evidence = fmt::format("{}: {} requests in {:.0f} s, drift {:+.1f}%, memory growth {:.2f} MiB{}",
+                               d_.soak, soak.value("requests", 0), soak.value("duration_s", 0.0),
+                               100 * soak.value("drift", 0.0),
+                               soak.value("growth_bytes", 0.0) / (1024.0 * 1024.0),
+                               flags.empty() ? "" : ": " + JoinList(flags));
+      }
+      c.view.reason = evidence;
+      (ok ? stable : unstable).push_back(finalists[k]);
+    }
+    if (!interrupted_) {
+      if (finalists.empty() && !ranked.empty()) {
+        v.chosen = configs_[ranked.front()].view.name;
+        configs_[ranked.front()].view.stage = "chosen";
+      } else if (!stable.empty()) {
+        v.chosen = configs_[stable.front()].view.name;
+        configs_[stable.front()].view.stage = "chosen";
+      } else if (!finalists.empty() && !budget_spent) {
+        v.why_none = "no finalist held up under " + d_.soak;
+      }
+      if (ranked.empty()) v.why_none = "no configuration meets the limits";
+      if (v.chosen.empty() && v.why_none.empty() && budget_spent) {
+        v.why_none = "the device-time budget ran out before the finalists were soaked";
+      }
+    }
+  }
+  v.interrupted = interrupted_;
+  v.budget_spent = budget_spent;
+  for (const char* stage : {"screen", "measure", "stabilize"}) {
+    FunnelStageTime t;
+    t.stage = stage;
+    t.seconds = StageSeconds(stage, &t.cells);
+    v.stages.push_back(t);
+  }
+  for (const Config& c : configs_) v.configurations.push_back(c.view);
+  json verdict = {{"chosen", v.chosen},
+                  {"why_none", v.why_none},
+                  {"interrupted", v.interrupted},
+                  {"budget_spent", v.budget_spent},
+                  {"confidence", v.confidence},
+                  {"screen_repetitions", v.screen_repetitions},
+                  {"benchmarks", v.benchmarks},
+                  {"benchmarks_skipped", v.benchmarks_skipped},
+                  {"notes", v.notes},
+                  {"configurations", json::array()},
+                  {"stages", json::array()}};
+  for (const auto& c : v.configurations) {
+    verdict["configurations"].push_back({{"name", c.name},
+                                         {"key", c.key},
+                                         {"model", c.model_path},
+                                         {"device", c.device_uri},
+                                         {"settings", c.settings},
+                                         {"stage", c.stage},
+                                         {"out", c.out},
+                                         {"reason", c.reason},
+                                         {"open_limits", c.open_limits},
+                                         {"on_front", c.on_front}});
+  }
+  for (const auto& t : v.stages) {
+    verdict["stages"].push_back({{"stage", t.stage}, {"cells", t.cells}, {"seconds", t.seconds}});
+  }
+  state_["verdict"] = verdict;
+  if (auto s = Save(); !s) return s.error();
+  return v;
+}
+
+}  // namespace
+
+Result<FunnelVerdict> RunFunnel(const DecisionFile& file, const DecideOptions& options,
+                                const DecideHooks& hooks) {
+  Funnel funnel(file, options, hooks);
+  return funnel.Run();
+}
+
+}  // namespace pipette
