@@ -117,6 +117,11 @@ struct DecideHooks {
   std::function<void(const FunnelConfiguration&)> left;
 };
 
+// Whether the saved state (if any) may be resumed with `file`: an error when anything but the
+// limits changed since the funnel started (the message lists what changed and says to pass
+// --restart or use another state file), or when the state file is not a funnel's. Only reads.
+Status CheckFunnelState(const DecisionFile& file, const DecideOptions& options);
+
 // Runs (or resumes) the funnel. Errors: the store or the state cannot be read or written; a saved
 // state from a different decision file (anything but the limits changed: the message lists what
 // changed and says to pass --restart or use another state file); a record that cannot be stored.

@@ -53,6 +53,7 @@ int RunIt(const DecideArgs& a, const CLI::App& cmd, CliContext& ctx) {
   options.state_path = a.state.empty() ? "" : fs::absolute(a.state).string();
   options.logs_dir = a.logs_dir.empty() ? "" : fs::absolute(a.logs_dir).string();
   options.restart = a.restart;
+  if (auto s = CheckFunnelState(*file, options); !s) return ReportError(ctx, s.error());
   DecideHooks hooks;
   if (!a.quiet) {
     hooks.cell_finished = [&](const std::string& stage, const SuiteCellOutcome& o) {

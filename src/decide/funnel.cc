@@ -147,6 +147,8 @@ Status WriteJson(const std::string& path, const json& j) {
   return {};
 }
 
+std::string DefaultStatePath(const DecisionFile& file, const DecideOptions& options);
+
 class Funnel {
  public:
   Funnel(const DecisionFile& file, const DecideOptions& options, const DecideHooks& hooks)
@@ -191,7 +193,7 @@ Status Funnel::Setup() {
   const Suite& suite = file_.suite;
   if (options_.store_path.empty()) options_.store_path = DefaultStorePath();
   const fs::path dir = fs::absolute(options_.store_path).parent_path() / "decide";
-  if (options_.state_path.empty()) options_.state_path = (dir / (suite.name + ".json")).string();
+  if (options_.state_path.empty()) options_.state_path = DefaultStatePath(file_, options_);
   if (options_.logs_dir.empty()) options_.logs_dir = (dir / suite.name / "logs").string();
   auto store = ResultStore::Open(options_.store_path);
   if (!store) return store.error();
@@ -259,6 +261,18 @@ Status Funnel::Setup() {
       if (screen.count(b.id) && b.spec.type != BenchmarkType::kMemory) c.screen.push_back(b.id);
     }
   }
+  // Measure cheap benchmarks first: a configuration that fails on them leaves before its
+  // kl_divergence or eval cells (seconds to hours) run.
+  auto cost = [&](const std::string& id) {
+    const auto& b = *std::find_if(benchmarks_.begin(), benchmarks_.end(),
+                                  [&](const auto& x) { return x.id == id; });
+    const int kind = Repeatable(b.spec.type) ? 0 : b.spec.type == BenchmarkType::kKlDivergence ? 1 : 2;
+    return std::make_pair(kind, b.spec.prefill_tokens + b.spec.decode_tokens);
+  };
+  for (Config& c : configs_) {
+    std::stable_sort(c.benchmarks.begin(), c.benchmarks.end(),
+                     [&](const auto& a, const auto& b) { return cost(a) < cost(b); });
+  }
   NameConfigs(configs_);
   rule_.limits = d_.limits;
   rule_.objectives = d_.objectives;
@@ -269,6 +283,38 @@ Status Funnel::Setup() {
   screen_reps_ = d_.screen_repetitions > 0 ? d_.screen_repetitions
                                            : FunnelMinRepetitions(confidence) + 3;
   return LoadState();
+}
+
+// What changed in `file` since the funnel of `old` started: the paths of the suite and of the
+// decision (limits aside); empty when it may be resumed.
+std::vector<std::string> ChangedSince(const json& old, const DecisionFile& file) {
+  const json& was = old["file"];
+  std::vector<std::string> changed;
+  for (const std::string& p : ChangedPaths(was.value("suite", json()), file.suite_json)) {
+    changed.push_back(p);
+  }
+  for (const std::string& p : ChangedPaths(was.value("decision", json()), file.decision_json)) {
+    changed.push_back("decision." + p);
+  }
+  return changed;
+}
+
+Result<json> ReadState(const std::string& path) {
+  std::ifstream in(path);
+  json old = json::parse(in, nullptr, false);
+  if (old.is_discarded() || !old.is_object() || old.value("schema", "") != kSchema ||
+      !old.contains("file") || !old.contains("cells")) {
+    return MakeError(path + ": not a funnel state file; pass --restart to start the funnel "
+                            "again, or --state FILE for another");
+  }
+  return old;
+}
+
+Status Mismatch(const DecisionFile& file, const std::vector<std::string>& changed) {
+  return MakeError(fmt::format(
+      "{}: the decision file changed since this funnel started ({}); only [decision.limits] "
+      "may change on a resume: pass --restart to start again, or --state FILE to keep both",
+      file.suite.path, JoinList(changed)));
 }
 
 Status Funnel::LoadState() {
@@ -286,27 +332,13 @@ Status Funnel::LoadState() {
     state_ = std::move(fresh);
     return Save();
   }
-  std::ifstream in(options_.state_path);
-  json old = json::parse(in, nullptr, false);
-  if (old.is_discarded() || !old.is_object() || old.value("schema", "") != kSchema) {
-    return MakeError(options_.state_path + ": not a funnel state file; pass --restart to start "
-                                           "the funnel again, or --state FILE for another");
+  auto old = ReadState(options_.state_path);
+  if (!old) return old.error();
+  const json was = (*old)["file"];
+  if (const auto changed = ChangedSince(*old, file_); !changed.empty()) {
+    return Mismatch(file_, changed);
   }
-  const json& was = old["file"];
-  std::vector<std::string> changed;
-  for (const std::string& p : ChangedPaths(was.value("suite", json()), file_.suite_json)) {
-    changed.push_back(p);
-  }
-  for (const std::string& p : ChangedPaths(was.value("decision", json()), file_.decision_json)) {
-    changed.push_back("decision." + p);
-  }
-  if (!changed.empty()) {
-    return MakeError(fmt::format(
-        "{}: the decision file changed since this funnel started ({}); only [decision.limits] "
-        "may change on a resume: pass --restart to start again, or --state FILE to keep both",
-        file_.suite.path, JoinList(changed)));
-  }
-  state_ = std::move(old);
+  state_ = std::move(*old);
   if (was.value("limits", json()) != file_.limits_json) {
     const auto paths = ChangedPaths(was.value("limits", json()), file_.limits_json);
     std::vector<std::string> named;
@@ -729,7 +761,23 @@ Result<FunnelVerdict> Funnel::Run() {
   return v;
 }
 
+std::string DefaultStatePath(const DecisionFile& file, const DecideOptions& options) {
+  const std::string store = options.store_path.empty() ? DefaultStorePath() : options.store_path;
+  return (fs::absolute(store).parent_path() / "decide" / (file.suite.name + ".json")).string();
+}
+
 }  // namespace
+
+Status CheckFunnelState(const DecisionFile& file, const DecideOptions& options) {
+  const std::string path =
+      options.state_path.empty() ? DefaultStatePath(file, options) : options.state_path;
+  std::error_code ec;
+  if (options.restart || !fs::exists(path, ec)) return {};
+  auto old = ReadState(path);
+  if (!old) return old.error();
+  if (const auto changed = ChangedSince(*old, file); !changed.empty()) return Mismatch(file, changed);
+  return {};
+}
 
 Result<FunnelVerdict> RunFunnel(const DecisionFile& file, const DecideOptions& options,
                                 const DecideHooks& hooks) {

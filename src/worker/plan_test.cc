@@ -53,7 +53,7 @@ class PlanTest : public testing::Test {
       fs::create_directories(p.parent_path());
       std::ofstream(p) << "model " << p.string();
     }
-    return ParseSuiteToml(text, base.string(), "suite.toml");
+    return ParseSuiteToml(text, base.string(), "suite.toml", {"decision"});
   }
 
   HashFileFn Hasher() {
