@@ -106,6 +106,9 @@ std::array<int, 4> GpqaOptionOrder(uint32_t seed);
 
 // ---- Running an eval (benchmark type eval, DESIGN.md 7) ---------------------------------------
 
+// The most eval attempts generated together (EvalOptions::parallel).
+inline constexpr int kMaxEvalParallel = 64;
+
 // How an eval cell generates (recorded in the result's `eval` block).
 struct EvalOptions {
   std::string data_dir;  // the folder holding InfoOf(dataset).file
@@ -114,6 +117,11 @@ struct EvalOptions {
   double temperature = 0.6;
   uint64_t seed = 0;     // selects the subset and seeds every attempt (AttemptSeed)
   int max_tokens = 8192;  // output tokens per attempt at most
+  // Attempts generated together, 1..kMaxEvalParallel: the runtime decodes them as sequences of
+  // one batch (RuntimeSession::StartCompletion; runtimes whose parallel_completions is 1 refuse
+  // more than 1). Each attempt's text is the one it gets alone; its timings are per attempt
+  // while sharing the batch. Recorded in the eval block (and so part of the checkpoint's key).
+  int parallel = 1;
   DoomLoopOptions doom_loop;
   // Where the per-sample checkpoint lives (one JSON Lines file per cell digest); required.
   std::string checkpoint_dir;

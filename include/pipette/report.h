@@ -5,6 +5,14 @@
 // Both formats have the same sections, in this order; a section without data is left out and a
 // one-line note says why ("no kl_divergence results: ..."):
 //
+//   Funnel        only with funnel states (ReportOptions::funnels: `pipette decide`'s state files,
+//                 FunnelReport), one section per funnel ("Funnel: <name>"): the chosen
+//                 configuration or why none was, what left where ("4 configurations: 1 left at
+//                 screen, 3 at measure"), the interval confidence, a table of the configurations
+//                 (where each left, or that it stayed: in / finalist / chosen, and the evidence),
+//                 and the device time per stage (seconds and cells; a horizontal bar chart in HTML,
+//                 a table in both). A state without a verdict yet (a funnel still running, or
+//                 killed before its end) shows the cells run so far, and says so.
 //   Decision      only with limits (ReportOptions::limits, those of `pipette select`): every
 //                 configuration's verdict (pass, borderline, fail: each limit judged on the 95% CI
 //                 of the median, Select()), its decode speed and peak memory with intervals, the
@@ -69,8 +77,63 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/analysis.h"
+#include "pipette/status.h"
 
 namespace pipette {
+
+// A decision funnel as the report shows it: what `pipette decide` writes beside the store
+// (<store folder>/decide/<name>.json, schema "pipette.funnel/1"; pipette/decide.h), parsed by
+// ParseFunnelState. Times are device time: the sum of the cells' wall-clock seconds.
+struct FunnelReport {
+  std::string name;           // the decision's name (its suite's `name`)
+  std::string state_path;     // the file it was read from, as given (shown; "" when unknown)
+  std::string decision_file;  // the decision TOML, absolute
+  std::string store;          // the store its cells' results went to, absolute
+  std::string started_at, updated_at;  // RFC 3339 UTC, as written
+  // false: no verdict yet (the funnel is running, or was killed before its first verdict); the
+  // configurations are then those its cells measured so far, and who left is from its log.
+  bool has_verdict = false;
+  // Cells run after the verdict was written: a resumed funnel still running (or killed); the
+  // verdict shown is the previous run's.
+  int cells_after_verdict = 0;
+  std::string chosen;    // the chosen configuration's name; "" when none (yet)
+  std::string why_none;  // when the verdict chose none, e.g. "no configuration meets the limits"
+  bool interrupted = false;   // stopped by a signal: the same `pipette decide` command resumes it
+  bool budget_spent = false;  // decision.budget_minutes ran out before every stage finished
+  double confidence = 0;      // of each interval, in (0, 1); 0: unknown (no verdict)
+  int screen_repetitions = 0;  // repetitions of a screen cell; 0: unknown
+
+  struct Configuration {
+    std::string name;  // short display name ("stories260K-Q8_0 threads=2")
+    // out: the stage it left at, "screen", "measure" or "stabilize"; else "in" (survived
+    // measure), "finalist" or "chosen" ("screen" or "measure" while the funnel runs).
+    std::string stage;
+    bool out = false;
+    std::string reason;  // why it left, or a finalist's soak evidence; "" otherwise
+    std::vector<std::string> open_limits;  // limits its intervals still cross (borderline)
+    bool on_front = false;                 // on the Pareto front of the survivors
+    std::string model, device;             // model file path, device URI
+    nlohmann::json settings;               // runtime settings (an object)
+  };
+  std::vector<Configuration> configurations;  // in the funnel's order
+
+  struct Stage {
+    std::string stage;  // "screen", "measure", "stabilize"
+    int cells = 0;
+    double seconds = 0;  // device time of its cells
+  };
+  std::vector<Stage> stages;  // screen, measure, stabilize, in that order (a stage not run: 0)
+
+  std::vector<std::string> benchmarks;          // the benchmarks the decision reads
+  std::vector<std::string> benchmarks_skipped;  // the suite's others (no limit or objective)
+  std::vector<std::string> notes;  // e.g. "the limits changed since the funnel started ..."
+};
+
+// `state` (a parsed state file) as a FunnelReport; `state_path` names it in errors and in the
+// report. Pure. Errors (one line, "<state_path>: not a funnel state (why)", for the caller to say
+// what to do): not a JSON object, a "schema" other than "pipette.funnel/1", a field of the wrong
+// type.
+Result<FunnelReport> ParseFunnelState(const nlohmann::json& state, const std::string& state_path);
 
 struct ReportOptions {
   std::string title = "pipette report";
@@ -80,10 +143,14 @@ struct ReportOptions {
   // (commit 1234abc)"; shown as given, omitted when empty.
   std::string generated_at;
   std::string generator;
-  // Hard limits, as `pipette select` takes them; with any, the report opens with a Decision.
+  // Hard limits, as `pipette select` takes them; with any, the report opens with a Decision
+  // (after the Funnel sections, when there are any).
   Limits limits;
   std::string limits_text;  // the limits as given, e.g. "--max-memory 11.5MiB"
   Repeats repeats = Repeats::kPool;  // several ok results of one configuration and benchmark
+  // Decision funnels to show (a Funnel section each, before everything else), in this order.
+  // The caller reads them (the CLI: --funnel FILE and <store folder>/decide/*.json).
+  std::vector<FunnelReport> funnels{};
 };
 
 // The HTML document (UTF-8). `records` are `pipette.result/1` records in any order (ok and

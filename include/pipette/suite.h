@@ -88,6 +88,8 @@ struct Suite {
 // (/m/x.gguf): no such file; fix the path", "suite.toml: runtimes[1].settings.threads: expected
 // an integer or a list of integers, not a string", "suite.toml: unknown key 'modes'". Model files
 // must exist and be readable; whether each benchmark fits each model is checked per cell.
+// A decision file's [decision] table (pipette/decide.h) is ignored: `suite run` on a decision
+// file measures its full matrix.
 Result<Suite> ParseSuiteFile(const std::string& path);
 
 // Same, from TOML text; relative model paths are taken from `base_dir`, and errors start with

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "cli/funnel_states.h"
 #include "cli/limit_options.h"
 #include "cli/result_source.h"
 #include "cli/store_reading.h"
@@ -31,6 +32,7 @@ struct ReportArgs {
   std::string format = "html";
   std::string output;
   std::string title = "pipette report";
+  std::vector<std::string> funnels;  // --funnel FILE: state files of `pipette decide`
 };
 
 // "the store PATH (--quant Q8_0 --since 2026-11-29)" or "the server URL": where the records came from.
@@ -41,7 +43,8 @@ std::string Source(const ReportArgs& a, const std::string& store) {
 }
 
 Status Render(const ReportArgs& a, const Limits& limits, const std::vector<json>& records,
-              const std::string& store, std::ostream& out) {
+              const std::string& store, const std::vector<FunnelReport>& funnels,
+              std::ostream& out) {
   if (a.format == "csv") return ExportCsv(records, out);
   if (a.format == "jsonl") return ExportJsonl(records, out);
   ReportOptions o;
@@ -53,6 +56,7 @@ Status Render(const ReportArgs& a, const Limits& limits, const std::vector<json>
   o.limits = limits;
   o.limits_text = LimitsText(a.limits);
   o.repeats = a.newest ? Repeats::kNewest : Repeats::kPool;
+  o.funnels = funnels;
   out << (a.format == "md" ? RenderMarkdown(records, o) : RenderHtml(records, o));
   if (!out) return MakeError("writing the report failed (disk full or closed pipe?)");
   return Status::Ok();
@@ -61,9 +65,9 @@ Status Render(const ReportArgs& a, const Limits& limits, const std::vector<json>
 // FILE through a temporary file renamed into place: a failed write leaves no half report behind
 // (and an existing FILE untouched).
 Status WriteFile(const ReportArgs& a, const Limits& limits, const std::vector<json>& records,
-                 const std::string& store) {
+                 const std::string& store, const std::vector<FunnelReport>& funnels) {
   return WriteFileAtomically(a.output, "the report", [&](std::ostream& out) {
-    return Render(a, limits, records, store, out);
+    return Render(a, limits, records, store, funnels, out);
   });
 }
 
@@ -75,6 +79,19 @@ int Report(const ReportArgs& a, CliContext& ctx) {
                                       "md reports; --format " + a.format + " exports the records "
                                       "as they are: drop the limits, or use pipette select"));
   }
+  const bool exports = a.format == "csv" || a.format == "jsonl";
+  if (!a.funnels.empty() && exports) {
+    return ReportError(ctx, MakeError("--funnel shows a decision funnel in html and md reports; "
+                                      "--format " + a.format + " exports the records as they are: "
+                                      "drop --funnel"));
+  }
+  // The funnels named are read first: a wrong file fails before the store is read.
+  std::vector<FunnelReport> funnels;
+  for (const std::string& path : a.funnels) {
+    auto state = ReadFunnelState(path);
+    if (!state) return ReportError(ctx, state.error());
+    funnels.push_back(std::move(*state));
+  }
   std::string store_path = StorePath(ctx);
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
@@ -85,6 +102,13 @@ int Report(const ReportArgs& a, CliContext& ctx) {
   auto store = OpenSourceToRead(ctx);
   if (!store) return ctx.exit_code;
   store_path = store->where();
+  // The funnels `pipette decide` ran on this store, from the state files it writes beside it (a
+  // server's store has none here).
+  if (!exports && store_path.rfind("http://", 0) != 0) {
+    for (FunnelReport& f : FindFunnelStates(store_path, a.funnels, std::cerr)) {
+      funnels.push_back(std::move(f));
+    }
+  }
   auto found = store->Records(a.filter);
   if (!found.ok()) return ReportError(ctx, found.error(), kExitFailure);
   const std::vector<json> records = std::move(*found);
@@ -102,12 +126,12 @@ int Report(const ReportArgs& a, CliContext& ctx) {
     if (!reference) return ReportError(ctx, reference.error());
   }
   if (!to_file) {
-    if (Status s = Render(a, *limits, records, store_path, std::cout); !s.ok()) {
+    if (Status s = Render(a, *limits, records, store_path, funnels, std::cout); !s.ok()) {
       return ReportError(ctx, s.error(), kExitFailure);
     }
     return kExitOk;
   }
-  if (Status s = WriteFile(a, *limits, records, store_path); !s.ok()) {
+  if (Status s = WriteFile(a, *limits, records, store_path, funnels); !s.ok()) {
     return ReportError(ctx, s.error(), kExitFailure);
   }
   // The same counts as the report's summary.
@@ -136,6 +160,10 @@ void AddReportCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str()
       ->check(CLI::IsMember({"html", "md", "csv", "jsonl"}));
   cmd->add_option("--title", args->title, "the report's title")->capture_default_str();
+  cmd->add_option("--funnel", args->funnels,
+                  "show this `pipette decide` state file as a Funnel section (repeatable; those "
+                  "of this store in <store folder>/decide/ are shown without it)")
+      ->type_name("FILE");
   ResultFilter& f = args->filter;
   AddConfigurationFilters(cmd, f);
   AddServerOption(cmd, ctx);

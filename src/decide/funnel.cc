@@ -170,6 +170,8 @@ class Funnel {
   double Spent() const;
   bool OverBudget() const;
   double StageSeconds(const std::string& stage, int* cells) const;
+  FunnelVerdict Provisional();
+  json VerdictJson(const FunnelVerdict& v) const;
 
   const DecisionFile& file_;
   const Decision& d_;
@@ -186,6 +188,7 @@ class Funnel {
   std::map<std::string, json> records_;
   std::vector<std::string> notes_;
   bool interrupted_ = false;
+  bool final_ = false;  // the verdict is the run's last word (not a provisional one)
   FunnelJudgement last_;
 };
 
@@ -354,6 +357,8 @@ Status Funnel::LoadState() {
 
 Status Funnel::Save() {
   state_["updated_at"] = NowRfc3339();
+  // While it runs (or after an interrupt), the verdict so far: who left where, the time spent.
+  if (!final_ && !configs_.empty()) state_["verdict"] = VerdictJson(Provisional());
   return WriteJson(options_.state_path, state_);
 }
 
@@ -730,7 +735,36 @@ Result<FunnelVerdict> Funnel::Run() {
     v.stages.push_back(t);
   }
   for (const Config& c : configs_) v.configurations.push_back(c.view);
-  json verdict = {{"chosen", v.chosen},
+  final_ = true;
+  state_["verdict"] = VerdictJson(v);
+  if (auto s = Save(); !s) return s.error();
+  return v;
+}
+
+FunnelVerdict Funnel::Provisional() {
+  FunnelVerdict v;
+  v.confidence = FunnelConfidence(rule_, configs_.size());
+  v.screen_repetitions = screen_reps_;
+  v.notes = notes_;
+  for (const auto& b : benchmarks_) v.benchmarks.push_back(b.id);
+  v.benchmarks_skipped = skipped_;
+  v.interrupted = interrupted_;
+  for (const char* stage : {"screen", "measure", "stabilize"}) {
+    FunnelStageTime t;
+    t.stage = stage;
+    t.seconds = StageSeconds(stage, &t.cells);
+    v.stages.push_back(t);
+  }
+  for (const Config& c : configs_) v.configurations.push_back(c.view);
+  return v;
+}
+
+json Funnel::VerdictJson(const FunnelVerdict& v) const {
+  const bool done = final_ && !v.interrupted;
+  json verdict = {{"final", done},  // false while it runs and after an interrupt
+                  {"stage", done ? "done" : stage_},
+                  {"alpha", d_.alpha},
+                  {"chosen", v.chosen},
                   {"why_none", v.why_none},
                   {"interrupted", v.interrupted},
                   {"budget_spent", v.budget_spent},
@@ -756,9 +790,7 @@ Result<FunnelVerdict> Funnel::Run() {
   for (const auto& t : v.stages) {
     verdict["stages"].push_back({{"stage", t.stage}, {"cells", t.cells}, {"seconds", t.seconds}});
   }
-  state_["verdict"] = verdict;
-  if (auto s = Save(); !s) return s.error();
-  return v;
+  return verdict;
 }
 
 std::string DefaultStatePath(const DecisionFile& file, const DecideOptions& options) {

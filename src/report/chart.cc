@@ -700,6 +700,69 @@ std::string BarChart(const ChartSpec& in, const std::vector<std::string>& series
   return c.Finish();
 }
 
+std::string HorizontalBarChart(const ChartSpec& in, const std::vector<HBar>& bars) {
+  constexpr double kRow = 28, kCharWidth = 6.6;
+  ChartSpec spec = in;
+  size_t longest_name = 0, longest_label = 0;
+  for (const HBar& b : bars) {
+    longest_name = std::max(longest_name, Utf8Length(Shorten(b.name, 24)));
+    longest_label = std::max(longest_label, Utf8Length(b.label));
+  }
+  // Room for the row names on the left and the end labels on the right: the plot keeps the rest.
+  spec.margins.left = std::max(24.0, static_cast<double>(longest_name) * kCharWidth + 16);
+  spec.margins.right = std::max(spec.margins.right,
+                                static_cast<double>(longest_label) * kCharWidth + 14);
+  spec.margins.bottom = spec.x.title.empty() ? 30 : 46;
+  spec.height = spec.margins.top + kRow * static_cast<double>(std::max<size_t>(bars.size(), 1)) +
+                spec.margins.bottom;
+  Canvas c(spec, "hbar", false);
+  const PlotArea& plot = c.plot();
+  std::vector<double> xs;
+  for (const HBar& b : bars) {
+    if (std::isfinite(b.value) && b.value > 0) xs.push_back(b.value);
+  }
+  const Scale x =
+      Scale::Linear(DataDomain(xs, 0, true, false), plot.left, plot.right, spec.x.units).Nice(5);
+  c.svg() += "<g class=\"axis x\">\n";
+  for (double t : x.Ticks(5)) {
+    const double px = x.Map(t);
+    c.svg() += fmt::format(
+        "<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#e3e3e3\"/>"
+        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\" fill=\"#333\">{4}</text>\n",
+        Px(px), Px(plot.top), Px(plot.bottom), Px(plot.bottom + 16), XmlEscape(x.Label(t, 5)));
+  }
+  c.BottomLine();
+  c.XTitle(plot.bottom + 34);
+  c.svg() += "</g>\n";
+  if (xs.empty()) c.Note("no data");
+  const double zero = x.Map(0);
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const HBar& b = bars[i];
+    const double top = plot.top + kRow * static_cast<double>(i);
+    const double mid = top + kRow / 2;
+    c.svg() += fmt::format(
+        "<g class=\"row\" data-row=\"{}\">\n<text class=\"category\" x=\"{}\" y=\"{}\" "
+        "text-anchor=\"end\" fill=\"#333\">{}</text>\n",
+        XmlEscape(b.name), Px(plot.left - 8), Px(mid + 4), XmlEscape(Shorten(b.name, 24)));
+    double end = zero;
+    if (std::isfinite(b.value) && b.value > 0) {
+      end = x.Map(b.value);
+      c.svg() += fmt::format(
+          "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+          "data-value=\"{}\"><title>{}</title></rect>\n",
+          Px(zero), Px(top + 5), Px(std::max(1.0, end - zero)), Px(kRow - 10), Color(i),
+          Num(b.value), XmlEscape(b.name + ": " + (b.label.empty() ? Num(b.value) : b.label)));
+    }
+    if (!b.label.empty()) {
+      c.svg() += fmt::format(
+          "<text class=\"value\" x=\"{}\" y=\"{}\" fill=\"#222\">{}</text>\n", Px(end + 6),
+          Px(mid + 4), XmlEscape(b.label));
+    }
+    c.svg() += "</g>\n";
+  }
+  return c.Finish();
+}
+
 std::string ParetoScatter(const ChartSpec& spec, const std::vector<ScatterPoint>& points) {
   Canvas c(spec, "scatter", true);
   std::vector<double> xs, ys;

@@ -1,6 +1,6 @@
 // SVG charts for reports (DESIGN.md 6 "Reports"): scales with nice ticks, axes, legends and the
-// three chart kinds a report draws: lines with points and 95% CI error bars, grouped bars with CI
-// whiskers, and a scatter with its Pareto front highlighted.
+// chart kinds a report draws: lines with points and 95% CI error bars, grouped bars with CI
+// whiskers, a scatter with its Pareto front highlighted, and compact horizontal bars.
 //
 // Every chart is one self-contained <svg> element (inline styles, no scripts, no fonts or images
 // from anywhere), deterministic for the same input, so a report works offline and diffs cleanly.
@@ -8,7 +8,7 @@
 // text from the caller (titles, series and category names) is XML-escaped.
 //
 // What the chart elements are, for tests and for readers of the markup:
-//   <svg class="chart" data-kind="line|bar|scatter">     one chart
+//   <svg class="chart" data-kind="line|bar|hbar|scatter"> one chart
 //   <circle class="point" data-x=".." data-y="..">      one data point (line and scatter charts);
 //                                                       a Pareto-front point also has class "front"
 //   <rect class="bar" data-value="..">                  one bar
@@ -181,6 +181,18 @@ struct BarGroup {
 // always includes 0). `series` names the legend entries.
 std::string BarChart(const ChartSpec& spec, const std::vector<std::string>& series,
                      const std::vector<BarGroup>& groups);
+
+// --- horizontal bars: one labelled row per value (e.g. device time per funnel stage) ----------
+struct HBar {
+  std::string name;   // the row's label, left of its bar
+  double value = 0;   // the bar's length in x units; not > 0 or not finite: no bar drawn
+  std::string label;  // text right of the bar's end, e.g. "53.2 s, 7 cells"
+};
+// Rows of 28 pixels (the spec's height is what the rows, the title and the x axis need; the left
+// margin widens for long names, the right one for the end labels); x from 0 with ticks, vertical
+// grid lines and spec.x.title below; row i in Color(i). Each bar is <rect class="bar"
+// data-value=".."> inside <g class="row" data-row="NAME">.
+std::string HorizontalBarChart(const ChartSpec& spec, const std::vector<HBar>& bars);
 
 // --- scatter with a Pareto front -------------------------------------------------------------
 struct ScatterPoint {

@@ -98,6 +98,8 @@ struct Table {
   std::vector<std::string> header;
   std::vector<bool> numeric;  // per column: right-aligned in HTML
   std::vector<std::vector<std::string>> rows;
+  std::string name{};       // HTML: the table's data-table attribute (for tests and readers)
+  bool chart_data = false;  // HTML: folded under the section's charts, as "the chart's data"
 };
 
 struct Section {
@@ -109,6 +111,7 @@ struct Section {
   std::vector<std::string> charts;      // SVG markup (HTML only)
   std::vector<Table> tables;
   bool tables_are_chart_data = false;   // HTML: tables folded under the charts
+  bool tables_first = false;            // HTML: the (unfolded) tables before the charts
 };
 
 struct Document {
@@ -680,6 +683,181 @@ Section DecisionSection(const SelectResult& sel, const ReportOptions& o) {
   return s;
 }
 
+// ---- the decision funnel (pipette decide) ------------------------------------------------------
+
+// "53.2 s", "2 min 14 s", "1 h 05 min": device time for people.
+std::string Seconds(double s) {
+  if (!std::isfinite(s) || s < 0) return "-";
+  if (s < 100) return fmt::format("{:.1f} s", s);
+  const long long whole = std::llround(s);
+  if (whole < 3600) return fmt::format("{} min {:02d} s", whole / 60, whole % 60);
+  return fmt::format("{} h {:02d} min", whole / 3600, (whole % 3600) / 60);
+}
+
+std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+bool IsStage(const std::string& s) { return s == "screen" || s == "measure" || s == "stabilize"; }
+
+// Where a configuration that stayed stands: "in", "finalist", "chosen", or "still in" while the
+// funnel runs (or after it was interrupted: its stage is then the one it was in).
+std::string Stayed(const FunnelReport::Configuration& c) {
+  return IsStage(c.stage) || c.stage.empty() ? "still in" : c.stage;
+}
+
+// Where a configuration stands, in words: "left at screen", "chosen", "still in (measure)".
+std::string Outcome(const FunnelReport::Configuration& c) {
+  if (c.out) return "left at " + c.stage;
+  if (IsStage(c.stage)) return "still in (" + c.stage + ")";
+  return Stayed(c);
+}
+
+// "4 configurations: 1 left at screen, 2 at measure, 1 chosen": who left where, then who stayed.
+std::string LeftWhere(const FunnelReport& f) {
+  std::vector<std::string> parts;
+  bool said_left = false;
+  for (const char* stage : {"screen", "measure", "stabilize"}) {
+    const auto n = std::count_if(f.configurations.begin(), f.configurations.end(),
+                                 [&](const auto& c) { return c.out && c.stage == stage; });
+    if (n == 0) continue;
+    parts.push_back(fmt::format("{} {}at {}", n, said_left ? "" : "left ", stage));
+    said_left = true;
+  }
+  std::map<std::string, size_t> stayed;
+  std::vector<std::string> order;
+  for (const auto& c : f.configurations) {
+    if (c.out) continue;
+    const std::string what = Stayed(c);
+    if (!stayed.count(what)) order.push_back(what);
+    ++stayed[what];
+  }
+  // The verdict's words in the funnel's order: in, then finalists, then the chosen one.
+  const std::vector<std::string> rank = {"still in", "in", "finalist", "chosen"};
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return std::find(rank.begin(), rank.end(), a) < std::find(rank.begin(), rank.end(), b);
+  });
+  for (const std::string& what : order) {
+    const size_t n = stayed[what];
+    parts.push_back(what == "finalist" && n > 1 ? fmt::format("{} finalists", n)
+                                                : fmt::format("{} {}", n, what));
+  }
+  const size_t total = f.configurations.size();
+  return fmt::format("{} configuration{}{}{}.", total, total == 1 ? "" : "s",
+                     parts.empty() ? "" : ": ", Join(parts));
+}
+
+Section FunnelSection(const FunnelReport& f, size_t index) {
+  Section s;
+  s.id = index == 0 ? "funnel" : fmt::format("funnel-{}", index + 1);
+  s.title = "Funnel: " + (f.name.empty() ? f.state_path : f.name);
+  s.tables_first = true;
+  if (!f.has_verdict) {
+    s.notice = "No verdict yet: the funnel is still running, or was stopped before it finished "
+               "(run the same `pipette decide` command to resume). Shown: the configurations its "
+               "cells measured so far.";
+  } else if (!f.chosen.empty()) {
+    s.notice = "Chosen: " + f.chosen + ".";
+  } else if (f.interrupted) {
+    s.notice = "Interrupted before a choice: run the same `pipette decide` command to resume.";
+  } else {
+    s.notice = "No configuration chosen: " + (f.why_none.empty() ? "-" : f.why_none) + ".";
+  }
+  std::string where = f.decision_file.empty() ? "The decision funnel"
+                                              : "The decision funnel of " + f.decision_file;
+  if (!f.state_path.empty()) where += " (state " + f.state_path + ")";
+  s.paragraphs.push_back(
+      where + (f.updated_at.empty() ? "" : ", last written " + f.updated_at) +
+      ": screen (every configuration on the cheapest benchmark of each judged metric), measure "
+      "(the survivors on every benchmark of the decision, to the harness's CI target), stabilize "
+      "(the finalists under a soak). A configuration leaves as soon as its intervals show it "
+      "fails a limit or is dominated.");
+  s.paragraphs.push_back(LeftWhere(f));
+  if (f.confidence > 0) {
+    std::string text = fmt::format(
+        "Each interval at {:.4g}% confidence (the decision's alpha shared out over every "
+        "configuration, metric and look){}.",
+        100 * f.confidence,
+        f.screen_repetitions > 0 ? fmt::format("; screen cells of {} repetitions",
+                                               f.screen_repetitions)
+                                 : "");
+    if (!f.benchmarks.empty()) text += " Decided on " + Join(f.benchmarks) + ".";
+    if (!f.benchmarks_skipped.empty()) {
+      text += " Not measured (no limit or objective reads them): " + Join(f.benchmarks_skipped) +
+              ".";
+    }
+    s.paragraphs.push_back(text);
+  }
+  if (f.interrupted && !f.chosen.empty()) {
+    s.bullets.push_back("Interrupted: run the same `pipette decide` command to resume.");
+  }
+  if (f.cells_after_verdict > 0) {
+    s.bullets.push_back(fmt::format(
+        "{} cell{} ran after this verdict was written (a resumed funnel, still running or "
+        "stopped): the verdict is the previous run's; the device time counts every cell.",
+        f.cells_after_verdict, f.cells_after_verdict == 1 ? "" : "s"));
+  }
+  if (f.budget_spent) {
+    s.bullets.push_back("The device-time budget (decision.budget_minutes) ran out before every "
+                        "stage finished.");
+  }
+  for (const std::string& n : f.notes) {
+    s.bullets.push_back("Note: " + n + (n.empty() || n.back() != '.' ? "." : ""));
+  }
+
+  Table t{{"configuration", "outcome", "why"}, {false, false, false}, {}};
+  t.name = "funnel-configurations";
+  for (const FunnelReport::Configuration& c : f.configurations) {
+    std::vector<std::string> why;
+    if (!c.reason.empty()) why.push_back(c.reason);
+    if (!c.out && !c.open_limits.empty()) why.push_back("borderline: " + Join(c.open_limits, "; "));
+    if (!c.out && c.on_front) why.push_back("on the Pareto front of the survivors");
+    t.rows.push_back({c.name, Outcome(c), why.empty() ? "-" : Join(why, "; ")});
+  }
+  s.tables.push_back(std::move(t));
+
+  // Device time per stage: a bar each, its seconds and cells at the end.
+  double total = 0, longest = 0;
+  int cells = 0;
+  for (const FunnelReport::Stage& st : f.stages) {
+    total += st.seconds;
+    cells += st.cells;
+    longest = std::max(longest, st.seconds);
+  }
+  // The axis in the unit that keeps its numbers short.
+  const double unit = longest >= 7200 ? 3600 : longest >= 120 ? 60 : 1;
+  const char* unit_name = unit == 3600 ? "h" : unit == 60 ? "min" : "s";
+  Table times{{"stage", "left here", "cells", "device time", "share"},
+              {false, true, true, true, true},
+              {}};
+  times.name = "funnel-stages";
+  times.chart_data = true;
+  std::vector<report::HBar> bars;
+  for (const FunnelReport::Stage& st : f.stages) {
+    const auto left = std::count_if(f.configurations.begin(), f.configurations.end(),
+                                    [&](const auto& c) { return c.out && c.stage == st.stage; });
+    const std::string cells_text = fmt::format("{} cell{}", st.cells, st.cells == 1 ? "" : "s");
+    bars.push_back({st.stage, st.seconds / unit,
+                    st.cells == 0 ? "not run" : Seconds(st.seconds) + ", " + cells_text});
+    times.rows.push_back({st.stage, std::to_string(left), std::to_string(st.cells),
+                          Seconds(st.seconds),
+                          total > 0 ? fmt::format("{:.0f}%", 100 * st.seconds / total) : "-"});
+  }
+  times.rows.push_back({"total", std::to_string(std::count_if(
+                                     f.configurations.begin(), f.configurations.end(),
+                                     [](const auto& c) { return c.out; })),
+                        std::to_string(cells), Seconds(total), total > 0 ? "100%" : "-"});
+  report::ChartSpec spec = Spec(s.id + "-time", "Device time per stage",
+                                fmt::format("device time ({})", unit_name), "");
+  s.charts.push_back(report::HorizontalBarChart(spec, bars));
+  s.paragraphs.push_back(fmt::format("Device time {} over {} cell{}, per stage below.",
+                                     Seconds(total), cells, cells == 1 ? "" : "s"));
+  s.tables.push_back(std::move(times));
+  return s;
+}
+
 std::string DeviceText(const json& r) {
   std::vector<std::string> parts;
   const std::string label = TextAt(r, "/device/label");
@@ -730,6 +908,9 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
                        (o.generator.empty() ? "" : " by " + o.generator) + ".");
   }
 
+  for (size_t i = 0; i < o.funnels.size(); ++i) {
+    doc.sections.push_back(FunnelSection(o.funnels[i], i));
+  }
   if (o.limits.any() && !configs.empty()) doc.sections.push_back(DecisionSection(sel, o));
 
   // Summary.
@@ -1002,7 +1183,9 @@ tr:nth-child(even) td{background:#fafafa}details{margin:.4em 0}summary{cursor:po
 )";
 
 std::string HtmlTable(const Table& t) {
-  std::string out = "<div class=\"scroll\"><table>\n<thead><tr>";
+  std::string out = "<div class=\"scroll\"><table" +
+                    (t.name.empty() ? "" : " data-table=\"" + XmlEscape(t.name) + "\"") +
+                    ">\n<thead><tr>";
   for (const std::string& h : t.header) {
     out += "<th>";
     out += XmlEscape(h);
@@ -1051,11 +1234,17 @@ std::string Html(const Document& doc) {
       for (const std::string& b : s.bullets) out += "<li>" + XmlEscape(b) + "</li>\n";
       out += "</ul>\n";
     }
+    const auto folded = [&](const Table& t) { return s.tables_are_chart_data || t.chart_data; };
+    if (s.tables_first) {
+      for (const Table& t : s.tables) {
+        if (!folded(t)) out += HtmlTable(t);
+      }
+    }
     for (const std::string& c : s.charts) out += c;
     for (const Table& t : s.tables) {
-      if (s.tables_are_chart_data) {
+      if (folded(t)) {
         out += "<details><summary>the chart's data</summary>\n" + HtmlTable(t) + "</details>\n";
-      } else {
+      } else if (!s.tables_first) {
         out += HtmlTable(t);
       }
     }

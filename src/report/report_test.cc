@@ -668,5 +668,386 @@ TEST(MarkdownReport, SameContentAsTables) {
   EXPECT_NE(md.find("> **Synthetic models"), std::string::npos);
 }
 
+// ---- the Funnel section (pipette decide's state) ----------------------------------------------
+
+// A state file as src/decide/funnel.cc writes it: stories260K's four quantizations, F32 out at
+// screen on memory, Q8_0 out at measure on decode, Q4_K_M a finalist and Q4_0 chosen after the
+// soak. `cells` per stage: screen 7 (53.18 s), measure 6 (85.61 s), stabilize 2 (61.2 s).
+json FunnelState(bool with_verdict = true) {
+  const std::string dir = "/work/out/stories260k/";
+  auto key = [&](const std::string& quant) {
+    return dir + "stories260K-" + quant + ".gguf|llamacpp|{\"cpus\":\"0\",\"threads\":1}|local";
+  };
+  json cells = json::array();
+  auto cell = [&](const std::string& stage, const std::string& quant, const std::string& benchmark,
+                  double seconds) {
+    cells.push_back({{"key", stage + "/0/" + benchmark + "/" + key(quant)},
+                     {"stage", stage},
+                     {"round", 0},
+                     {"config", key(quant)},
+                     {"configuration", "stories260K-" + quant},
+                     {"benchmark", benchmark},
+                     {"status", "ok"},
+                     {"result_id", fmt::format("01a24a38-0000-7000-8000-{:012d}", cells.size())},
+                     {"config_id", "c"},
+                     {"reason", ""},
+                     {"seconds", seconds}});
+  };
+  for (const char* q : {"F32", "Q8_0", "Q4_0", "Q4_K_M"}) {
+    cell("screen", q, "max_memory_usage_256", 7.5);
+  }
+  for (const char* q : {"Q8_0", "Q4_0", "Q4_K_M"}) {
+    cell("screen", q, "decode_throughput_100_100", 7.06);
+  }
+  // 4 x 7.5 + 3 x 7.06 = 51.18 s, and 2 s of the first cell's readiness wait.
+  cells[0]["seconds"] = 9.5;
+  for (const char* q : {"Q8_0", "Q4_0", "Q4_K_M"}) {
+    cell("measure", q, "decode_throughput_256_100", 12.0);
+    cell("measure", q, "decode_throughput_256_256", 16.536666667);
+  }
+  cell("stabilize", "Q4_0", "soak_256_256_1", 30.5);
+  cell("stabilize", "Q4_K_M", "soak_256_256_1", 30.7);
+  json state = {
+      {"schema", "pipette.funnel/1"},
+      {"name", "stories260k-decide"},
+      {"decision_file", "/work/examples/suites/stories260k-decide.toml"},
+      {"store", "/work/out/results.db"},
+      {"started_at", "2026-12-06T07:19:36.139Z"},
+      {"updated_at", "2026-12-06T07:24:01.624Z"},
+      {"file", {{"decision", {{"objectives", {"decode", "memory", "quality"}}}}}},
+      {"cells", cells},
+      {"left",
+       {{key("F32"),
+         {{"stage", "screen"},
+          {"reason", "fails max_memory: max_host_usage 13.68 MiB [13.41, 13.80] "
+                     "(max_memory_usage_256) at 99.94% > 13.30 MiB"}}},
+        {key("Q8_0"),
+         {{"stage", "measure"},
+          {"reason", "fails min_decode_throughput: decode_throughput 850.7 tokens/s [730.0, "
+                     "937.0] (decode_throughput_256_256) at 99.94% < 1000.0 tokens/s"}}}}}};
+  if (!with_verdict) return state;
+  auto config = [&](const std::string& quant, const std::string& stage, bool out,
+                    const std::string& reason, json open_limits, bool on_front) {
+    return json{{"name", "stories260K-" + quant}, {"key", key(quant)},
+                {"model", dir + "stories260K-" + quant + ".gguf"}, {"device", "local"},
+                {"settings", {{"cpus", "0"}, {"threads", 1}}}, {"stage", stage}, {"out", out},
+                {"reason", reason}, {"open_limits", open_limits}, {"on_front", on_front}};
+  };
+  state["verdict"] = {
+      {"chosen", "stories260K-Q4_0"},
+      {"why_none", ""},
+      {"interrupted", false},
+      {"budget_spent", false},
+      {"confidence", 0.999375},
+      {"screen_repetitions", 15},
+      {"benchmarks", {"decode_throughput_100_100", "decode_throughput_256_100",
+                      "decode_throughput_256_256", "max_memory_usage_256"}},
+      {"benchmarks_skipped", {"prefill_throughput_100", "end_to_end_latency_100_100"}},
+      {"notes", {"the limits changed since the funnel started (limits.max_memory): every "
+                 "configuration was judged again on what was measured"}},
+      {"configurations",
+       {config("F32", "screen", true, state["left"][key("F32")]["reason"], json::array(), false),
+        config("Q8_0", "measure", true, state["left"][key("Q8_0")]["reason"],
+               {"min_decode_throughput: decode_throughput 1605.2 tokens/s [828.6, 1972.3] "
+                "(decode_throughput_100_100) at 99.94% crosses 1000.0 tokens/s"},
+               false),
+        config("Q4_0", "chosen", false,
+               "soak_256_256_1: 412 requests in 60 s, drift -0.8%, memory growth 0.00 MiB",
+               json::array(), true),
+        config("Q4_K_M", "finalist", false,
+               "soak_256_256_1: 398 requests in 60 s, drift -1.2%, memory growth 0.01 MiB",
+               {"min_decode_throughput: decode_throughput 1054.6 tokens/s [882.4, 1551.0] "
+                "(decode_throughput_256_100) at 99.94% crosses 1000.0 tokens/s"},
+               true)}},
+      {"stages", {{{"stage", "screen"}, {"cells", 7}, {"seconds", 53.18}},
+                  {{"stage", "measure"}, {"cells", 6}, {"seconds", 85.61}},
+                  {{"stage", "stabilize"}, {"cells", 2}, {"seconds", 61.2}}}}};
+  return state;
+}
+
+// The <section id="ID">...</section> of `html`, or "".
+std::string SectionById(const std::string& html, const std::string& id) {
+  const size_t at = html.find("<section id=\"" + id + "\">");
+  if (at == std::string::npos) return "";
+  return html.substr(at, html.find("</section>", at) + 10 - at);
+}
+
+// The rows of the table whose data-table is `name`, each as its cells' text (still escaped).
+std::vector<std::vector<std::string>> TableRows(const std::string& html, const std::string& name) {
+  std::vector<std::vector<std::string>> rows;
+  const size_t at = html.find("<table data-table=\"" + name + "\">");
+  if (at == std::string::npos) return rows;
+  const std::string body =
+      html.substr(html.find("<tbody>", at), html.find("</tbody>", at) - html.find("<tbody>", at));
+  const std::regex row("<tr>(.*?)</tr>"), cell("<td[^>]*>(.*?)</td>");
+  const std::sregex_iterator end;
+  for (auto r = std::sregex_iterator(body.begin(), body.end(), row); r != end; ++r) {
+    const std::string tr = (*r)[1].str();
+    std::vector<std::string> cells;
+    for (auto c = std::sregex_iterator(tr.begin(), tr.end(), cell); c != end; ++c) {
+      cells.push_back((*c)[1].str());
+    }
+    rows.push_back(std::move(cells));
+  }
+  return rows;
+}
+
+TEST(FunnelState, ParsesTheVerdictAndTheCells) {
+  auto f = ParseFunnelState(FunnelState(), "/work/out/decide/stories260k-decide.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->name, "stories260k-decide");
+  EXPECT_EQ(f->state_path, "/work/out/decide/stories260k-decide.json");
+  EXPECT_EQ(f->store, "/work/out/results.db");
+  EXPECT_TRUE(f->has_verdict);
+  EXPECT_EQ(f->cells_after_verdict, 0);
+  EXPECT_EQ(f->chosen, "stories260K-Q4_0");
+  EXPECT_DOUBLE_EQ(f->confidence, 0.999375);
+  EXPECT_EQ(f->screen_repetitions, 15);
+  ASSERT_EQ(f->configurations.size(), 4u);
+  EXPECT_EQ(f->configurations[0].stage, "screen");
+  EXPECT_TRUE(f->configurations[0].out);
+  EXPECT_EQ(f->configurations[1].open_limits.size(), 1u);
+  EXPECT_EQ(f->configurations[3].stage, "finalist");
+  EXPECT_EQ(f->configurations[3].settings["threads"], 1);
+  ASSERT_EQ(f->stages.size(), 3u);  // from the cells: the same as the verdict's
+  EXPECT_EQ(f->stages[0].stage, "screen");
+  EXPECT_EQ(f->stages[0].cells, 7);
+  EXPECT_NEAR(f->stages[0].seconds, 53.18, 1e-9);
+  EXPECT_EQ(f->stages[1].cells, 6);
+  EXPECT_NEAR(f->stages[1].seconds, 85.61, 1e-6);
+  EXPECT_NEAR(f->stages[2].seconds, 61.2, 1e-9);
+  EXPECT_EQ(f->notes.size(), 1u);
+  EXPECT_EQ(f->benchmarks_skipped.size(), 2u);
+}
+
+TEST(FunnelState, RefusesWhatIsNotAFunnelState) {
+  auto array = ParseFunnelState(json::array(), "x.json");
+  ASSERT_FALSE(array.ok());
+  EXPECT_EQ(array.error().message, "x.json: not a funnel state (not a JSON object)");
+  auto result = ParseFunnelState({{"schema", "pipette.result/1"}}, "r.json");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().message,
+            "r.json: not a funnel state (schema \"pipette.result/1\", expected "
+            "\"pipette.funnel/1\")");
+  auto none = ParseFunnelState({{"name", "x"}}, "n.json");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message,
+            "n.json: not a funnel state (schema missing, expected \"pipette.funnel/1\")");
+  json bad = FunnelState();
+  bad["verdict"]["configurations"] = "four";
+  auto shape = ParseFunnelState(bad, "s.json");
+  ASSERT_FALSE(shape.ok());
+  EXPECT_EQ(shape.error().message,
+            "s.json: not a funnel state this pipette reads (\"configurations\" is not a list)");
+  json wrong_type = FunnelState();
+  wrong_type["verdict"]["chosen"] = 3;
+  auto typed = ParseFunnelState(wrong_type, "t.json");
+  ASSERT_FALSE(typed.ok());
+  EXPECT_EQ(typed.error().message.rfind("t.json: not a funnel state this pipette reads (", 0), 0u)
+      << typed.error().message;
+  EXPECT_EQ(typed.error().message.find('\n'), std::string::npos);
+}
+
+TEST(HtmlReport, FunnelSectionShowsWhatLeftWhereAndTheDeviceTime) {
+  ReportOptions o;
+  auto f = ParseFunnelState(FunnelState(), "/work/out/decide/stories260k-decide.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  o.funnels.push_back(*f);
+  const std::string html = RenderHtml(FullSet("m", false), o);
+  // First, before the summary, and in the navigation.
+  const size_t funnel_at = html.find("<section id=\"funnel\">");
+  ASSERT_NE(funnel_at, std::string::npos);
+  EXPECT_EQ(funnel_at, html.find("<section id=\""));
+  EXPECT_NE(html.find("<a href=\"#funnel\">Funnel: stories260k-decide</a>"), std::string::npos);
+  const std::string s = SectionById(html, "funnel");
+  EXPECT_NE(s.find("<h2>Funnel: stories260k-decide</h2>"), std::string::npos);
+  EXPECT_NE(s.find("<p class=\"notice\">Chosen: stories260K-Q4_0.</p>"), std::string::npos) << s;
+  EXPECT_NE(
+      s.find("<p>4 configurations: 1 left at screen, 1 at measure, 1 finalist, 1 chosen.</p>"),
+      std::string::npos)
+      << s;
+  EXPECT_NE(s.find("The decision funnel of /work/examples/suites/stories260k-decide.toml (state "
+                   "/work/out/decide/stories260k-decide.json), last written "
+                   "2026-12-06T07:24:01.624Z"),
+            std::string::npos);
+  EXPECT_NE(s.find("Each interval at 99.94% confidence"), std::string::npos);
+  EXPECT_NE(s.find("screen cells of 15 repetitions"), std::string::npos);
+  EXPECT_NE(s.find("Not measured (no limit or objective reads them): prefill_throughput_100, "
+                   "end_to_end_latency_100_100."),
+            std::string::npos);
+  EXPECT_NE(s.find("<li>Note: the limits changed since the funnel started"), std::string::npos);
+  EXPECT_NE(s.find("Device time 3 min 20 s over 15 cells"), std::string::npos) << s;
+  // One row per configuration: where it left or that it stayed, and the evidence.
+  const auto rows = TableRows(s, "funnel-configurations");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{
+                         "stories260K-F32", "left at screen",
+                         "fails max_memory: max_host_usage 13.68 MiB [13.41, 13.80] "
+                         "(max_memory_usage_256) at 99.94% &gt; 13.30 MiB"}));
+  EXPECT_EQ(rows[1][1], "left at measure");
+  EXPECT_EQ(rows[1][2].find("fails min_decode_throughput"), 0u);
+  // Out: its open limits no longer matter.
+  EXPECT_EQ(rows[1][2].find("borderline"), std::string::npos);
+  EXPECT_EQ(rows[2], (std::vector<std::string>{
+                         "stories260K-Q4_0", "chosen",
+                         "soak_256_256_1: 412 requests in 60 s, drift -0.8%, memory growth 0.00 "
+                         "MiB; on the Pareto front of the survivors"}));
+  EXPECT_EQ(rows[3][1], "finalist");
+  EXPECT_NE(rows[3][2].find("; borderline: min_decode_throughput: decode_throughput 1054.6"),
+            std::string::npos);
+  // The configurations table comes before the chart; the stage table is the chart's data.
+  EXPECT_LT(s.find("data-table=\"funnel-configurations\""), s.find("<svg"));
+  const auto stages = TableRows(s, "funnel-stages");
+  ASSERT_EQ(stages.size(), 4u);
+  EXPECT_EQ(stages[0], (std::vector<std::string>{"screen", "1", "7", "53.2 s", "27%"}));
+  EXPECT_EQ(stages[1], (std::vector<std::string>{"measure", "1", "6", "85.6 s", "43%"}));
+  EXPECT_EQ(stages[2], (std::vector<std::string>{"stabilize", "0", "2", "61.2 s", "31%"}));
+  EXPECT_EQ(stages[3], (std::vector<std::string>{"total", "2", "15", "3 min 20 s", "100%"}));
+  EXPECT_GT(s.find("<details><summary>the chart's data</summary>"), s.find("<svg"));
+  // Device time per stage: one bar each, as long as its seconds, labelled with seconds and cells.
+  const std::string chart = SvgById(s, "funnel-time");
+  EXPECT_NE(chart.find("data-kind=\"hbar\""), std::string::npos);
+  const std::vector<double> values = Attr(chart, "rect class=\"bar\"", "data-value");
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_NEAR(values[0], 53.18, 1e-9);
+  EXPECT_NEAR(values[1], 85.61, 1e-6);
+  const std::vector<double> widths = Attr(chart, "rect class=\"bar\"", "width");
+  ASSERT_EQ(widths.size(), 3u);
+  EXPECT_NEAR(widths[0] / widths[1], 53.18 / 85.61, 0.01);
+  EXPECT_NEAR(widths[2] / widths[1], 61.2 / 85.61, 0.01);
+  EXPECT_NE(chart.find(">53.2 s, 7 cells</text>"), std::string::npos) << chart;
+  EXPECT_NE(chart.find(">device time (s)</text>"), std::string::npos);
+  // Self-contained still.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Without funnels, no section.
+  EXPECT_EQ(RenderHtml(FullSet("m", false), {}).find("funnel"), std::string::npos);
+}
+
+TEST(HtmlReport, FunnelWithoutVerdictOrChoiceSaysSo) {
+  // Still running: two configurations measured so far, one already out.
+  json running = FunnelState(false);
+  running["cells"].erase(running["cells"].begin() + 1, running["cells"].end());
+  running["cells"].push_back(FunnelState(false)["cells"][1]);  // Q8_0's memory cell
+  const std::string f32 = running["cells"][0]["config"];
+  running["left"] = {{f32, running["left"][f32]}};  // only F32 has left so far
+  auto f = ParseFunnelState(running, "run.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_FALSE(f->has_verdict);
+  ReportOptions o;
+  o.funnels.push_back(*f);
+  std::string html = RenderHtml(FullSet("m", false), o);
+  std::string s = SectionById(html, "funnel");
+  EXPECT_NE(s.find("<p class=\"notice\">No verdict yet: the funnel is still running"),
+            std::string::npos);
+  EXPECT_NE(s.find("<p>2 configurations: 1 left at screen, 1 still in.</p>"), std::string::npos)
+      << s;
+  auto rows = TableRows(s, "funnel-configurations");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][1], "left at screen");
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"stories260K-Q8_0", "still in (screen)", "-"}));
+  EXPECT_EQ(s.find("confidence"), std::string::npos);  // unknown before the verdict
+  const std::string chart = SvgById(s, "funnel-time");
+  EXPECT_EQ(Count(chart, "<rect class=\"bar\""), 1u);  // screen only
+  EXPECT_EQ(Count(chart, ">not run</text>"), 2u);
+
+  // None chosen, and a resume under way: two cells after the verdict.
+  json none = FunnelState();
+  none["verdict"]["chosen"] = "";
+  none["verdict"]["why_none"] = "no configuration meets the limits";
+  none["cells"].push_back(none["cells"][13]);
+  none["cells"].push_back(none["cells"][14]);
+  auto g = ParseFunnelState(none, "none.json");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->cells_after_verdict, 2);
+  o.funnels = {*f, *g};
+  html = RenderHtml(FullSet("m", false), o);
+  s = SectionById(html, "funnel-2");
+  EXPECT_NE(s.find("<p class=\"notice\">No configuration chosen: no configuration meets the "
+                   "limits.</p>"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("<li>2 cells ran after this verdict was written"), std::string::npos);
+  EXPECT_EQ(TableRows(s, "funnel-stages")[2][2], "4");  // the stabilize cells counted
+  EXPECT_LT(html.find("<section id=\"funnel\">"), html.find("<section id=\"funnel-2\">"));
+
+  // Interrupted (Ctrl-C) in measure: who stayed is still in, where it was.
+  json stopped = FunnelState();
+  stopped["verdict"]["chosen"] = "";
+  stopped["verdict"]["interrupted"] = true;
+  for (json& c : stopped["verdict"]["configurations"]) {
+    if (!c["out"].get<bool>()) c["stage"] = "measure";
+  }
+  auto h = ParseFunnelState(stopped, "stopped.json");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  o.funnels = {*h};
+  s = SectionById(RenderHtml(FullSet("m", false), o), "funnel");
+  EXPECT_NE(s.find("<p class=\"notice\">Interrupted before a choice: run the same `pipette "
+                   "decide` command to resume.</p>"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("<p>4 configurations: 1 left at screen, 1 at measure, 2 still in.</p>"),
+            std::string::npos)
+      << s;
+  rows = TableRows(s, "funnel-configurations");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[2][1], "still in (measure)");
+}
+
+TEST(MarkdownReport, FunnelAsTables) {
+  json state = FunnelState();
+  state["verdict"]["configurations"][0]["name"] = "F32 <big> | x";
+  auto f = ParseFunnelState(state, "state.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  ReportOptions o;
+  o.funnels.push_back(*f);
+  const std::string md = RenderMarkdown(FullSet("m", false), o);
+  EXPECT_EQ(md.find("<svg"), std::string::npos);
+  const size_t at = md.find("## Funnel: stories260k-decide\n");
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_LT(at, md.find("## Summary"));
+  EXPECT_NE(md.find("> **Chosen: stories260K-Q4_0.**"), std::string::npos);
+  EXPECT_NE(md.find("4 configurations: 1 left at screen, 1 at measure, 1 finalist, 1 chosen.\n"),
+            std::string::npos);
+  EXPECT_NE(md.find("| configuration | outcome | why |\n|---|---|---|\n"
+                    "| F32 &lt;big&gt; \\| x | left at screen | fails max_memory: max_host_usage "
+                    "13.68 MiB \\[13.41, 13.80\\] (max_memory_usage_256) at 99.94% &gt; 13.30 "
+                    "MiB |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| stories260K-Q4_0 | chosen | soak_256_256_1: 412 requests"),
+            std::string::npos);
+  EXPECT_NE(md.find("| stage | left here | cells | device time | share |\n"
+                    "|---|---:|---:|---:|---:|\n"
+                    "| screen | 1 | 7 | 53.2 s | 27% |\n"
+                    "| measure | 1 | 6 | 85.6 s | 43% |\n"
+                    "| stabilize | 0 | 2 | 61.2 s | 31% |\n"
+                    "| total | 2 | 15 | 3 min 20 s | 100% |\n"),
+            std::string::npos)
+      << md;
+}
+
+TEST(HorizontalBarChartMarkup, BarsFromZeroWithLabels) {
+  ChartSpec spec;
+  spec.id = "t";
+  spec.title = "time";
+  spec.x.title = "seconds";
+  const std::string svg = HorizontalBarChart(
+      spec,
+      {{"screen", 40, "40 s"}, {"measure", 80, "80 s"}, {"a <long> stage name", 0, "not run"}});
+  EXPECT_NE(svg.find("data-kind=\"hbar\""), std::string::npos);
+  EXPECT_EQ(Count(svg, "<g class=\"row\""), 3u);
+  const std::vector<double> x = Attr(svg, "rect class=\"bar\"", "x");
+  const std::vector<double> w = Attr(svg, "rect class=\"bar\"", "width");
+  ASSERT_EQ(w.size(), 2u);  // no bar for 0
+  EXPECT_DOUBLE_EQ(x[0], x[1]);  // both from 0
+  EXPECT_NEAR(w[1] / w[0], 2, 1e-3);
+  EXPECT_NE(svg.find("data-row=\"a &lt;long&gt; stage name\""), std::string::npos);
+  EXPECT_NE(svg.find(">not run</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">seconds</text>"), std::string::npos);
+  const std::vector<double> heights = Attr(svg, "svg", "height");
+  ASSERT_EQ(heights.size(), 1u);
+  EXPECT_DOUBLE_EQ(heights[0], 36 + 3 * 28 + 46);
+}
+
 }  // namespace
 }  // namespace pipette::report

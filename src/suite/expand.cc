@@ -55,6 +55,20 @@ Result<std::vector<Config>> OneFactor(const Suite& suite, SuiteRuntime& rt, size
     }
     model = static_cast<size_t>(it - suite.models.begin());
   }
+  if (!rt.cpus_by_threads.empty()) {
+    // The CPU list follows threads there, so the baseline picks it through threads alone.
+    const std::string table = fmt::format("runtimes[{}].settings.cpus", runtime + 1);
+    if (b.settings.contains("cpus")) {
+      return MakeError(suite.path + ": baseline.settings.cpus: " + table + " gives a CPU list "
+                       "per threads value; set the baseline's threads instead");
+    }
+    const json threads = b.settings.value("threads", json());
+    if (threads.is_number_integer() && !rt.cpus_by_threads.contains(threads.get<int64_t>())) {
+      return MakeError(suite.path + ": baseline.settings.threads: no CPU list for threads = " +
+                       threads.dump() + " in " + table + "; add " + threads.dump() +
+                       " = \"...\" there");
+    }
+  }
   std::vector<size_t> base(rt.settings.size(), 0);
   for (const auto& [name, value] : b.settings.items()) {
     size_t i = 0;
@@ -115,7 +129,7 @@ Status CheckMatrixSize(const Suite& suite, const std::vector<SuiteRuntime>& runt
 
 Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
   std::vector<SuiteRuntime> runtimes = suite.runtimes;
-  if (runtimes.empty()) runtimes.push_back({RuntimeChoice{}, {}, "llamacpp"});
+  if (runtimes.empty()) runtimes.push_back({RuntimeChoice{}, {}, "llamacpp", {}});
   std::vector<Config> configs;
   if (suite.mode == SuiteMode::kMatrix) {
     if (auto s = CheckMatrixSize(suite, runtimes); !s) return s.error();
@@ -162,6 +176,16 @@ Result<std::vector<SuiteCell>> ExpandSuite(const Suite& suite) {
     for (size_t i = 0; i < rt.settings.size(); ++i) {
       const auto& [name, values] = rt.settings[i];
       base.settings[name] = values[c.choice[i]];
+    }
+    if (!rt.cpus_by_threads.empty() && base.settings.value("threads", json()).is_number_integer()) {
+      const int64_t threads = base.settings["threads"].get<int64_t>();
+      const auto it = rt.cpus_by_threads.find(threads);
+      if (it == rt.cpus_by_threads.end()) {
+        return MakeError(fmt::format("{}: runtimes[{}].settings.cpus: no CPU list for threads = "
+                                     "{}; add {} = \"...\"",
+                                     suite.path, c.runtime + 1, threads, threads));
+      }
+      base.settings["cpus"] = it->second;
     }
     auto defs = RuntimeSettingDefs(rt.choice.name);
     if (!defs) return defs.error().Wrap(suite.path);

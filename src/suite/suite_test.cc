@@ -300,6 +300,128 @@ settings = { threads = 1, cpus = ["0", "1"] }
             std::string::npos) << bad.error().message;
 }
 
+// big.LITTLE: each thread count with its own cores (cpus as a table keyed by the threads values)
+// is one dimension, not threads x cpus.
+TEST_F(SuiteFile, CpusTableGivesEachThreadsValueItsCpuList) {
+  const std::string runtime = R"(
+[[runtimes]]
+name = "llamacpp"
+settings = { threads = [1, 2, 4], cpus = { 1 = "4", 2 = "4-5", 4 = "4-7" }, mmap = false }
+)";
+  auto suite = Parse("name = \"bl\"\nbenchmarks = [\"prefill_throughput_256\", "
+                     "\"decode_throughput_256_100\"]\n" + runtime + kModels);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  const SuiteRuntime& rt = suite->runtimes[0];
+  EXPECT_EQ(rt.cpus_by_threads, (std::map<int64_t, std::string>{{1, "4"}, {2, "4-5"}, {4, "4-7"}}));
+  for (const auto& [name, values] : rt.settings) EXPECT_NE(name, "cpus");
+
+  const auto cells = Expand("name = \"bl\"\nbenchmarks = [\"prefill_throughput_256\", "
+                            "\"decode_throughput_256_100\"]\n" + runtime + kModels);
+  // 3 models x 3 threads x 2 benchmarks: cpus adds no dimension.
+  ASSERT_EQ(cells.size(), 3u * 3 * 2);
+  EXPECT_EQ(cells[0].settings, (nlohmann::json{{"threads", 1}, {"cpus", "4"}, {"mmap", false}}));
+  EXPECT_EQ(cells[1].settings, cells[0].settings);
+  EXPECT_EQ(cells[2].settings, (nlohmann::json{{"threads", 2}, {"cpus", "4-5"}, {"mmap", false}}));
+  EXPECT_EQ(cells[4].settings, (nlohmann::json{{"threads", 4}, {"cpus", "4-7"}, {"mmap", false}}));
+  EXPECT_EQ(fs::path(cells[6].model_path).filename(), "a-Q8_0.gguf");
+  EXPECT_EQ(cells[6].settings["cpus"], "4");
+
+  // A thread count above its CPU list's size is kept, as threads = 4, cpus = "4" is: threads
+  // sharing cores is a configuration one may want to measure.
+  auto shared = Parse(std::string("name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = "
+                                  "\"llamacpp\"\nsettings = { threads = [2, 4], cpus = { 2 = "
+                                  "\"4\", 4 = \"4-5\" } }\n") + kModels);
+  EXPECT_TRUE(shared.ok()) << shared.error().message;
+}
+
+TEST_F(SuiteFile, OneFactorVariesCpusWithThreads) {
+  const std::string head = R"(
+name = "bl"
+mode = "one-factor"
+benchmarks = ["decode_throughput_256_100"]
+[[runtimes]]
+name = "llamacpp"
+settings = { threads = [1, 2, 4], cpus = { 1 = "4", 2 = "4-5", 4 = "4-7" }, flash_attn = ["auto", "on"] }
+)";
+  const auto cells = Expand(head + "[baseline]\nmodel = \"a-Q8_0.gguf\"\nsettings = { threads = 2 }\n" +
+                            kModels);
+  // baseline + 2 other models + 2 other thread counts + 1 other flash_attn; no cpus step.
+  ASSERT_EQ(cells.size(), 6u);
+  std::map<std::string, const SuiteCell*> by_factor;
+  for (const auto& c : cells) by_factor[c.factor] = &c;
+  ASSERT_EQ(by_factor.size(), 6u);
+  EXPECT_EQ(by_factor.at("baseline")->settings,
+            (nlohmann::json{{"threads", 2}, {"cpus", "4-5"}, {"flash_attn", "auto"}}));
+  EXPECT_EQ(by_factor.at("model=a-F32.gguf")->settings["cpus"], "4-5");
+  EXPECT_EQ(by_factor.at("threads=1")->settings,
+            (nlohmann::json{{"threads", 1}, {"cpus", "4"}, {"flash_attn", "auto"}}));
+  EXPECT_EQ(by_factor.at("threads=4")->settings,
+            (nlohmann::json{{"threads", 4}, {"cpus", "4-7"}, {"flash_attn", "auto"}}));
+  EXPECT_EQ(by_factor.at("flash_attn=\"on\"")->settings,
+            (nlohmann::json{{"threads", 2}, {"cpus", "4-5"}, {"flash_attn", "on"}}));
+
+  // Without a baseline: the first threads value, with its CPU list.
+  const auto first = Expand(head + kModels);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first[0].factor, "baseline");
+  EXPECT_EQ(first[0].settings["threads"], 1);
+  EXPECT_EQ(first[0].settings["cpus"], "4");
+
+  // The baseline picks its CPU list through threads: no cpus of its own, no uncovered threads.
+  const std::pair<std::string, std::string> bad[] = {
+      {"settings = { cpus = \"4\" }",
+       "s.toml: baseline.settings.cpus: runtimes[1].settings.cpus gives a CPU list per threads "
+       "value; set the baseline's threads instead"},
+      {"settings = { threads = 3 }",
+       "s.toml: baseline.settings.threads: no CPU list for threads = 3 in "
+       "runtimes[1].settings.cpus; add 3 = \"...\" there"},
+  };
+  for (const auto& [baseline, message] : bad) {
+    auto suite = Parse(head + "[baseline]\n" + baseline + "\n" + kModels);
+    ASSERT_TRUE(suite.ok()) << suite.error().message;
+    auto expanded = ExpandSuite(*suite);
+    ASSERT_FALSE(expanded.ok()) << baseline;
+    EXPECT_EQ(expanded.error().message, message);
+  }
+}
+
+TEST_F(SuiteFile, CpusTableIsCheckedWhereItIsWritten) {
+  const auto suite_with = [&](const std::string& settings) {
+    return "name = \"x\"\nbenchmarks = [\"b\"]\n[[runtimes]]\nname = \"llamacpp\"\nsettings = " +
+           settings + "\n" + kModels;
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {"{ threads = [1, 2, 6], cpus = { 1 = \"4\", 2 = \"4-5\" } }",
+       "s.toml: runtimes[1].settings.cpus: no CPU list for threads = 6; add 6 = \"...\""},
+      {"{ threads = [1, 2], cpus = { 1 = \"4\", 2 = \"4-5\", 6 = \"2-7\" } }",
+       "s.toml: runtimes[1].settings.cpus.6: 6 is not one of the threads values (1, 2); remove "
+       "it or add 6 to threads"},
+      {"{ threads = [1], cpus = { 1 = \"4\", big = \"4-7\" } }",
+       "s.toml: runtimes[1].settings.cpus.big: a key must be a threads value (a positive "
+       "integer), e.g. 4 = \"4-7\""},
+      {"{ threads = [1], cpus = { 0 = \"0\", 1 = \"4\" } }",
+       "s.toml: runtimes[1].settings.cpus.0: a key must be a threads value"},
+      {"{ threads = [1], cpus = { 01 = \"4\" } }",
+       "s.toml: runtimes[1].settings.cpus.01: a key must be a threads value"},
+      {"{ threads = [1, 2], cpus = { 1 = \"4\", 2 = \"5-4\" } }",
+       "s.toml: runtimes[1].settings.cpus.2: CPU list '5-4': range 5-4 ends below its start"},
+      {"{ threads = [1], cpus = { 1 = 4 } }",
+       "s.toml: runtimes[1].settings.cpus.1: expected a CPU list such as \"0-3\", not 4"},
+      {"{ threads = [1], cpus = { 1 = [\"4\"] } }",
+       "s.toml: runtimes[1].settings.cpus.1: expected a CPU list such as \"4-7\""},
+      {"{ cpus = { 1 = \"4\", 2 = \"4-5\" } }",
+       "s.toml: runtimes[1].settings.cpus: a table of CPU lists by threads value needs threads; "
+       "add threads = [...] with its values as the keys, or give cpus one CPU list"},
+  };
+  for (const auto& [settings, message] : cases) {
+    auto suite = Parse(suite_with(settings));
+    ASSERT_FALSE(suite.ok()) << settings;
+    EXPECT_EQ(suite.error().message.rfind(message, 0), 0u)
+        << "got: " << suite.error().message << "\nwant prefix: " << message;
+    EXPECT_EQ(suite.error().message.find('\n'), std::string::npos) << suite.error().message;
+  }
+}
+
 TEST_F(SuiteFile, ReferencesAndContextOverflow) {
   auto suite = Parse(std::string("name = \"x\"\nbenchmarks = [\"kl_divergence_512\"]\n"
                                  "allow_context_overflow = true\n"

@@ -3,10 +3,12 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -35,6 +37,14 @@ class Reader {
   // Rejects keys this format does not define (a typo must not be ignored silently).
   Status OnlyKeys(const toml::table& t, const std::string& where,
                   std::initializer_list<std::string_view> known) const {
+    return OnlyKeys(t, where, std::vector<std::string_view>(known));
+  }
+  Status OnlyKeys(const toml::table& t, const std::string& where,
+                  const std::vector<std::string>& known) const {
+    return OnlyKeys(t, where, std::vector<std::string_view>(known.begin(), known.end()));
+  }
+  Status OnlyKeys(const toml::table& t, const std::string& where,
+                  const std::vector<std::string_view>& known) const {
     for (const auto& [k, v] : t) {
       bool ok = false;
       for (auto n : known) ok = ok || k.str() == n;
@@ -134,6 +144,57 @@ Result<std::vector<json>> SettingValues(const toml::node& n, const std::string& 
   return values;
 }
 
+// `cpus` as a table keyed by the threads values (docs/suites.md): threads value -> CPU list.
+// Every threads value needs a list and every key must be a threads value: a gap or a stray key
+// is almost surely a typo, and a guessed CPU list would measure other cores than meant.
+Result<std::map<int64_t, std::string>> CpusByThreads(const toml::table& table,
+                                                     const SuiteRuntime& rt,
+                                                     const std::vector<SettingDef>& defs,
+                                                     const std::string& name, const Reader& r) {
+  const SettingDef* def = FindSetting(defs, "cpus");
+  if (def == nullptr) {
+    return r.Fail(name, CheckSettings(rt.choice.name, defs, json{{"cpus", "0"}}).error().message);
+  }
+  const auto threads = std::find_if(rt.settings.begin(), rt.settings.end(),
+                                    [](const auto& s) { return s.first == "threads"; });
+  if (threads == rt.settings.end()) {
+    return r.Fail(name, "a table of CPU lists by threads value needs threads; add threads = "
+                        "[...] with its values as the keys, or give cpus one CPU list");
+  }
+  const std::vector<json>& counts = threads->second;
+  std::string listed;
+  for (const json& v : counts) listed += (listed.empty() ? "" : ", ") + v.dump();
+  std::map<int64_t, std::string> out;
+  for (const auto& [k, v] : table) {
+    const std::string key(k.str());
+    const std::string entry = name + "." + key;
+    int64_t n = 0;
+    const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), n);
+    if (ec != std::errc() || end != key.data() + key.size() || n < 1 || key != std::to_string(n)) {
+      return r.Fail(entry, "a key must be a threads value (a positive integer), e.g. 4 = \"4-7\"");
+    }
+    if (std::find(counts.begin(), counts.end(), json(n)) == counts.end()) {
+      return r.Fail(entry, key + " is not one of the threads values (" + listed +
+                               "); remove it or add " + key + " to threads");
+    }
+    const std::optional<json> value = Scalar(v);
+    if (!value) return r.Fail(entry, "expected a CPU list such as \"4-7\"");
+    if (auto s = CheckSetting(*def, *value); !s) {
+      std::string message = s.error().message;  // "cpus: ...", and the key already says cpus
+      if (message.starts_with("cpus: ")) message = message.substr(6);
+      return r.Fail(entry, message);
+    }
+    out[n] = value->get<std::string>();
+  }
+  for (const json& v : counts) {
+    if (!out.contains(v.get<int64_t>())) {
+      return r.Fail(name, "no CPU list for threads = " + v.dump() + "; add " + v.dump() +
+                              " = \"...\"");
+    }
+  }
+  return out;
+}
+
 // "${NAME}" in a runtime's dir, url and server replaced by the environment variable's value;
 // PIPETTE_LLAMA_BIN defaults to the bin folder of the llama.cpp build pipette was built with.
 // Errors: a variable that is not set, an unclosed "${".
@@ -201,11 +262,21 @@ Result<SuiteRuntime> ReadRuntime(const toml::table& t, const std::string& key,
   if (const toml::node* n = t.get("settings")) {
     const toml::table* st = n->as_table();
     if (st == nullptr) return r.Fail(key + ".settings", "expected a table");
+    const toml::table* cpus_by_threads = nullptr;  // read once threads is known
     for (const auto& [k, v] : *st) {
+      if (k.str() == "cpus" && v.is_table()) {
+        cpus_by_threads = v.as_table();
+        continue;
+      }
       const std::string name = key + ".settings." + std::string(k.str());
       auto values = SettingValues(v, name, *defs, rt.choice.name, r);
       if (!values) return values.error();
       rt.settings.emplace_back(std::string(k.str()), std::move(*values));
+    }
+    if (cpus_by_threads != nullptr) {
+      auto cpus = CpusByThreads(*cpus_by_threads, rt, *defs, key + ".settings.cpus", r);
+      if (!cpus) return cpus.error();
+      rt.cpus_by_threads = std::move(*cpus);
     }
   }
   return rt;
@@ -253,7 +324,7 @@ Status ReadHarness(const toml::table& t, HarnessPolicy& p, const Reader& r) {
 Status ReadEval(const toml::table& t, const std::string& base_dir, EvalOptions& o,
                 const Reader& r) {
   if (auto s = r.OnlyKeys(t, "eval", {"data_dir", "limit", "repeats", "temperature", "seed",
-                                      "max_tokens", "doom_loop", "checkpoint_dir"});
+                                      "max_tokens", "parallel", "doom_loop", "checkpoint_dir"});
       !s) {
     return s;
   }
@@ -282,7 +353,8 @@ Status ReadEval(const toml::table& t, const std::string& base_dir, EvalOptions& 
   const std::pair<const char*, std::pair<int*, std::pair<int64_t, int64_t>>> ints[] = {
       {"limit", {&o.limit, {0, 1000000}}},
       {"repeats", {&o.repeats, {1, 1000}}},
-      {"max_tokens", {&o.max_tokens, {1, 1 << 24}}}};
+      {"max_tokens", {&o.max_tokens, {1, 1 << 24}}},
+      {"parallel", {&o.parallel, {1, kMaxEvalParallel}}}};
   for (const auto& [key, target] : ints) {
     if (!t.get(key)) continue;
     auto v = integer(key, target.second.first, target.second.second);
@@ -367,7 +439,8 @@ Status ReadReadiness(const toml::table& t, ReadinessPolicy& g, const Reader& r) 
 }  // namespace
 
 Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_dir,
-                             const std::string& source_name) {
+                             const std::string& source_name,
+                             const std::vector<std::string>& other_tables) {
   const Reader r(source_name);
   toml::table root;
   try {
@@ -378,11 +451,12 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
     return MakeError(source_name + ": not valid TOML at " + where.str() + ": " +
                      std::string(e.description()));
   }
-  if (auto s = r.OnlyKeys(root, "", {"name", "mode", "benchmarks", "benchmarks_dir", "models",
-                                     "runtimes", "baseline", "harness", "readiness", "eval", "label",
-                                     "stop_on_failure", "allow_context_overflow", "interleave",
-                                     "devices"});
-      !s) {
+  std::vector<std::string> keys = {"name", "mode", "benchmarks", "benchmarks_dir", "models",
+                                   "runtimes", "baseline", "harness", "readiness", "eval", "label",
+                                   "stop_on_failure", "allow_context_overflow", "interleave",
+                                   "devices"};
+  keys.insert(keys.end(), other_tables.begin(), other_tables.end());
+  if (auto s = r.OnlyKeys(root, "", keys); !s) {
     return s.error();
   }
   Suite suite;
@@ -470,7 +544,7 @@ Result<Suite> ParseSuiteToml(const std::string& text, const std::string& base_di
                                   : "an empty list; give at least one [[runtimes]] or leave it out");
   }
   if (runtimes == nullptr) {
-    suite.runtimes.push_back({RuntimeChoice{}, {}, "llamacpp"});
+    suite.runtimes.push_back({RuntimeChoice{}, {}, "llamacpp", {}});
   } else {
     std::set<std::string> seen_runtimes;
     for (size_t i = 0; i < runtimes->size(); ++i) {
@@ -609,7 +683,9 @@ Result<Suite> ParseSuiteFile(const std::string& path) {
   text << in.rdbuf();
   if (!in.good() && !in.eof()) return MakeError(path + ": cannot read the suite file");
   const std::string base = fs::absolute(path).parent_path().string();
-  return ParseSuiteToml(text.str(), base, path);
+  // A decision file is a suite plus [decision] (pipette/decide.h): `suite run` measures its
+  // whole matrix, which is how a funnel's choice is checked against the full matrix.
+  return ParseSuiteToml(text.str(), base, path, {"decision"});
 }
 
 }  // namespace pipette
