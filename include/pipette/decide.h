@@ -40,7 +40,9 @@ struct Decision {
   int finalists = 2;           // [decision.stabilize] finalists; 0: no stabilize stage
   std::string soak;            // [decision.stabilize] soak = "soak_<P>_<D>_<minutes>"; "": none
   double soak_minutes = 0;     // that soak's duration
-  std::optional<double> budget_minutes;  // decision.budget_minutes: device time for the funnel
+  // decision.budget_minutes: device time for the funnel; once spent, no measure round and no
+  // soak starts (the screen and the first measure always run: without them nothing is decided).
+  std::optional<double> budget_minutes;
 };
 
 // A parsed decision file: its suite and its decision, and the file as JSON (for resuming: what

@@ -55,21 +55,22 @@ int RunIt(const DecideArgs& a, const CLI::App& cmd, CliContext& ctx) {
   options.restart = a.restart;
   if (auto s = CheckFunnelState(*file, options); !s) return ReportError(ctx, s.error());
   DecideHooks hooks;
+  // The position of the running cell in its stage and the stage's time left (an estimate from
+  // its cells so far), shown when it settles.
+  auto position = std::make_shared<std::string>();
   if (!a.quiet) {
-    hooks.cell_finished = [&](const std::string& stage, const SuiteCellOutcome& o) {
+    hooks.cell_finished = [&, position](const std::string& stage, const SuiteCellOutcome& o) {
       SuiteCellOutcome shown = o;
       shown.reason = WithFlags(o.reason, cmd);
       std::string line = CellLine(shown, 0);
       line = line.substr(line.find(']') + 1);  // the stage and its count replace the index
-      std::cerr << fmt::format("[{}]{}", stage, line) << std::endl;
+      std::cerr << fmt::format("[{} {}]{}", stage, *position, line) << std::endl;
     };
-    hooks.cell_started = [&](const std::string& stage, const SuiteCell&, int index, int planned,
-                             double left) {
-      if (index == 1) {
-        std::cerr << fmt::format("{}: up to {} cells{}", stage, planned,
-                                 left >= 0 ? ", about " + Duration(left) + " left" : "")
-                  << std::endl;
-      }
+    hooks.cell_started = [&, position](const std::string& stage, const SuiteCell&, int index,
+                                       int planned, double left) {
+      *position = fmt::format("{}/{}", index, planned);
+      if (left >= 0) *position += ", ~" + Duration(left) + " left";
+      if (index == 1) std::cerr << fmt::format("{}: up to {} cells", stage, planned) << std::endl;
     };
     hooks.left = [&](const FunnelConfiguration& c) {
       std::cerr << fmt::format("  {} leaves at {}: {}", c.name, c.stage, c.reason) << std::endl;

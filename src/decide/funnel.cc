@@ -67,6 +67,24 @@ std::vector<std::string> JudgedMetrics(BenchmarkType type, const Decision& d) {
   return out;
 }
 
+// A cell's cost in prefill-token equivalents, to order cells cheapest first: a decoded token
+// costs about ten prefilled ones on a CPU (prefill is batched); timed benchmarks run min_reps
+// repetitions plus the warm-up, kl_divergence runs the model and its reference over the context
+// once, an eval generates up to max_tokens for each of its questions (hours: always last).
+double CellCost(const BenchmarkSpec& b, const HarnessPolicy& policy) {
+  const double once = b.prefill_tokens + 10.0 * b.decode_tokens;
+  switch (b.type) {
+    case BenchmarkType::kKlDivergence:
+      return 2.0 * b.prefill_tokens;
+    case BenchmarkType::kEval:
+      return 1e12;
+    case BenchmarkType::kSoak:
+      return 1e11;
+    default:
+      return (policy.min_reps + policy.warmup_runs) * (once + 1);
+  }
+}
+
 bool Repeatable(BenchmarkType t) {
   return t == BenchmarkType::kMemory || t == BenchmarkType::kDecode ||
          t == BenchmarkType::kPrefill || t == BenchmarkType::kEndToEnd;
@@ -247,34 +265,33 @@ Status Funnel::Setup() {
       if (!c.cells.count(b.id)) continue;
       if (b.spec.type == BenchmarkType::kKlDivergence && !has_reference) continue;
       c.benchmarks.push_back(b.id);
-      if (!Repeatable(b.spec.type)) continue;
+      // Evals take minutes to hours: never in the screen.
+      if (b.spec.type == BenchmarkType::kEval) continue;
       for (const std::string& m : b.metrics) {
         const DecisionBenchmark*& best = cheapest[m];
-        const int cost = b.spec.prefill_tokens + b.spec.decode_tokens;
-        if (!best || cost < best->spec.prefill_tokens + best->spec.decode_tokens) best = &b;
+        if (!best || CellCost(b.spec, file_.suite.policy) < CellCost(best->spec, file_.suite.policy)) {
+          best = &b;
+        }
       }
     }
-    std::set<std::string> screen;
-    for (const auto& [m, b] : cheapest) screen.insert(b->id);
-    // Memory first: it is quick and often decides alone.
-    for (const DecisionBenchmark& b : benchmarks_) {
-      if (screen.count(b.id) && b.spec.type == BenchmarkType::kMemory) c.screen.push_back(b.id);
-    }
-    for (const DecisionBenchmark& b : benchmarks_) {
-      if (screen.count(b.id) && b.spec.type != BenchmarkType::kMemory) c.screen.push_back(b.id);
+    for (const auto& [m, b] : cheapest) {
+      if (std::find(c.screen.begin(), c.screen.end(), b->id) == c.screen.end()) {
+        c.screen.push_back(b->id);
+      }
     }
   }
-  // Measure cheap benchmarks first: a configuration that fails on them leaves before its
-  // kl_divergence or eval cells (seconds to hours) run.
-  auto cost = [&](const std::string& id) {
-    const auto& b = *std::find_if(benchmarks_.begin(), benchmarks_.end(),
-                                  [&](const auto& x) { return x.id == id; });
-    const int kind = Repeatable(b.spec.type) ? 0 : b.spec.type == BenchmarkType::kKlDivergence ? 1 : 2;
-    return std::make_pair(kind, b.spec.prefill_tokens + b.spec.decode_tokens);
+  // Cheapest first, in the screen and in the measure: a configuration that fails on a cheap
+  // benchmark leaves before its expensive cells run.
+  auto cheaper = [&](const std::string& a, const std::string& b) {
+    auto spec = [&](const std::string& id) -> const BenchmarkSpec& {
+      return std::find_if(benchmarks_.begin(), benchmarks_.end(),
+                          [&](const auto& x) { return x.id == id; })->spec;
+    };
+    return CellCost(spec(a), file_.suite.policy) < CellCost(spec(b), file_.suite.policy);
   };
   for (Config& c : configs_) {
-    std::stable_sort(c.benchmarks.begin(), c.benchmarks.end(),
-                     [&](const auto& a, const auto& b) { return cost(a) < cost(b); });
+    std::stable_sort(c.screen.begin(), c.screen.end(), cheaper);
+    std::stable_sort(c.benchmarks.begin(), c.benchmarks.end(), cheaper);
   }
   NameConfigs(configs_);
   rule_.limits = d_.limits;
@@ -576,14 +593,26 @@ Result<FunnelVerdict> Funnel::Run() {
     if (c.view.out) continue;
     for (const std::string& b : c.benchmarks) planned += !Measured(c, b);
   }
-  for (Config& c : configs_) {
-    for (const std::string& b : c.benchmarks) {
-      if (c.view.out || interrupted_) break;
-      if (Measured(c, b)) continue;
-      ++index;
-      if (auto s = RunCell("measure", 0, c, b, policy, index, planned); !s) return s.error();
-      Judge();
-    }
+  // Cheapest cells of every survivor first, so that whoever fails on one leaves before the
+  // expensive cells of anyone run.
+  std::vector<std::pair<size_t, std::string>> first;
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    for (const std::string& b : configs_[i].benchmarks) first.emplace_back(i, b);
+  }
+  std::stable_sort(first.begin(), first.end(), [&](const auto& x, const auto& y) {
+    auto spec = [&](const std::string& id) -> const BenchmarkSpec& {
+      return std::find_if(benchmarks_.begin(), benchmarks_.end(),
+                          [&](const auto& d) { return d.id == id; })->spec;
+    };
+    return CellCost(spec(x.second), policy) < CellCost(spec(y.second), policy);
+  });
+  for (const auto& [i, b] : first) {
+    Config& c = configs_[i];
+    if (interrupted_) break;
+    if (c.view.out || Measured(c, b)) continue;
+    ++index;
+    if (auto s = RunCell("measure", 0, c, b, policy, index, planned); !s) return s.error();
+    Judge();
   }
   bool budget_spent = false;
   for (int round = 1; round <= d_.measure_rounds && !interrupted_; ++round) {

@@ -54,7 +54,7 @@ std::function<void(int, const std::string&)> InterruptAfter(std::thread& worker,
         std::ifstream in(err_path);
         std::string line;
         int done = 0;
-        while (std::getline(in, line)) done += line.rfind("[screen] ok", 0) == 0;
+        while (std::getline(in, line)) done += line.rfind("[screen ", 0) == 0 && line.find("] ok") != std::string::npos;
         if (done >= after) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
@@ -108,7 +108,9 @@ TEST(Decide, ScreensOutResumesAndRefusesAnEditedFile) {
   }
   // F32 left after its memory cell: it never ran a decode cell.
   for (const json& c : after["cells"]) {
-    if (c["configuration"] == "stories260K-F32") EXPECT_EQ(c["benchmark"], "max_memory_usage_64");
+    if (c["configuration"] == "stories260K-F32") {
+      EXPECT_EQ(c["benchmark"], "max_memory_usage_64");
+    }
   }
   EXPECT_NE(second.out.find("chosen: stories260K-Q4_0"), std::string::npos) << second.out;
   EXPECT_NE(second.out.find("device time"), std::string::npos);
