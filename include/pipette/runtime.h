@@ -112,6 +112,9 @@ struct RuntimeCapabilities {
   // Feeds its own token ids of the exact count for prefill and decode (llama-bench: BOS, then
   // pseudo-random ids): the harness builds no prompt for those and records that it did not.
   bool own_tokens = false;
+  // The most completions it decodes together as sequences of one batch (eval --parallel N,
+  // RuntimeSession::StartCompletion); 1: one at a time (Complete only).
+  int parallel_completions = 1;
 };
 
 // ---- Units of work and their typed measurements ----------------------------------------------
@@ -181,6 +184,18 @@ struct Completion {
   nlohmann::json sampling = nlohmann::json::object();  // the chain as applied: top_k, ..., seed
 };
 
+// A completion that ended in a slot of a session decoding several together (StartCompletion).
+// Its timings under N sequences: time_to_first_token_ms from StartCompletion's call to its first
+// token (its prompt decoded alone, the other slots waiting); decode_ms the wall time of the
+// shared decode steps it took part in (each step decodes one token of every running sequence
+// and samples them all), so (output_tokens - 1) / decode_ms is its own generation speed while
+// it shared the batch; total_ms from StartCompletion to its end, including the other slots'
+// prompts and the caller's work between steps.
+struct SlotCompletion {
+  int slot = 0;
+  Completion completion;
+};
+
 // The resident memory of a measured process at one reading of /proc/<pid>/status, split as Linux
 // splits it, in bytes: anon_bytes + file_bytes + shmem_bytes = that reading's VmRSS.
 struct ResidentSplit {
@@ -228,6 +243,32 @@ class RuntimeSession {
     (void)request, (void)keep_going;
     return MakeError("this runtime cannot generate completions", "generate");
   }
+  // Parallel completions (Capabilities().parallel_completions > 1, a session started with
+  // SessionOptions::parallel N): up to N completions decoded together, each in a slot 0..N-1
+  // with its own context of n_ctx tokens and its own sampler seeded as Complete seeds it, so each
+  // completion is the text Complete gives for its request where the engine's batched arithmetic
+  // equals its single-sequence arithmetic (docs/driver-protocol.md says where it does).
+  //
+  // Starts `request` in free slot `slot`: its prompt decoded, its first token sampled. Errors:
+  // stage "context" when its prompt and max_tokens do not fit n_ctx (nothing ran: the slot stays
+  // free, the other slots go on); stage "template"; any other error may leave the engine dead
+  // (every running completion is lost: start a new session). Runtimes without it return an error.
+  virtual Status StartCompletion(int slot, const CompletionRequest& request) {
+    (void)slot, (void)request;
+    return MakeError("this runtime cannot run completions in parallel", "generate");
+  }
+  // Advances every running slot together by a few dozen tokens at most (less when one ends), and
+  // asks keep_going(slot, its text so far) wherever Complete would ask it (after every 32
+  // output tokens), so that the caller's doom-loop detector stops each completion at the same
+  // token as there ("stopped"; tokens decoded past that point are dropped). Returns the
+  // completions that ended, whose slots are free again; a completion that ended in
+  // StartCompletion is returned by the next call; empty when no slot runs. Errors: the engine
+  // failed, every running completion is lost (start a new session).
+  virtual Result<std::vector<SlotCompletion>> AdvanceCompletions(
+      const std::function<bool(int slot, const std::string& text)>& keep_going) {
+    (void)keep_going;
+    return MakeError("this runtime cannot run completions in parallel", "generate");
+  }
   // Log-probabilities of every position of `tokens` (all vocabulary entries) written to `path`
   // in the driver's PPLP format (kl_divergence). Runtimes without it return an error.
   virtual Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) = 0;
@@ -267,6 +308,10 @@ struct SessionOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // per request
   bool sample_memory = false;  // sample the process's memory every 10 ms (memory benchmarks)
   int context_tokens = 0;      // the cell's context need (P + D), for engines sized per start
+  // Completions decoded together (eval --parallel; at most Capabilities().parallel_completions):
+  // the engine's context holds this many sequences of n_ctx tokens each. Not a setting: the
+  // record keeps it in its eval block, and it changes no config_id.
+  int parallel = 1;
   std::function<void(int pid)> on_started;  // the engine's pid once it runs (tests kill it)
 };
 

@@ -75,7 +75,7 @@ std::vector<Layer> Diff(const json& a, const json& b) {
   CompareField(a, b, "pipette commit", "/harness/commit", env);
   CompareObject(a, b, "/harness/environment", env);
   CompareObject(a, b, "/runtime/settings", params);
-  for (const char* key : {"repeats", "temperature", "seed", "max_tokens", "scorer"}) {
+  for (const char* key : {"repeats", "temperature", "seed", "max_tokens", "parallel", "scorer"}) {
     CompareField(a, b, std::string("eval ") + key, std::string("/eval/") + key, params);
   }
   CompareObject(a, b, "/eval/doom_loop", params);

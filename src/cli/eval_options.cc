@@ -26,6 +26,10 @@ void AddEvalOptions(CLI::App* cmd, EvalArgs& a) {
                   "eval benchmarks: output tokens per attempt at most (default: the benchmark's, "
                   "8192 for the published evals)")
       ->check(NumberIn(1, 1 << 24));
+  cmd->add_option("--parallel", o.parallel,
+                  "eval benchmarks: attempts generated together as sequences of one batch "
+                  "(llamacpp; each attempt's text is the one it gets alone)")
+      ->capture_default_str()->check(NumberIn(1, kMaxEvalParallel));
   cmd->add_option("--doom-loop", a.doom_loop,
                   "eval benchmarks: tune the doom-loop detector, KEY=VALUE (repeatable), e.g. "
                   "min_bytes=256, line_repeats=4, line_cycle=off");

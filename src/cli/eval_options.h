@@ -18,8 +18,8 @@ struct EvalArgs {
   std::vector<std::string> doom_loop;  // KEY=VALUE tunings, applied in order
 };
 
-// Adds --data-dir, --limit, --repeats, --temperature, --seed, --max-tokens, --doom-loop and
-// --checkpoint-dir to `cmd`.
+// Adds --data-dir, --limit, --repeats, --temperature, --seed, --max-tokens, --parallel,
+// --doom-loop and --checkpoint-dir to `cmd`.
 void AddEvalOptions(CLI::App* cmd, EvalArgs& args);
 
 // The options with the defaults filled in: the data directory from $PIPETTE_EVALS_DIR when not

@@ -48,10 +48,13 @@ void PrintEvalSummary(const json& r, std::ostream& out) {
                 : "DIFFERS from the published " + e.value("published_fingerprint", "");
   }
   const size_t samples = e.value("sample_ids", json::array()).size();
-  out << fmt::format("{} (fingerprint {}, {}): {} samples x {} attempts, seed {}, temperature "
+  const int parallel = e.value("parallel", 1);
+  out << fmt::format("{} (fingerprint {}, {}): {} samples x {} attempts{}, seed {}, temperature "
                      "{:g}, max {} tokens, prompt {}, scorer {}\n",
                      e.value("title", ""), fp.substr(0, 12), match, samples,
-                     e.value("repeats", 0), e.value("seed", 0), e.value("temperature", 0.0),
+                     e.value("repeats", 0),
+                     parallel > 1 ? fmt::format(" ({} in parallel)", parallel) : std::string(),
+                     e.value("seed", 0), e.value("temperature", 0.0),
                      e.value("max_tokens", 0), e.value("prompt_format", "?"),
                      e.value("scorer", ""));
   if (!r.contains("metrics") || !r["metrics"].contains("accuracy")) return;

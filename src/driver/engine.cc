@@ -49,6 +49,9 @@ struct Engine::Sampling {
   int64_t decode_ns = 0;
   int64_t first_token_ns = -1;
   bool done = false;
+  // Parallel completions: the position of `pending` in its sequence, and the check interval.
+  int n_past = 0;
+  int check_every = 0;
   ~Sampling() {
     if (chain) llama_sampler_free(chain);
   }
@@ -58,6 +61,7 @@ Engine::Engine() { llama_backend_init(); }
 
 Engine::~Engine() {
   sampling_.reset();
+  seqs_.clear();
   prompter_.reset();
   if (ctx_) llama_free(ctx_);
   if (model_) llama_model_free(model_);
@@ -69,6 +73,9 @@ Status Engine::Load(const std::string& path, const EngineSettings& requested) {
   if (model_) return MakeError("model already loaded; start a new driver per cell", "load");
   settings_ = requested;
   if (settings_.threads < 1) return MakeError("threads must be at least 1", "load");
+  if (settings_.n_seq < 1 || settings_.n_seq > 64) {
+    return MakeError("n_seq must be from 1 to 64, not " + std::to_string(settings_.n_seq), "load");
+  }
   auto type_k = ParseKvType(settings_.type_k);
   if (!type_k) return type_k.error();
   auto type_v = ParseKvType(settings_.type_v);
@@ -94,7 +101,11 @@ Status Engine::Load(const std::string& path, const EngineSettings& requested) {
   if (settings_.n_ctx <= 0) settings_.n_ctx = llama_model_n_ctx_train(model_);
 
   llama_context_params cp = llama_context_default_params();
-  cp.n_ctx = static_cast<uint32_t>(settings_.n_ctx);
+  // n_ctx is one sequence's: with n_seq sequences llama.cpp splits its n_ctx into n_seq KV
+  // streams (kv_unified off, the default), each sequence attending to its own cells only.
+  cp.n_ctx = static_cast<uint32_t>(settings_.n_ctx) * static_cast<uint32_t>(settings_.n_seq);
+  cp.n_seq_max = static_cast<uint32_t>(settings_.n_seq);
+  cp.kv_unified = false;
   cp.n_batch = static_cast<uint32_t>(settings_.n_batch);
   cp.n_ubatch = static_cast<uint32_t>(settings_.n_ubatch);
   cp.n_threads = settings_.threads;
@@ -128,6 +139,7 @@ Status Engine::Load(const std::string& path, const EngineSettings& requested) {
   if (static_cast<int>(eog_tokens_.size()) >= facts_.n_vocab) {
     return MakeError("every token of the vocabulary ends generation", "load");
   }
+  seqs_.resize(static_cast<size_t>(settings_.n_seq));
   return Status::Ok();
 }
 
@@ -149,7 +161,8 @@ Result<std::vector<int32_t>> Engine::Tokenize(const std::string& text, bool add_
 
 EngineCounts Engine::Counts() const {
   if (!ctx_) return {};
-  return {llama_n_ctx(ctx_), llama_n_batch(ctx_), llama_n_ubatch(ctx_)};
+  return {llama_n_ctx_seq(ctx_), llama_n_batch(ctx_), llama_n_ubatch(ctx_), llama_n_seq_max(ctx_),
+          llama_n_ctx(ctx_)};
 }
 
 Status Engine::WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) {
@@ -195,6 +208,8 @@ Status Engine::WriteLogProbs(const std::vector<int32_t>& tokens, const std::stri
 }
 
 void Engine::ClearKvCache() {
+  // Parallel completions lose their cells with the cache: they end too.
+  for (auto& s : seqs_) s.reset();
   if (ctx_) llama_memory_clear(llama_get_memory(ctx_), true);
 }
 
@@ -329,11 +344,9 @@ Result<GenerateTiming> Engine::Generate(const std::string& text, int n, bool add
   return out;
 }
 
-Result<CompletionChunk> Engine::Complete(const CompletionParams& p, int n) {
-  if (!ctx_) return MakeError("no model loaded", "generate");
-  if (p.max_tokens < 1 || n < 1) return MakeError("complete needs max_tokens and n >= 1", "generate");
-  sampling_.reset();
-  CompletionChunk out;
+Result<std::unique_ptr<Engine::Sampling>> Engine::BeginCompletion(const CompletionParams& p,
+                                                                  CompletionChunk& out,
+                                                                  std::vector<int32_t>& tokens) {
   auto built = prompter_->Build(p.message, p.use_chat_template);
   if (!built) return built.error();
   out.prompt_format = built->format;
@@ -345,7 +358,7 @@ Result<CompletionChunk> Engine::Complete(const CompletionParams& p, int n) {
   s->t0 = Clock::now();
   // Special tokens in the templated text (<|im_start|>, ...) are tokens, as llama-server reads them.
   const int32_t len = static_cast<int32_t>(prompt.size());
-  std::vector<int32_t> tokens(prompt.size() + 2);
+  tokens.assign(prompt.size() + 2, 0);
   int32_t nt = llama_tokenize(vocab_, prompt.data(), len, tokens.data(),
                               static_cast<int32_t>(tokens.size()), true, true);
   if (nt < 0) {
@@ -374,11 +387,24 @@ Result<CompletionChunk> Engine::Complete(const CompletionParams& p, int n) {
     llama_sampler_chain_add(chain, llama_sampler_init_dist(p.seed));
   }
   s->max_tokens = p.max_tokens;
+  return s;
+}
+
+Result<CompletionChunk> Engine::Complete(const CompletionParams& p, int n) {
+  if (!ctx_) return MakeError("no model loaded", "generate");
+  if (p.max_tokens < 1 || n < 1) return MakeError("complete needs max_tokens and n >= 1", "generate");
+  sampling_.reset();
+  CompletionChunk out;
+  std::vector<int32_t> tokens;
+  auto s = BeginCompletion(p, out, tokens);
+  if (!s) return s.error();
   ClearKvCache();
   const auto t_prefill = Clock::now();
-  if (auto st = DecodeBatch(tokens.data(), nt); !st) return Error{st.error().message, "generate"};
+  if (auto st = DecodeBatch(tokens.data(), static_cast<int>(tokens.size())); !st) {
+    return Error{st.error().message, "generate"};
+  }
   out.prefill_ns = NsSince(t_prefill);
-  sampling_ = std::move(s);
+  sampling_ = std::move(*s);
   return Produce(n, std::move(out));
 }
 
@@ -422,6 +448,166 @@ Result<CompletionChunk> Engine::Produce(int n, CompletionChunk out) {
   out.first_token_ns = s.first_token_ns;
   out.decode_ns = s.decode_ns;
   return out;
+}
+
+// ---- Parallel completions ----------------------------------------------------------------------
+
+Result<CompletionChunk> Engine::StartSeq(int slot, const CompletionParams& p, int check_every) {
+  if (!ctx_) return MakeError("no model loaded", "generate");
+  if (slot < 0 || slot >= static_cast<int>(seqs_.size())) {
+    return MakeError("slot " + std::to_string(slot) +
+                         " is out of range: the driver was loaded with " +
+                         std::to_string(seqs_.size()) + " sequences (n_seq)",
+                     "protocol");
+  }
+  if (seqs_[static_cast<size_t>(slot)]) {
+    return MakeError("slot " + std::to_string(slot) + " is running a completion", "protocol");
+  }
+  if (p.max_tokens < 1) return MakeError("seq_start needs max_tokens >= 1", "generate");
+  CompletionChunk out;
+  std::vector<int32_t> tokens;
+  auto started = BeginCompletion(p, out, tokens);
+  if (!started) return started.error();
+  Sampling& s = **started;
+  s.check_every = std::max(0, check_every);
+  llama_memory_seq_rm(llama_get_memory(ctx_), slot, -1, -1);
+  // The prompt in the chunks DecodeBatch uses for Complete, so that each of llama.cpp's batches
+  // has the shape it has there (the kernels chosen depend on the number of rows).
+  const int n = static_cast<int>(tokens.size());
+  const int chunk_max = std::min(n, settings_.n_batch);
+  llama_batch batch = llama_batch_init(chunk_max, 0, 1);
+  const auto t_prefill = Clock::now();
+  for (int done = 0; done < n;) {
+    const int chunk = std::min(n - done, chunk_max);
+    batch.n_tokens = chunk;
+    for (int j = 0; j < chunk; ++j) {
+      batch.token[j] = tokens[static_cast<size_t>(done + j)];
+      batch.pos[j] = done + j;
+      batch.n_seq_id[j] = 1;
+      batch.seq_id[j][0] = slot;
+      batch.logits[j] = done + j == n - 1;
+    }
+    if (const int rc = llama_decode(ctx_, batch); rc != 0) {
+      llama_batch_free(batch);
+      llama_memory_seq_rm(llama_get_memory(ctx_), slot, -1, -1);
+      return MakeError("llama_decode returned " + std::to_string(rc), "generate");
+    }
+    done += chunk;
+  }
+  llama_batch_free(batch);
+  llama_synchronize(ctx_);
+  out.prefill_ns = NsSince(t_prefill);
+  s.n_past = n;
+  seqs_[static_cast<size_t>(slot)] = std::move(*started);
+  SampleSeq(slot, -1, out);
+  if (out.done) FreeSeq(slot);  // ended at its first token (end of generation, max_tokens 1)
+  return out;
+}
+
+void Engine::SampleSeq(int slot, int idx, CompletionChunk& out) {
+  Sampling& s = *seqs_[static_cast<size_t>(slot)];
+  const int32_t token = llama_sampler_sample(s.chain, ctx_, idx);
+  if (s.first_token_ns < 0) s.first_token_ns = NsSince(s.t0);
+  if (llama_vocab_is_eog(vocab_, token)) {
+    s.done = true;
+    out.stop = "eos";
+  } else {
+    out.text += Piece(token);
+    ++out.tokens;
+    s.pending = token;
+    if (++s.generated >= s.max_tokens) {
+      s.done = true;
+      out.stop = "truncated";
+    } else if (s.check_every > 0 && s.generated % s.check_every == 0) {
+      // Where Complete's caller, asking for check_every tokens at a time, would judge the text.
+      out.checks.push_back({s.generated, static_cast<int64_t>(out.text.size()), s.decode_ns});
+    }
+  }
+  out.done = s.done;
+  out.first_token_ns = s.first_token_ns;
+  out.decode_ns = s.decode_ns;
+}
+
+Result<std::vector<std::pair<int, CompletionChunk>>> Engine::StepSeqs(int n) {
+  if (!ctx_) return MakeError("no model loaded", "generate");
+  if (n < 1) return MakeError("seq_step needs n >= 1", "generate");
+  std::vector<std::pair<int, CompletionChunk>> out;
+  for (size_t k = 0; k < seqs_.size(); ++k) {
+    if (seqs_[k] && !seqs_[k]->done) out.push_back({static_cast<int>(k), CompletionChunk{}});
+  }
+  if (out.empty()) return out;
+  llama_batch batch = llama_batch_init(static_cast<int32_t>(out.size()), 0, 1);
+  std::vector<size_t> running;  // indexes into `out` of the slots in this step, in slot order
+  for (int step = 0; step < n; ++step) {
+    running.clear();
+    for (size_t i = 0; i < out.size(); ++i) {
+      const Sampling* s = seqs_[static_cast<size_t>(out[i].first)].get();
+      if (s && !s->done) running.push_back(i);
+    }
+    if (running.empty()) break;
+    // Slots in increasing order: llama.cpp puts consecutive sequence ids in one micro-batch.
+    batch.n_tokens = static_cast<int32_t>(running.size());
+    for (size_t j = 0; j < running.size(); ++j) {
+      const int slot = out[running[j]].first;
+      Sampling& s = *seqs_[static_cast<size_t>(slot)];
+      batch.token[j] = s.pending;
+      batch.pos[j] = s.n_past;
+      batch.n_seq_id[j] = 1;
+      batch.seq_id[j][0] = slot;
+      batch.logits[j] = 1;
+    }
+    const auto t0 = Clock::now();
+    if (const int rc = llama_decode(ctx_, batch); rc != 0) {
+      llama_batch_free(batch);
+      for (size_t k = 0; k < seqs_.size(); ++k) FreeSeq(static_cast<int>(k));
+      return MakeError("llama_decode returned " + std::to_string(rc) + " (" +
+                           std::to_string(running.size()) + " sequences)",
+                       "generate");
+    }
+    llama_synchronize(ctx_);
+    bool ended = false;
+    for (size_t j = 0; j < running.size(); ++j) {
+      const int slot = out[running[j]].first;
+      Sampling& s = *seqs_[static_cast<size_t>(slot)];
+      ++s.n_past;
+      SampleSeq(slot, static_cast<int>(j), out[running[j]].second);
+      ended = ended || s.done;
+    }
+    // The step's time (the shared decode and every sequence's sampling) is each sequence's
+    // decode time: the wall time it spent generating while it shared the batch.
+    const int64_t step_ns = NsSince(t0);
+    for (size_t i : running) {
+      CompletionChunk& c = out[i].second;
+      Sampling& s = *seqs_[static_cast<size_t>(out[i].first)];
+      s.decode_ns += step_ns;
+      c.decode_ns = s.decode_ns;
+      // A check point taken in this step saw the decode time before the step was added.
+      if (!c.checks.empty() && c.checks.back().tokens == s.generated) {
+        c.checks.back().decode_ns = s.decode_ns;
+      }
+    }
+    if (ended) break;
+  }
+  llama_batch_free(batch);
+  for (const auto& [slot, chunk] : out) {
+    if (chunk.done) FreeSeq(slot);
+  }
+  return out;
+}
+
+Status Engine::StopSeq(int slot) {
+  if (slot < 0 || slot >= static_cast<int>(seqs_.size())) {
+    return MakeError("slot " + std::to_string(slot) + " is out of range", "protocol");
+  }
+  FreeSeq(slot);
+  return Status::Ok();
+}
+
+void Engine::FreeSeq(int slot) {
+  auto& s = seqs_[static_cast<size_t>(slot)];
+  if (!s) return;
+  s.reset();
+  llama_memory_seq_rm(llama_get_memory(ctx_), slot, -1, -1);
 }
 
 }  // namespace pipette::driver

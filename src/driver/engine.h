@@ -35,9 +35,11 @@ struct ModelFacts {
   bool add_bos = false;
 };
 
-// Sizes as llama.cpp uses them after creating the context (tokens).
+// Sizes as llama.cpp uses them after creating the context (tokens). n_ctx is one sequence's
+// context (llama_n_ctx_seq; the whole context when n_seq is 1), n_ctx_total all sequences'.
 struct EngineCounts {
   uint32_t n_ctx = 0, n_batch = 0, n_ubatch = 0;
+  uint32_t n_seq = 1, n_ctx_total = 0;
 };
 
 // Per-token timing of a greedy run. step_ns[i] is the duration of decode step i: llama_decode of
@@ -86,6 +88,10 @@ struct CompletionChunk {
   int64_t first_token_ns = -1;  // first output token sampled (time to first token)
   int64_t prefill_ns = 0;       // the prompt's llama_decode calls
   int64_t decode_ns = 0;        // cumulative time in decode steps after the first token
+  // Parallel completions only (StartSeq, StepSeqs): the check points this chunk passed, each
+  // {output tokens so far (a multiple of check_every), bytes of `text` up to there, decode_ns
+  // up to there}.
+  std::vector<protocol::SeqCheck> checks;
 };
 
 class Engine {
@@ -133,10 +139,40 @@ class Engine {
   // Up to `n` more output tokens of the running completion.
   Result<CompletionChunk> Continue(int n);
 
+  // ---- Parallel completions (settings n_seq > 1; docs/driver-protocol.md seq_*) ----
+  // Each slot 0..n_seq-1 is a llama.cpp sequence with its own KV stream of n_ctx tokens and its
+  // own sampler chain (seeded as Complete seeds it), so a completion's tokens are those Complete
+  // would give, as far as the batched arithmetic equals the single one (see StepSeqs).
+  //
+  // Starts a completion in free slot `slot`: the prompt as Complete builds it, the slot's cells
+  // cleared, the prompt decoded as that sequence alone (n_batch chunks, the other slots
+  // waiting), its first token sampled. `check_every` > 0 reports a check point each time the
+  // output reaches a multiple of it without ending. Errors as Complete's (stage "context":
+  // nothing ran, the slot stays free); a slot out of range or busy is stage "protocol".
+  Result<CompletionChunk> StartSeq(int slot, const CompletionParams& params, int check_every);
+  // Up to `n` decode steps of every running slot together: each step is one llama_batch with
+  // one token per running sequence, then each sequence's token sampled by its chain. Returns
+  // after `n` steps, or early after a step in which a completion ended (its slot is then free).
+  // One chunk per slot that was running, in slot order. Errors (decode failure): every running
+  // completion is lost, every slot free.
+  Result<std::vector<std::pair<int, CompletionChunk>>> StepSeqs(int n);
+  // Ends the completion in `slot` (the caller's detector stopped it) and frees its cells;
+  // a free slot is no error.
+  Status StopSeq(int slot);
+
   void ClearKvCache();
 
  private:
+  struct Sampling;
   Result<CompletionChunk> Produce(int n, CompletionChunk out);
+  // What Complete and StartSeq share: the prompt built (its facts in `out`), tokenized into
+  // `tokens`, checked against the context (stage "context"), and its sampler chain.
+  Result<std::unique_ptr<Sampling>> BeginCompletion(const CompletionParams& p, CompletionChunk& out,
+                                                    std::vector<int32_t>& tokens);
+  // Samples slot `slot`'s next token from output row `idx` of the last decode (a StartSeq or
+  // StepSeqs step); updates its state and `out`.
+  void SampleSeq(int slot, int idx, CompletionChunk& out);
+  void FreeSeq(int slot);
   Status DecodeBatch(const int32_t* tokens, int n);
   int32_t GreedyNext() const;
   // An error (stage `stage`) when the last position's logits hold a NaN or +infinity (the masked
@@ -154,9 +190,10 @@ class Engine {
   ModelFacts facts_;
   std::vector<int32_t> eog_tokens_;  // end-of-generation token ids
   std::vector<std::unique_ptr<char[]>> leaked_;
-  // The running completion.
-  struct Sampling;
-  std::unique_ptr<Sampling> sampling_;  // test_leak_bytes, kept so they stay resident
+  // The running completion (test_leak_bytes above: kept so they stay resident).
+  std::unique_ptr<Sampling> sampling_;
+  // The running parallel completions, one per slot (null: free); n_seq entries after Load.
+  std::vector<std::unique_ptr<Sampling>> seqs_;
 };
 
 }  // namespace pipette::driver

@@ -87,6 +87,11 @@ json Effective(const Engine& engine) {
   std::lock_guard<std::mutex> lock(g_log_mutex);
   json e = {{"n_ctx", c.n_ctx}, {"n_batch", c.n_batch}, {"n_ubatch", c.n_ubatch},
             {"cpus", FormatCpuList(AllowedCpus())}};
+  // Several sequences: n_ctx above is each one's; the context holds them all.
+  if (c.n_seq > 1) {
+    e["n_seq"] = c.n_seq;
+    e["n_ctx_total"] = c.n_ctx_total;
+  }
   if (!g_flash_attn.empty()) e["flash_attn"] = g_flash_attn;
   return e;
 }
@@ -147,6 +152,23 @@ json HandleLoad(Engine& engine, const json& req) {
           {"warnings", TakeWarnings()}};
 }
 
+CompletionParams ParamsOf(const protocol::CompleteRequest& r) {
+  CompletionParams p;
+  p.message = r.message;
+  p.use_chat_template = r.chat_template;
+  p.max_tokens = r.max_tokens;
+  p.temperature = static_cast<float>(r.temperature);
+  p.seed = r.seed;
+  p.top_k = r.top_k;
+  p.top_p = static_cast<float>(r.top_p);
+  p.min_p = static_cast<float>(r.min_p);
+  return p;
+}
+
+protocol::SeqChunk SeqChunkOf(int slot, const CompletionChunk& c) {
+  return {slot, c.text, c.tokens, c.done, c.stop, c.first_token_ns, c.decode_ns, c.checks};
+}
+
 // A successful reply: the reply struct's fields plus "ok": true.
 template <typename Reply>
 json Ok(const Reply& reply) {
@@ -184,16 +206,7 @@ json Handle(Engine& engine, const json& req) {
     Result<CompletionChunk> c = MakeError("", "generate");
     if (cmd == protocol::kComplete) {
       const auto r = req.get<protocol::CompleteRequest>();
-      CompletionParams p;
-      p.message = r.message;
-      p.use_chat_template = r.chat_template;
-      p.max_tokens = r.max_tokens;
-      p.temperature = static_cast<float>(r.temperature);
-      p.seed = r.seed;
-      p.top_k = r.top_k;
-      p.top_p = static_cast<float>(r.top_p);
-      p.min_p = static_cast<float>(r.min_p);
-      c = engine.Complete(p, r.n);
+      c = engine.Complete(ParamsOf(r), r.n);
     } else {
       c = engine.Continue(req.at("n").get<int>());
     }
@@ -201,6 +214,25 @@ json Handle(Engine& engine, const json& req) {
     return Ok(protocol::CompletionReply{c->text, c->tokens, c->done, c->stop, c->prompt_tokens,
                                         c->prompt_format, c->chat_template, c->first_token_ns,
                                         c->prefill_ns, c->decode_ns, c->template_engine});
+  }
+  if (cmd == protocol::kSeqStart) {
+    const int slot = req.at("slot").get<int>();
+    auto c = engine.StartSeq(slot, ParamsOf(req.get<protocol::CompleteRequest>()),
+                             req.value("check_every", 0));
+    if (!c) return Fail(c.error(), "generate");
+    return Ok(protocol::SeqStartReply{c->prompt_tokens, c->prompt_format, c->chat_template,
+                                      c->template_engine, c->prefill_ns, SeqChunkOf(slot, *c)});
+  }
+  if (cmd == protocol::kSeqStep) {
+    auto step = engine.StepSeqs(req.at("n").get<int>());
+    if (!step) return Fail(step.error(), "generate");
+    protocol::SeqStepReply reply;
+    for (const auto& [slot, chunk] : *step) reply.slots.push_back(SeqChunkOf(slot, chunk));
+    return Ok(reply);
+  }
+  if (cmd == protocol::kSeqStop) {
+    if (auto s = engine.StopSeq(req.at("slot").get<int>()); !s) return Fail(s.error(), "generate");
+    return {{"ok", true}};
   }
   if (cmd == protocol::kLogProbs) {
     if (auto s = engine.WriteLogProbs(req.at("tokens").get<std::vector<int32_t>>(),

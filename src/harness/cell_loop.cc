@@ -127,6 +127,9 @@ Result<std::unique_ptr<RuntimeSession>> CellLoop::StartSession(const std::string
                          ? record_["runtime"]["settings"].value("n_ctx", 0)
                          : ContextNeed(spec_.benchmark);
   o.on_started = hooks_.on_runtime_started;
+  if (spec_.benchmark.type == BenchmarkType::kEval && model == spec_.model_path) {
+    o.parallel = spec_.eval.parallel;  // the eval's sequences decoded together
+  }
   auto s = runtime_.Start(o);
   if (!s) runtime_stderr_tail_ = ReadFileTail(log);
   return s;

@@ -5,10 +5,13 @@
 // cell loop; there is no warm-up and no readiness gate (quality does not depend on the device's
 // state; the per-attempt timings are recorded for what they are). An attempt whose runtime dies
 // is recorded as failed, never retried, and the loop starts a new session for the next one.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -105,6 +108,32 @@ class EvalWorkload : public Workload {
         attempts_.push_back({s, k, s->id + "#" + std::to_string(k), AttemptSeed(o_.seed, s->id, k)});
       }
     }
+    // Where llama.cpp's CPU arithmetic for a batch of sequences is known to differ from a lone
+    // sequence's (docs/driver-protocol.md), an attempt may differ from its text at parallel 1 at
+    // a near tie between two tokens: the record says so. Float weights: several rows go through
+    // llamafile's tinyBLAS, which sums a row in another order than the one-row dot product.
+    // Flash attention with several threads: a lone sequence's attention over 512 cells or more
+    // is split across the threads and the parts summed after, a batch's is not.
+    if (o_.parallel > 1) {
+      const std::string quant = record["model"].value("quant", "");
+      if (quant == "F32" || quant == "F16" || quant == "BF16") {
+        AddWarning(record, fmt::format("eval parallel {} with {} weights: llama.cpp rounds batched "
+                                       "float products differently from single ones, so an "
+                                       "attempt may differ from its text at parallel 1 where two "
+                                       "tokens nearly tie",
+                                       o_.parallel, quant));
+      }
+      const json& settings = record["runtime"]["settings"];
+      if (settings.value("threads", 1) > 1 && settings.value("flash_attn", "off") != "off") {
+        AddWarning(record, fmt::format("eval parallel {} with {} threads and flash_attn {}: "
+                                       "llama.cpp splits a lone sequence's attention across "
+                                       "threads but not a batch's, so an attempt may differ from "
+                                       "its text at parallel 1 where two tokens nearly tie; "
+                                       "flash_attn off (or threads 1) keeps them equal",
+                                       o_.parallel, settings.value("threads", 1),
+                                       settings.value("flash_attn", "")));
+      }
+    }
     // No warm-up, no readiness gate and no interval target: each attempt runs once.
     record["harness"]["warmup_runs"] = 0;
     record["harness"].erase("min_reps");
@@ -125,6 +154,7 @@ class EvalWorkload : public Workload {
          {"seed", o_.seed},
          {"attempt_seed", "first 4 bytes of SHA-256(\"<seed>:<id>#<attempt>\")"},
          {"max_tokens", o_.max_tokens},
+         {"parallel", o_.parallel},
          {"doom_loop", ToJson(o_.doom_loop)},
          {"scorer", scorer_->RuleSet()}};
     if (const auto m = data_.MatchesPublished()) e["fingerprint_matches_published"] = *m;
@@ -154,85 +184,26 @@ class EvalWorkload : public Workload {
   Status Prepare(RuntimeSession&, json&) override { return Status::Ok(); }
 
   Result<Rep> Once(RuntimeSession& session) override {
-    const Attempt& a = attempts_[next_];
-    CompletionRequest request{a.sample->prompt, o_.max_tokens, o_.temperature, a.seed};
-    std::optional<std::string> detector;
-    const auto keep_going = [&](const std::string& text) {
-      detector = DetectDoomLoop(text, o_.doom_loop);
-      return !detector.has_value();
-    };
     const auto t0 = Clock::now();
-    json att = {{"key", a.key}, {"id", a.sample->id}, {"attempt", a.attempt}, {"seed", a.seed},
-                {"started_at", NowRfc3339()}};
-    auto c = session.Complete(request, keep_going);
-    // Not checkpointed: it runs again on resume. The stage is the cell's, as for any interrupted
-    // cell, not the engine call's the signal happened to cut ("continue").
-    if (!c && Interrupted()) return MakeError("interrupted by the user", "eval");
-    // A template the engine cannot apply fails every attempt alike: the cell fails, saying so.
-    if (!c && c.error().stage == "template") return c.error();
-    Rep rep;
-    rep.started_at = att["started_at"];
-    std::string text;
-    if (!c) {
-      att["stop"] = "failure";
-      att["error"] = c.error().message;
-      att["error_stage"] = c.error().stage;
-      rep.restart_session = c.error().stage != "context";
-    } else {
-      text = ValidUtf8(c->text);
-      att["stop"] = c->stop == "stopped" ? "doom_loop" : c->stop;
-      if (detector) att["doom_loop_detector"] = *detector;
-      att["prompt_tokens"] = c->prompt_tokens;
-      att["output_tokens"] = c->output_tokens;
-      att["time_to_first_token_ms"] = c->time_to_first_token_ms;
-      att["total_ms"] = c->total_ms;
-      if (c->output_tokens >= 2 && c->decode_ms > 0) {
-        att["generation_throughput"] = (c->output_tokens - 1) / (c->decode_ms / 1000.0);
-      }
-      att["prompt_format"] = c->prompt_format;
-      if (!c->chat_template.empty()) att["chat_template_sha256"] = Sha256Hex(c->chat_template);
-      if (!c->template_engine.empty()) att["template_engine"] = c->template_engine;
-      if (sampling_.is_null()) {
-        sampling_ = c->sampling;
-        sampling_.erase("seed");
-      }
-      rep.tokens_in = c->prompt_tokens;
-      rep.tokens_out = c->output_tokens;
-      if (c->output_tokens > 0) rep.values["output_tokens"] = c->output_tokens;
-      if (c->time_to_first_token_ms > 0) rep.values["time_to_first_token"] = c->time_to_first_token_ms;
-      if (att.contains("generation_throughput")) {
-        rep.values["generation_throughput"] = att["generation_throughput"];
-      }
-    }
-    att["completion"] = text;
-    auto verdict = scorer_->Score(a.sample->gold, text);
-    if (!verdict) return verdict.error();
-    if (!verdict->loose.empty()) {
-      att["strict"] = verdict->strict;
-      att["loose"] = verdict->loose;
-    }
-    att["extracted"] = ValidUtf8(verdict->extracted);
-    att["method"] = verdict->method;
-    att["parsed"] = verdict->parsed;
-    att["correct"] = verdict->correct;
-    if (auto s = checkpoint_->Append(att); !s) return s.error();
+    auto rep = o_.parallel > 1 ? OnceParallel(session) : OnceAlone(session);
     run_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
-    ++run_here_;
-    ++next_;
-    Skip();
     return rep;
   }
 
   bool Done(const std::vector<Rep>&, const HarnessPolicy&, bool* ci_reached) override {
     *ci_reached = true;  // no interval target: every attempt runs once
-    return next_ >= attempts_.size();
+    return next_ >= attempts_.size() && ready_.empty() &&
+           std::none_of(slots_.begin(), slots_.end(), [](const auto& f) { return f.has_value(); });
   }
 
   std::string RepLine(const std::vector<Rep>&) const override {
     int done = 0, correct = 0;
+    // Attempts that ended together are told one line each: those not yet returned wait.
+    std::set<std::string> waiting;
+    for (const auto& [key, rep] : ready_) waiting.insert(key);
     for (const Attempt& a : attempts_) {
       const auto it = checkpoint_->done().find(a.key);
-      if (it == checkpoint_->done().end()) continue;
+      if (it == checkpoint_->done().end() || waiting.count(a.key)) continue;
       ++done;
       correct += it->second.value("correct", false) ? 1 : 0;
     }
@@ -361,11 +332,191 @@ class EvalWorkload : public Workload {
     std::string key;
     uint32_t seed;
   };
+  // An attempt running in a slot of the session (parallel > 1).
+  struct InFlight {
+    size_t attempt;  // index into attempts_
+    json att;        // its record so far (key, id, seed, started_at)
+    std::optional<std::string> detector;  // the doom-loop detector that stopped it
+  };
 
   // Moves next_ past attempts the checkpoint holds.
   void Skip() {
-    if (next_ > 0) last_key_ = attempts_[next_ - 1].key;
     while (next_ < attempts_.size() && checkpoint_->done().count(attempts_[next_].key)) ++next_;
+  }
+
+  CompletionRequest RequestOf(const Attempt& a) const {
+    return {a.sample->prompt, o_.max_tokens, o_.temperature, a.seed};
+  }
+  static json Started(const Attempt& a) {
+    return {{"key", a.key}, {"id", a.sample->id}, {"attempt", a.attempt}, {"seed", a.seed},
+            {"started_at", NowRfc3339()}};
+  }
+
+  // One attempt at a time: Complete.
+  Result<Rep> OnceAlone(RuntimeSession& session) {
+    const Attempt& a = attempts_[next_];
+    std::optional<std::string> detector;
+    const auto keep_going = [&](const std::string& text) {
+      detector = DetectDoomLoop(text, o_.doom_loop);
+      return !detector.has_value();
+    };
+    json att = Started(a);
+    auto c = session.Complete(RequestOf(a), keep_going);
+    // Not checkpointed: it runs again on resume. The stage is the cell's, as for any interrupted
+    // cell, not the engine call's the signal happened to cut ("continue").
+    if (!c && Interrupted()) return MakeError("interrupted by the user", "eval");
+    // A template the engine cannot apply fails every attempt alike: the cell fails, saying so.
+    if (!c && c.error().stage == "template") return c.error();
+    auto rep = Conclude(a, std::move(att), c, detector);
+    if (!rep) return rep.error();
+    ++next_;
+    Skip();
+    last_key_ = a.key;
+    return rep;
+  }
+
+  // parallel > 1: the attempts in order fill the session's slots, which decode together; an
+  // attempt is scored and checkpointed the moment it ends, and each call returns one of them
+  // (several may end in one step: the others wait in ready_, already checkpointed). A slot
+  // freed is refilled before the next step. Each attempt's text is the one OnceAlone gets
+  // (RuntimeSession::StartCompletion); only its timings say it shared the batch.
+  Result<Rep> OnceParallel(RuntimeSession& session) {
+    if (slots_.empty()) slots_.resize(static_cast<size_t>(o_.parallel));
+    while (ready_.empty()) {
+      for (size_t k = 0; k < slots_.size() && next_ < attempts_.size();) {
+        if (slots_[k]) {
+          ++k;
+          continue;
+        }
+        const size_t i = next_++;
+        Skip();
+        const Attempt& a = attempts_[i];
+        json att = Started(a);
+        auto st = session.StartCompletion(static_cast<int>(k), RequestOf(a));
+        if (st) {
+          slots_[k] = InFlight{i, std::move(att), std::nullopt};
+          ++k;
+          continue;
+        }
+        if (Interrupted()) return MakeError("interrupted by the user", "eval");
+        if (st.error().stage == "template") return st.error();
+        // A prompt too long for the context fails alone, and the slot takes the next attempt.
+        const Result<Completion> failed = st.error();
+        auto rep = Conclude(a, std::move(att), failed, std::nullopt);
+        if (!rep) return rep.error();
+        ready_.emplace_back(a.key, std::move(*rep));
+        if (st.error().stage != "context") {
+          if (auto s = LoseInFlight(st.error(), ready_.size() - 1); !s) return s.error();
+          break;
+        }
+      }
+      if (!ready_.empty()) break;
+      if (std::none_of(slots_.begin(), slots_.end(), [](const auto& f) { return f.has_value(); })) {
+        return MakeError("no eval attempt is left to run", "eval");  // Done() said otherwise
+      }
+      const auto keep_going = [&](int slot, const std::string& text) {
+        if (slot < 0 || static_cast<size_t>(slot) >= slots_.size() || !slots_[slot]) return true;
+        auto detector = DetectDoomLoop(text, o_.doom_loop);
+        if (!detector) return true;
+        slots_[slot]->detector = std::move(detector);
+        return false;
+      };
+      auto ended = session.AdvanceCompletions(keep_going);
+      if (!ended) {
+        if (Interrupted()) return MakeError("interrupted by the user", "eval");
+        if (auto s = LoseInFlight(ended.error(), ready_.size()); !s) return s.error();
+        break;
+      }
+      for (SlotCompletion& e : *ended) {
+        if (e.slot < 0 || static_cast<size_t>(e.slot) >= slots_.size() || !slots_[e.slot]) {
+          return MakeError(fmt::format("the runtime ended a completion in slot {}, which ran none",
+                                       e.slot),
+                           "eval");
+        }
+        InFlight f = std::move(*slots_[e.slot]);
+        slots_[e.slot].reset();
+        const Attempt& a = attempts_[f.attempt];
+        auto rep = Conclude(a, std::move(f.att), std::move(e.completion), f.detector);
+        if (!rep) return rep.error();
+        ready_.emplace_back(a.key, std::move(*rep));
+      }
+    }
+    auto [key, rep] = std::move(ready_.front());
+    ready_.pop_front();
+    last_key_ = key;
+    return rep;
+  }
+
+  // The engine failed while attempts ran together: each of them is lost and recorded as failed
+  // with the engine's error (as one attempt is when it runs alone; which of them brought the
+  // engine down cannot be told). Of this failure's attempts, from ready_[first] on, the first
+  // one returned restarts the session, the others do not.
+  Status LoseInFlight(const Error& error, size_t first) {
+    for (auto& f : slots_) {
+      if (!f) continue;
+      const Attempt& a = attempts_[f->attempt];
+      json att = std::move(f->att);
+      f.reset();
+      auto rep = Conclude(a, std::move(att), Result<Completion>(error), std::nullopt);
+      if (!rep) return rep.error();
+      ready_.emplace_back(a.key, std::move(*rep));
+    }
+    for (size_t i = first; i < ready_.size(); ++i) ready_[i].second.restart_session = i == first;
+    return Status::Ok();
+  }
+
+  // Records attempt `a` from the runtime's answer `c`: scored, checkpointed, counted. A failure
+  // is recorded as one (stop "failure"); restart_session unless the prompt merely did not fit.
+  Result<Rep> Conclude(const Attempt& a, json att, const Result<Completion>& c,
+                       const std::optional<std::string>& detector) {
+    Rep rep;
+    rep.started_at = att["started_at"];
+    std::string text;
+    if (!c) {
+      att["stop"] = "failure";
+      att["error"] = c.error().message;
+      att["error_stage"] = c.error().stage;
+      rep.restart_session = c.error().stage != "context";
+    } else {
+      text = ValidUtf8(c->text);
+      att["stop"] = c->stop == "stopped" ? "doom_loop" : c->stop;
+      if (detector) att["doom_loop_detector"] = *detector;
+      att["prompt_tokens"] = c->prompt_tokens;
+      att["output_tokens"] = c->output_tokens;
+      att["time_to_first_token_ms"] = c->time_to_first_token_ms;
+      att["total_ms"] = c->total_ms;
+      if (c->output_tokens >= 2 && c->decode_ms > 0) {
+        att["generation_throughput"] = (c->output_tokens - 1) / (c->decode_ms / 1000.0);
+      }
+      att["prompt_format"] = c->prompt_format;
+      if (!c->chat_template.empty()) att["chat_template_sha256"] = Sha256Hex(c->chat_template);
+      if (!c->template_engine.empty()) att["template_engine"] = c->template_engine;
+      if (sampling_.is_null()) {
+        sampling_ = c->sampling;
+        sampling_.erase("seed");
+      }
+      rep.tokens_in = c->prompt_tokens;
+      rep.tokens_out = c->output_tokens;
+      if (c->output_tokens > 0) rep.values["output_tokens"] = c->output_tokens;
+      if (c->time_to_first_token_ms > 0) rep.values["time_to_first_token"] = c->time_to_first_token_ms;
+      if (att.contains("generation_throughput")) {
+        rep.values["generation_throughput"] = att["generation_throughput"];
+      }
+    }
+    att["completion"] = text;
+    auto verdict = scorer_->Score(a.sample->gold, text);
+    if (!verdict) return verdict.error();
+    if (!verdict->loose.empty()) {
+      att["strict"] = verdict->strict;
+      att["loose"] = verdict->loose;
+    }
+    att["extracted"] = ValidUtf8(verdict->extracted);
+    att["method"] = verdict->method;
+    att["parsed"] = verdict->parsed;
+    att["correct"] = verdict->correct;
+    if (auto s = checkpoint_->Append(att); !s) return s.error();
+    ++run_here_;
+    return rep;
   }
 
   const WorkloadContext& c_;
@@ -375,7 +526,11 @@ class EvalWorkload : public Workload {
   std::optional<EvalScorer> scorer_;
   std::vector<Attempt> attempts_;
   std::unique_ptr<EvalCheckpoint> checkpoint_;
-  size_t next_ = 0;
+  size_t next_ = 0;  // the next attempt to start
+  // parallel > 1: what runs in each slot of the session, and the attempts that ended (scored
+  // and checkpointed) but are not yet returned by Once, with their keys.
+  std::vector<std::optional<InFlight>> slots_;
+  std::deque<std::pair<std::string, Rep>> ready_;
   int resumed_ = 0;
   int run_here_ = 0;
   double run_s_ = 0;
@@ -400,6 +555,24 @@ Status CheckEvalCell(const CellSpec& spec) {
   if (o.repeats < 1) return MakeError("eval repeats must be at least 1");
   if (o.max_tokens < 1) return MakeError("eval max_tokens must be at least 1");
   if (o.limit < 0) return MakeError("eval limit must be 0 (every sample) or more");
+  if (o.parallel < 1 || o.parallel > kMaxEvalParallel) {
+    return MakeError(fmt::format("eval parallel must be from 1 to {}, not {}", kMaxEvalParallel,
+                                 o.parallel));
+  }
+  if (spec.runtime && o.parallel > 1) {
+    const int most = spec.runtime->Capabilities().parallel_completions;
+    if (o.parallel > most) {
+      const std::string& name = spec.runtime->Identity().name;
+      if (most <= 1) {
+        return MakeError(fmt::format("runtime {} generates eval attempts one at a time, not {} in "
+                                     "parallel: use parallel 1, or the llamacpp runtime",
+                                     name, o.parallel));
+      }
+      return MakeError(fmt::format("runtime {} generates at most {} eval attempts in parallel, "
+                                   "not {}",
+                                   name, most, o.parallel));
+    }
+  }
   if (!(o.temperature >= 0 && o.temperature <= 10)) {
     return MakeError("eval temperature must be in [0, 10]");
   }

@@ -55,6 +55,58 @@ TEST(DriverReplies, AReplyOfAnotherShapeIsAnErrorOfItsStageNeverAnException) {
   EXPECT_EQ(facts->warnings.size(), 2u);  // "w", and n_batch 512 where 2048 was asked
 }
 
+// Parallel completions (eval --parallel): the seq_* requests carry the slot and the check
+// interval, their replies are checked like every other, and llama.cpp's cap of n_batch at the
+// whole context counts every sequence's n_ctx.
+TEST(DriverReplies, ParallelCompletionRepliesAreCheckedAndTheBatchCapCountsEverySequence) {
+  namespace p = protocol;
+  p::CompleteRequest r;
+  r.message = "2+2?";
+  r.max_tokens = 64;
+  r.n = 32;
+  const nlohmann::json start = p::SeqStartRequest(r, 3, 32);
+  EXPECT_EQ(start["cmd"], p::kSeqStart);
+  EXPECT_EQ(start["slot"], 3);
+  EXPECT_EQ(start["check_every"], 32);
+  EXPECT_FALSE(start.contains("n"));
+  EXPECT_EQ(start["max_tokens"], 64);
+
+  const auto step = p::ReadReply<p::SeqStepReply>(
+      nlohmann::json::parse(R"({"ok": true, "slots": [{"slot": 1, "text": "ab", "tokens": 2,
+        "checks": [{"tokens": 32, "bytes": 1, "decode_ns": 7}]}, {"slot": 2, "done": true,
+        "stop": "eos"}]})"),
+      p::kSeqStep);
+  ASSERT_TRUE(step.ok());
+  ASSERT_EQ(step->slots.size(), 2u);
+  EXPECT_EQ(step->slots[0].checks.at(0).bytes, 1);
+  EXPECT_EQ(step->slots[1].stop, "eos");
+  for (const char* bad : {R"({"slots": [{"slot": "x"}]})",
+                          R"({"slots": [{"checks": [{"bytes": 1.5}]}]})", R"({"slots": 3})"}) {
+    const auto r = p::ReadReply<p::SeqStepReply>(nlohmann::json::parse(bad), p::kSeqStep);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().stage, p::kSeqStep);
+  }
+  const auto started = p::ReadReply<p::SeqStartReply>(
+      nlohmann::json::parse(R"({"prompt_tokens": 9, "prompt_format": "raw",
+        "chunk": {"slot": 0, "text": "x", "tokens": 1, "first_token_ns": 5}})"),
+      p::kSeqStart);
+  ASSERT_TRUE(started.ok());
+  EXPECT_EQ(started->chunk.first_token_ns, 5);
+
+  // n_ctx 512 per sequence, 4 sequences: llama.cpp keeps n_batch 2048 (its whole context), which
+  // is no change worth a warning; with one sequence it caps it at 512.
+  const nlohmann::json four = {{"n_batch", 2048}, {"n_ubatch", 512}, {"n_ctx", 512}, {"n_seq", 4}};
+  const auto kept = LoadFactsFromReply(
+      nlohmann::json::parse(R"({"effective": {"n_batch": 2048, "n_ubatch": 512}})"), four);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_TRUE(kept->warnings.empty());
+  const nlohmann::json one = {{"n_batch", 2048}, {"n_ubatch", 512}, {"n_ctx", 512}};
+  const auto capped = LoadFactsFromReply(
+      nlohmann::json::parse(R"({"effective": {"n_batch": 512, "n_ubatch": 512}})"), one);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_TRUE(capped->warnings.empty());
+}
+
 TEST(Runtimes, EverySettingOfEveryRuntimeCanBeFilteredOn) {
   const auto& known = RecordedSettingNames();
   for (const std::string& name : RuntimeNames()) {

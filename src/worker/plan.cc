@@ -55,20 +55,25 @@ Status CheckKeys(const json& j, const std::set<std::string>& known, const std::s
 }
 
 json EvalToJson(const EvalOptions& e) {
-  return {{"limit", e.limit}, {"repeats", e.repeats},       {"temperature", e.temperature},
-          {"seed", e.seed},   {"max_tokens", e.max_tokens}, {"doom_loop", ToJson(e.doom_loop)}};
+  json j = {{"limit", e.limit}, {"repeats", e.repeats},       {"temperature", e.temperature},
+            {"seed", e.seed},   {"max_tokens", e.max_tokens}, {"doom_loop", ToJson(e.doom_loop)}};
+  // Only when set: a worker of a build before it reads every other job as before.
+  if (e.parallel > 1) j["parallel"] = e.parallel;
+  return j;
 }
 
 Result<EvalOptions> EvalFromJson(const json& j) {
   EvalOptions e;
-  if (auto s = CheckKeys(j, {"limit", "repeats", "temperature", "seed", "max_tokens", "doom_loop"},
+  if (auto s = CheckKeys(j, {"limit", "repeats", "temperature", "seed", "max_tokens", "parallel",
+                             "doom_loop"},
                          "eval");
       !s) {
     return s.error();
   }
   for (Status s : {Take(j, "limit", e.limit, "eval"), Take(j, "repeats", e.repeats, "eval"),
                    Take(j, "temperature", e.temperature, "eval"), Take(j, "seed", e.seed, "eval"),
-                   Take(j, "max_tokens", e.max_tokens, "eval")}) {
+                   Take(j, "max_tokens", e.max_tokens, "eval"),
+                   Take(j, "parallel", e.parallel, "eval")}) {
     if (!s) return s.error();
   }
   if (j.contains("doom_loop")) {

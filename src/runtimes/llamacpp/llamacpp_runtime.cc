@@ -70,8 +70,10 @@ std::vector<std::string> LoadWarnings(const json& reply, const json& asked_setti
     }
   }
   const auto asked = [&](const char* key) { return asked_settings.value(key, 0); };
+  // llama.cpp caps n_batch at the whole context: n_ctx per sequence times the sequences.
+  const int n_ctx_total = asked("n_ctx") * std::max(1, asked_settings.value("n_seq", 1));
   const int expected_batch =
-      std::min(asked("n_batch"), asked("n_ctx") > 0 ? asked("n_ctx") : asked("n_batch"));
+      std::min(asked("n_batch"), n_ctx_total > 0 ? n_ctx_total : asked("n_batch"));
   const int expected_ubatch = std::min(asked("n_ubatch"), e.value("n_batch", expected_batch));
   const std::pair<const char*, int> checks[] = {{"n_batch", expected_batch},
                                                 {"n_ubatch", expected_ubatch}};
@@ -115,11 +117,13 @@ class LlamaCppSession : public RuntimeSession {
   // `device` null: the driver runs here, and `sampler` (may be null) samples it from outside.
   // Otherwise the driver reads its own memory on its device (the memory command).
   // `loaded.load_reply` passed LoadFactsFromReply.
+  // `settings`: the load request's (n_seq included: the slots of parallel completions).
   LlamaCppSession(LoadedDriver loaded, std::unique_ptr<MemorySampler> sampler, const json& settings,
                   std::shared_ptr<DeviceAccess> device)
       : driver_(std::move(loaded.driver)), sampler_(std::move(sampler)), device_(std::move(device)) {
     facts_ = *LoadFactsFromReply(loaded.load_reply, settings);
     facts_.load_ms = loaded.load_ms;
+    slots_.resize(static_cast<size_t>(std::max(1, settings.value("n_seq", 1))));
   }
   ~LlamaCppSession() override { Stop(); }
 
@@ -175,21 +179,11 @@ class LlamaCppSession : public RuntimeSession {
 
   Result<Completion> Complete(const CompletionRequest& request,
                               const std::function<bool(const std::string&)>& keep_going) override {
-    // Tokens per round trip: the detector sees the text this often; the IPC costs well under 1%
-    // of 32 decode steps.
-    constexpr int kChunk = 32;
-    protocol::CompleteRequest r;
-    r.message = request.message;
-    r.max_tokens = request.max_tokens;
-    r.n = kChunk;
-    r.temperature = request.temperature;
-    r.seed = request.seed;
+    const protocol::CompleteRequest r = RequestOf(request);
     const auto t0 = SteadyTime::now();
     auto reply = driver_->Call(protocol::ToRequest(r), protocol::kComplete);
     Completion c;
-    c.sampling = {{"top_k", r.top_k},       {"top_p", r.top_p}, {"min_p", r.min_p},
-                  {"temperature", r.temperature}, {"seed", r.seed},
-                  {"chain", r.temperature > 0 ? "top_k,top_p,min_p,temp,dist" : "greedy"}};
+    c.sampling = SamplingOf(r);
     while (true) {
       if (!reply) return reply.error();
       const auto decoded = protocol::ReadReply<protocol::CompletionReply>(*reply, protocol::kComplete);
@@ -217,6 +211,115 @@ class LlamaCppSession : public RuntimeSession {
     }
     c.total_ms = MsSince(t0);
     return c;
+  }
+
+  Status StartCompletion(int slot, const CompletionRequest& request) override {
+    if (slot < 0 || slot >= static_cast<int>(slots_.size())) {
+      return MakeError(fmt::format("slot {} is out of range: the session runs {} in parallel",
+                                   slot, slots_.size()),
+                       "generate");
+    }
+    if (slots_[slot].running) return MakeError(fmt::format("slot {} is busy", slot), "generate");
+    const protocol::CompleteRequest r = RequestOf(request);
+    const auto t0 = SteadyTime::now();
+    auto reply = driver_->Call(protocol::SeqStartRequest(r, slot, kChunk), protocol::kSeqStart);
+    if (!reply) {
+      // The driver refused this prompt alone ("context", "template"): the others run on.
+      // Anything else may have ended the driver, and every running completion with it.
+      if (reply.error().stage != "context" && reply.error().stage != "template") LoseAll();
+      return reply.error();
+    }
+    const auto decoded = protocol::ReadReply<protocol::SeqStartReply>(*reply, protocol::kSeqStart);
+    if (!decoded) {
+      LoseAll();
+      return decoded.error();
+    }
+    Slot& st = slots_[slot];
+    st = Slot{};
+    st.running = true;
+    st.t0 = t0;
+    Completion& c = st.c;
+    c.sampling = SamplingOf(r);
+    c.prompt_tokens = decoded->prompt_tokens;
+    c.prompt_format = decoded->prompt_format;
+    c.chat_template = decoded->chat_template;
+    c.template_engine = decoded->template_engine;
+    // The first chunk is one token: no check point falls in it (kChunk > 1).
+    const protocol::SeqChunk& part = decoded->chunk;
+    c.text = part.text;
+    c.output_tokens = part.tokens;
+    c.time_to_first_token_ms = part.first_token_ns / 1e6;
+    c.decode_ms = part.decode_ns / 1e6;
+    if (part.done) End(slot, part.stop, ended_);
+    return Status::Ok();
+  }
+
+  Result<std::vector<SlotCompletion>> AdvanceCompletions(
+      const std::function<bool(int, const std::string&)>& keep_going) override {
+    std::vector<SlotCompletion> out;
+    out.swap(ended_);
+    const bool any_running =
+        std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.running; });
+    if (!out.empty() || !any_running) return out;
+    auto reply = driver_->Call(protocol::SeqStepRequest(kChunk), protocol::kSeqStep);
+    if (!reply) {
+      LoseAll();
+      return reply.error();
+    }
+    const auto decoded = protocol::ReadReply<protocol::SeqStepReply>(*reply, protocol::kSeqStep);
+    if (!decoded) {
+      LoseAll();
+      return decoded.error();
+    }
+    std::vector<int> to_stop;  // stopped by the caller while the driver still runs them
+    for (const protocol::SeqChunk& part : decoded->slots) {
+      if (part.slot < 0 || part.slot >= static_cast<int>(slots_.size()) ||
+          !slots_[part.slot].running) {
+        LoseAll();
+        return MakeError(fmt::format("the runtime's seq_step reply names slot {}, which runs "
+                                     "nothing; is the driver from this build?",
+                                     part.slot),
+                         protocol::kSeqStep);
+      }
+      Completion& c = slots_[part.slot].c;
+      c.time_to_first_token_ms = part.first_token_ns / 1e6;
+      // The check points in order: where Complete's caller would judge the text, this one does,
+      // and a stop cuts the completion back to that point (later tokens were decoded for
+      // nothing, and are dropped).
+      bool stopped = false;
+      for (const protocol::SeqCheck& check : part.checks) {
+        if (check.bytes < 0 || check.bytes > static_cast<int64_t>(part.text.size())) {
+          LoseAll();
+          return MakeError("the runtime's seq_step reply has a check point outside its text; is "
+                           "the driver from this build?",
+                           protocol::kSeqStep);
+        }
+        std::string text = c.text + part.text.substr(0, static_cast<size_t>(check.bytes));
+        if (!keep_going(part.slot, text)) {
+          c.text = std::move(text);
+          c.output_tokens = check.tokens;
+          c.decode_ms = check.decode_ns / 1e6;
+          stopped = true;
+          break;
+        }
+      }
+      if (stopped) {
+        if (!part.done) to_stop.push_back(part.slot);
+        End(part.slot, "stopped", out);
+        continue;
+      }
+      c.text += part.text;
+      c.output_tokens += part.tokens;
+      c.decode_ms = part.decode_ns / 1e6;
+      if (part.done) End(part.slot, part.stop, out);
+    }
+    for (int slot : to_stop) {
+      if (auto r = driver_->Call(protocol::SeqStopRequest(slot), protocol::kSeqStop); !r) {
+        LoseAll();
+        return r.error();
+      }
+    }
+    return out;
   }
 
   Status WriteLogProbs(const std::vector<int32_t>& tokens, const std::string& path) override {
@@ -278,10 +381,50 @@ class LlamaCppSession : public RuntimeSession {
     return r ? *r : json::object();
   }
 
+  // Tokens per round trip of a completion: the detector sees the text this often; the IPC costs
+  // well under 1% of 32 decode steps. Parallel completions keep the same check points.
+  static constexpr int kChunk = 32;
+
+  static protocol::CompleteRequest RequestOf(const CompletionRequest& request) {
+    protocol::CompleteRequest r;
+    r.message = request.message;
+    r.max_tokens = request.max_tokens;
+    r.n = kChunk;
+    r.temperature = request.temperature;
+    r.seed = request.seed;
+    return r;
+  }
+  static json SamplingOf(const protocol::CompleteRequest& r) {
+    return {{"top_k", r.top_k},       {"top_p", r.top_p}, {"min_p", r.min_p},
+            {"temperature", r.temperature}, {"seed", r.seed},
+            {"chain", r.temperature > 0 ? "top_k,top_p,min_p,temp,dist" : "greedy"}};
+  }
+
+  // A parallel completion as the harness assembles it from the driver's chunks.
+  struct Slot {
+    bool running = false;
+    SteadyTime::time_point t0;  // its StartCompletion call
+    Completion c;
+  };
+  void End(int slot, const std::string& stop, std::vector<SlotCompletion>& out) {
+    Slot& st = slots_[slot];
+    st.c.stop = stop;
+    st.c.total_ms = MsSince(st.t0);
+    out.push_back({slot, std::move(st.c)});
+    st = Slot{};
+  }
+  // The engine failed: whatever ran is gone.
+  void LoseAll() {
+    for (Slot& st : slots_) st = Slot{};
+    ended_.clear();
+  }
+
   std::unique_ptr<LlamaCppDriver> driver_;
   std::unique_ptr<MemorySampler> sampler_;
   std::shared_ptr<DeviceAccess> device_;  // null: this machine
   LoadFacts facts_;
+  std::vector<Slot> slots_;              // SessionOptions::parallel of them
+  std::vector<SlotCompletion> ended_;    // ended in StartCompletion, not yet returned
 };
 
 class LlamaCppRuntime : public Runtime {
@@ -310,7 +453,9 @@ class LlamaCppRuntime : public Runtime {
              BenchmarkType::kEval},
             true,
             true,
-            true};
+            true,
+            false,
+            kMaxParallel};
   }
 
   Result<json> ResolveSettings(const json& given, const ResolveContext& cell) const override {
@@ -337,9 +482,15 @@ class LlamaCppRuntime : public Runtime {
   }
 
   Result<std::unique_ptr<RuntimeSession>> Start(const SessionOptions& o) override {
+    if (o.parallel < 1 || o.parallel > kMaxParallel) {
+      return MakeError(fmt::format("{} completions in parallel: llamacpp runs 1 to {}", o.parallel,
+                                   kMaxParallel),
+                       "start");
+    }
     if (device_) return StartOnDevice(o);
     std::unique_ptr<MemorySampler> sampler;
-    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, o.model_path, o.settings,
+    const json settings = LoadSettings(o);
+    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, o.model_path, settings,
                                [&](int pid) {
                                  if (o.sample_memory) {
                                    sampler = std::make_unique<MemorySampler>(pid, 10);
@@ -347,11 +498,11 @@ class LlamaCppRuntime : public Runtime {
                                  if (o.on_started) o.on_started(pid);
                                });
     if (!loaded) return loaded.error();
-    if (auto facts = LoadFactsFromReply(loaded->load_reply, o.settings); !facts) {
+    if (auto facts = LoadFactsFromReply(loaded->load_reply, settings); !facts) {
       return facts.error();
     }
     return std::unique_ptr<RuntimeSession>(
-        new LlamaCppSession(std::move(*loaded), std::move(sampler), o.settings, nullptr));
+        new LlamaCppSession(std::move(*loaded), std::move(sampler), settings, nullptr));
   }
 
  private:
@@ -377,15 +528,26 @@ class LlamaCppRuntime : public Runtime {
                                                               const std::string& model) {
     json extra = json::object();
     if (o.sample_memory) extra["sample_memory_ms"] = 10;
-    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, model, o.settings,
+    const json settings = LoadSettings(o);
+    auto loaded = StartAndLoad(driver_path_, o.log_path, o.timeout, model, settings,
                                o.on_started, device_->transport(), extra);
     if (!loaded) return loaded.error();
-    if (auto facts = LoadFactsFromReply(loaded->load_reply, o.settings); !facts) {
+    if (auto facts = LoadFactsFromReply(loaded->load_reply, settings); !facts) {
       return facts.error();
     }
     return std::unique_ptr<RuntimeSession>(
-        new LlamaCppSession(std::move(*loaded), nullptr, o.settings, device_));
+        new LlamaCppSession(std::move(*loaded), nullptr, settings, device_));
   }
+
+  // The load request's settings: the recorded ones, and the sequences of parallel completions
+  // (not a setting: it changes how the cell runs, not what it measures per attempt).
+  static json LoadSettings(const SessionOptions& o) {
+    json settings = o.settings;
+    if (o.parallel > 1) settings["n_seq"] = o.parallel;
+    return settings;
+  }
+
+  static constexpr int kMaxParallel = 64;
 
   std::string driver_path_;
   std::vector<SettingDef> defs_;

@@ -25,6 +25,10 @@ inline constexpr const char* kGenerate = "generate";
 inline constexpr const char* kLogProbs = "logprobs";
 inline constexpr const char* kComplete = "complete";  // a sampled completion of a user message
 inline constexpr const char* kContinue = "continue";  // more tokens of the running completion
+// Parallel completions (eval --parallel N): sequences of one batch, each in a slot 0..n_seq-1.
+inline constexpr const char* kSeqStart = "seq_start";  // a completion in a free slot
+inline constexpr const char* kSeqStep = "seq_step";    // decode steps of every running slot
+inline constexpr const char* kSeqStop = "seq_stop";    // end a slot's completion (caller's stop)
 inline constexpr const char* kClear = "clear";
 inline constexpr const char* kWarnings = "warnings";
 inline constexpr const char* kQuit = "quit";
@@ -50,6 +54,11 @@ struct DriverSettings {
   // CPUs the driver process runs on, as taskset -c lists them ("0-3"); empty: any. Applied to
   // the whole process before the model loads, so llama.cpp's and OpenMP's threads inherit it.
   std::string cpus;
+  // Sequences decoded together (eval --parallel; not a runtime setting: the harness adds it to
+  // the load request of an eval cell). The context then holds n_seq sequences of n_ctx tokens
+  // each, every one in its own KV stream (llama.cpp's n_seq_max, kv_unified off), so that each
+  // sequence sees the context, positions and cells one sequence alone would. 1..64.
+  int n_seq = 1;
 };
 
 inline void from_json(const nlohmann::json& j, DriverSettings& s) {
@@ -65,9 +74,10 @@ inline void from_json(const nlohmann::json& j, DriverSettings& s) {
   s.poll = j.value("poll", s.poll);
   s.test_leak_bytes = j.value("test_leak_bytes", s.test_leak_bytes);
   s.cpus = j.value("cpus", s.cpus);
+  s.n_seq = j.value("n_seq", s.n_seq);
 }
 
-// Optional fields (test_leak_bytes, cpus) are written only when set.
+// Optional fields (test_leak_bytes, cpus, n_seq) are written only when set.
 inline void to_json(nlohmann::json& j, const DriverSettings& s) {
   j = {{"threads", s.threads},       {"n_gpu_layers", s.n_gpu_layers}, {"mmap", s.mmap},
        {"flash_attn", s.flash_attn}, {"n_batch", s.n_batch},           {"n_ubatch", s.n_ubatch},
@@ -75,6 +85,7 @@ inline void to_json(nlohmann::json& j, const DriverSettings& s) {
        {"poll", s.poll}};
   if (s.test_leak_bytes > 0) j["test_leak_bytes"] = s.test_leak_bytes;
   if (!s.cpus.empty()) j["cpus"] = s.cpus;
+  if (s.n_seq > 1) j["n_seq"] = s.n_seq;
 }
 
 // Requests.
@@ -120,6 +131,23 @@ inline nlohmann::json ToRequest(const CompleteRequest& r) {
 }
 inline nlohmann::json ContinueRequest(int n) { return {{"cmd", kContinue}, {"n", n}}; }
 
+// Parallel completions (a driver loaded with n_seq sequences). seq_start: the completion `r`
+// (its `n` unused) in free slot `slot`; a check point is reported each time its output reaches a
+// multiple of `check_every` tokens without having ended (the caller's doom-loop detector judges
+// the text there, as it judges Complete's text after every `n` tokens).
+inline nlohmann::json SeqStartRequest(const CompleteRequest& r, int slot, int check_every) {
+  nlohmann::json j = r;
+  j.erase("n");
+  j["cmd"] = kSeqStart;
+  j["slot"] = slot;
+  j["check_every"] = check_every;
+  return j;
+}
+// Up to `n` decode steps of all running slots together; the reply comes early, after a step in
+// which a completion ended, so that its slot can take the next one.
+inline nlohmann::json SeqStepRequest(int n) { return {{"cmd", kSeqStep}, {"n", n}}; }
+inline nlohmann::json SeqStopRequest(int slot) { return {{"cmd", kSeqStop}, {"slot", slot}}; }
+
 // Replies (besides "ok"; a failure is {"ok": false, "error", "stage"}).
 struct PrefillReply {
   int64_t prefill_ns = 0;  // clear (untimed), then the tokens in n_batch chunks, synchronized
@@ -158,6 +186,50 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompletionReply, text, tokens, d
                                                 prompt_tokens, prompt_format, chat_template,
                                                 first_token_ns, prefill_ns, decode_ns,
                                                 template_engine)
+
+// A check point of a slot's completion: its output reached `tokens` (a multiple of check_every)
+// without ending; `bytes` is the length of this reply's `text` up to there, `decode_ns` the
+// completion's decode time up to there.
+struct SeqCheck {
+  int tokens = 0;
+  int64_t bytes = 0;
+  int64_t decode_ns = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeqCheck, tokens, bytes, decode_ns)
+// One slot's share of a seq_start or seq_step reply: the text of its new tokens, as
+// CompletionReply says them (ns since its seq_start; decode_ns: the time of the shared decode
+// steps it took part in, after its first token).
+struct SeqChunk {
+  int slot = 0;
+  std::string text;
+  int tokens = 0;
+  bool done = false;
+  std::string stop;  // when done: "eos" | "truncated"
+  int64_t first_token_ns = -1;
+  int64_t decode_ns = 0;
+  std::vector<SeqCheck> checks;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeqChunk, slot, text, tokens, done, stop,
+                                                first_token_ns, decode_ns, checks)
+// seq_start: the prompt as built (fields as CompletionReply's) and the first token's chunk. A
+// failure with stage "context" means the prompt and max_tokens do not fit the slot's context
+// (n_ctx) and nothing ran: the slot stays free, the others are untouched.
+struct SeqStartReply {
+  int prompt_tokens = 0;
+  std::string prompt_format;
+  std::string chat_template;
+  std::string template_engine;
+  int64_t prefill_ns = 0;  // the prompt's llama_decode calls, this sequence alone
+  SeqChunk chunk;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeqStartReply, prompt_tokens, prompt_format,
+                                                chat_template, template_engine, prefill_ns, chunk)
+// seq_step: one chunk per slot that was running when the step began, in slot order.
+struct SeqStepReply {
+  std::vector<SeqChunk> slots;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SeqStepReply, slots)
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrefillReply, prefill_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeReply, step_ns, tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GenerateReply, tokenize_ns, prefill_ns, token_ns,
