@@ -645,13 +645,7 @@ Result<FunnelVerdict> Funnel::Run() {
     if (budget_spent) break;
   }
 
-  FunnelVerdict v;
-  v.state_path = options_.state_path;
-  v.confidence = last_.confidence;
-  v.screen_repetitions = screen_reps_;
-  v.notes = notes_;
-  for (const auto& b : benchmarks_) v.benchmarks.push_back(b.id);
-  v.benchmarks_skipped = skipped_;
+  FunnelVerdict v;  // its choice; the rest is filled from the funnel's state at the end
   if (!interrupted_) {
     // `select` on the survivors' results: the ranking the finalists come from.
     std::vector<json> records;
@@ -755,19 +749,15 @@ Result<FunnelVerdict> Funnel::Run() {
       }
     }
   }
-  v.interrupted = interrupted_;
-  v.budget_spent = budget_spent;
-  for (const char* stage : {"screen", "measure", "stabilize"}) {
-    FunnelStageTime t;
-    t.stage = stage;
-    t.seconds = StageSeconds(stage, &t.cells);
-    v.stages.push_back(t);
-  }
-  for (const Config& c : configs_) v.configurations.push_back(c.view);
+  FunnelVerdict out = Provisional();
+  out.state_path = options_.state_path;
+  out.chosen = v.chosen;
+  out.why_none = v.why_none;
+  out.budget_spent = budget_spent;
   final_ = true;
-  state_["verdict"] = VerdictJson(v);
+  state_["verdict"] = VerdictJson(out);
   if (auto s = Save(); !s) return s.error();
-  return v;
+  return out;
 }
 
 FunnelVerdict Funnel::Provisional() {
