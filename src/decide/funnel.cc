@@ -348,7 +348,16 @@ Status Funnel::LoadState() {
                 {"cells", json::array()},
                 {"left", json::object()}};
   std::error_code ec;
-  if (options_.restart || !fs::exists(options_.state_path, ec)) {
+  if (!fs::exists(options_.state_path, ec)) {
+    state_ = std::move(fresh);
+    return Save();
+  }
+  if (options_.restart) {
+    // --restart replaces a funnel's state, never another file a mistyped --state names.
+    if (auto old = ReadState(options_.state_path); !old) {
+      return MakeError(options_.state_path + ": not a funnel state file, so --restart leaves it "
+                                             "alone; give --state a new file");
+    }
     state_ = std::move(fresh);
     return Save();
   }
@@ -823,9 +832,14 @@ Status CheckFunnelState(const DecisionFile& file, const DecideOptions& options) 
   const std::string path =
       options.state_path.empty() ? DefaultStatePath(file, options) : options.state_path;
   std::error_code ec;
-  if (options.restart || !fs::exists(path, ec)) return {};
+  if (!fs::exists(path, ec)) return {};
   auto old = ReadState(path);
+  if (!old && options.restart) {
+    return MakeError(path + ": not a funnel state file, so --restart leaves it alone; give --state "
+                            "a new file");
+  }
   if (!old) return old.error();
+  if (options.restart) return {};
   if (const auto changed = ChangedSince(*old, file); !changed.empty()) return Mismatch(file, changed);
   return {};
 }

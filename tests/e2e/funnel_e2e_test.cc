@@ -186,3 +186,32 @@ TEST(Decide, NothingToDecideOnIsBadInput) {
 
 }  // namespace
 }  // namespace pipette
+
+namespace pipette {
+namespace {
+
+// --state names the file the funnel writes: a file that is not a funnel's state is never
+// replaced, not even with --restart.
+TEST(Decide, RestartNeverOverwritesAFileThatIsNotAFunnelState) {
+  const std::string q4 = Stories260K("Q4_0");
+  const std::string file =
+      WriteDecision("funnel-other", {q4.empty() ? TinySynthetic() : q4},
+                    R"(["decode_throughput_64_32"])", "[decision]\nobjectives = [\"decode\"]\n");
+  const std::string other = WorkDir() + "/not-a-state.txt";
+  std::ofstream(other) << "keep me\n";
+  for (const bool restart : {false, true}) {
+    std::vector<std::string> args = {"--store", WorkDir() + "/funnel-other.db", "decide", file,
+                                     "--state", other};
+    if (restart) args.push_back("--restart");
+    auto r = RunPipette(args);
+    EXPECT_EQ(r.exit.code, 2);
+    EXPECT_NE(r.err.find(other + ": not a funnel state file"), std::string::npos) << r.err;
+    std::ifstream in(other);
+    std::string kept;
+    std::getline(in, kept);
+    EXPECT_EQ(kept, "keep me");
+  }
+}
+
+}  // namespace
+}  // namespace pipette
