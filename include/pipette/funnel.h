@@ -104,7 +104,8 @@ FunnelInterval FunnelIntervalOf(const FunnelMeasure& m, double confidence);
 struct FunnelStanding {
   bool out = false;        // leaves the funnel
   std::string reason;      // why (one line with the intervals), when out
-  bool limits_met = false; // every limit holds on its intervals (none given: true)
+  bool limits_met = false; // every limit holds on its intervals, and the candidate is complete
+                           // (none given: true)
   // Benchmarks where more repetitions could change the decision: a limit its interval
   // crosses, or an objective where it and a configuration it may dominate or be dominated by
   // (by the medians, not yet with confidence) overlap. Sorted, unique.

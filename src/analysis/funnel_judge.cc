@@ -302,7 +302,9 @@ FunnelJudgement JudgeFunnel(const std::vector<FunnelCandidate>& candidates,
         }
       }
     }
-    s.limits_met = met && !s.out;
+    // A limit holds only once every benchmark that measures its metric has: a configuration
+    // that may still fail on a longer shape must not remove another.
+    s.limits_met = met && !s.out && (candidates[i].complete || (plain.empty() && drops.empty()));
   }
 
   // Dominance among those left.
