@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "eval_fixtures.h"
 #include "model_fixtures.h"
 
 namespace pipette::testing_models {
@@ -33,34 +34,6 @@ using nlohmann::json;
 const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
 const char* kMath = "eval_math_500_2026.06.1";
 
-// stories260K has a 512-token context and loops within a few hundred bytes: the detector's
-// minimum and windows lowered for it, as eval_e2e_test.cc does, so that doom loops happen.
-const std::vector<std::string> kShortContextDetector = {
-    "--doom-loop", "min_bytes=256",       "--doom-loop", "block_min_period=16",
-    "--doom-loop", "block_copies=2",      "--doom-loop", "long_block_bytes=32",
-    "--doom-loop", "tail_bytes=16",       "--doom-loop", "tail_copies=3"};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The pid of `parent`'s child named like the driver, or -1.
-int DriverPid(int parent) {
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string status = ReadFile(entry.path() / "status");
-    if (status.find("pipette-llamacp") == std::string::npos) continue;
-    const size_t at = status.find("PPid:");
-    if (at != std::string::npos && std::stoi(status.substr(at + 5)) == parent) {
-      return std::stoi(name);
-    }
-  }
-  return -1;
-}
 
 // What must not depend on N, per attempt key.
 struct Outcome {
