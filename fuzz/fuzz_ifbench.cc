@@ -1,7 +1,7 @@
 // IFBench's checkers on any response: the first two bytes pick one of the data set's 300
 // instruction lists (their real kwargs), the rest is the response, scored in both profiles. Needs
-// the data set and its model data under ../shared (PIPETTE_SHARED_DIR); without them every input
-// is a no-op.
+// the data set and its model data under the data folder (../shared/data or $PIPETTE_DATA_DIR:
+// tests/support/test_data.h); without them every input is a no-op.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -11,6 +11,7 @@
 
 #include "pipette/evals.h"
 #include "pipette/scorers.h"
+#include "tests/support/test_data.h"
 
 namespace {
 
@@ -22,7 +23,7 @@ struct Fixture {
 const Fixture& Loaded() {
   static const Fixture f = [] {
     Fixture out;
-    const std::string dir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+    const std::string dir = pipette::testing::DataDir() + "/evals";
     auto data = pipette::LoadEvalDataSet(pipette::EvalDataset::kIfBench, dir);
     auto upstream = pipette::EvalScorer::Load(pipette::EvalDataset::kIfBench, dir);
     auto fixed = pipette::EvalScorer::Load(pipette::EvalDataset::kIfBench, dir,

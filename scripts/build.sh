@@ -6,7 +6,9 @@ set -euo pipefail
 case "${1:-}" in
   -h|--help)
     echo "usage: scripts/build.sh   (no arguments; PIPETTE_BUILD_DIR=DIR builds elsewhere,"
-    echo "       PIPETTE_LLAMA_CPP_DIR=DIR builds against your own llama.cpp checkout)"
+    echo "       PIPETTE_LLAMA_CPP_DIR=DIR builds against your own llama.cpp checkout,"
+    echo "       PIPETTE_WERROR=ON makes a compiler warning an error, as scripts/test.sh does,"
+    echo "       PIPETTE_BUILD_TARGETS=\"pipette pipette-llamacpp-driver\" builds those alone)"
     exit 0 ;;
   ?*) echo "scripts/build.sh takes no arguments (see --help)" >&2; exit 2 ;;
 esac
@@ -19,7 +21,14 @@ build=${PIPETTE_BUILD_DIR:-$root/build}
 export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
 gen=()
 command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
-cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+# Given, PIPETTE_WERROR sets the CMake option of that name; else the folder keeps what it has.
+werror=()
+[ -n "${PIPETTE_WERROR:-}" ] && werror=(-DPIPETTE_WERROR="$PIPETTE_WERROR")
+cmake -S "$root" -B "$build" "${gen[@]}" "${werror[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DPIPETTE_LLAMA_PREFIX="$prefix" \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
-cmake --build "$build" -j"$(nproc)"
+# Given, PIPETTE_BUILD_TARGETS names the targets to build (the quick start's: pipette and its
+# driver, so a first run does not wait for the tests' programs); else everything is built.
+targets=()
+[ -n "${PIPETTE_BUILD_TARGETS:-}" ] && read -ra targets <<<"--target $PIPETTE_BUILD_TARGETS"
+cmake --build "$build" -j"$(nproc)" "${targets[@]}"

@@ -24,7 +24,7 @@ namespace {
 using pipette::scorers::IfBenchProfile;
 using pipette::scorers::IfBenchScorer;
 
-std::string IfBenchDir() { return std::string(PIPETTE_SHARED_DIR) + "/data/evals/ifbench"; }
+std::string IfBenchDir() { return pipette::testing::DataDir() + "/evals/ifbench"; }
 
 bool ReadFile(const std::string& path, bool gzip, std::string* out) {
   out->clear();

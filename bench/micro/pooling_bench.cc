@@ -30,10 +30,10 @@ json E2eRecord(int reps, int tokens, uint64_t seed) {
     e2e.push_back(l);
     samples.push_back({{"rep", r + 1}, {"end_to_end_latency", l}, {"inter_token_latency", per_token}});
   }
-  return {{"result_id", "r" + std::to_string(seed)},
+  return {{"result_id", std::string("r").append(std::to_string(seed))},
           {"config_id", "c"},
           {"status", "ok"},
-          {"started_at", "2026-12-01T00:00:0" + std::to_string(seed % 10) + "Z"},
+          {"started_at", std::string("2026-12-01T00:00:0").append(std::to_string(seed % 10)).append("Z")},
           {"benchmark", {{"id", "end_to_end_latency_256_256"}, {"type", "e2e"}}},
           {"harness", {{"ci_target", 0.02}}},
           {"metrics",

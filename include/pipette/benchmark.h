@@ -9,6 +9,8 @@
 //   max_memory_usage_<P>            memory    peak memory of load + prefill P + decode 1
 //   eval_<name>_<version>           eval      eval `name` on data set `version` (section 7)
 //   soak_<P>_<D>_<minutes>          soak      an e2e P/D request repeated for `minutes` (ours)
+//   soak_varied_<P>_<D>_<minutes>   soak      e2e requests cycling through SoakShapes, the longest
+//                                             P/D, for `minutes` (ours; P and D at least 8)
 //   kl_divergence_<ctx>             kl        KL divergence against a reference, ctx-token windows
 //
 // P, D and ctx are token counts in [1, kMaxShapeTokens]; minutes is in [1, kMaxSoakMinutes].
@@ -70,12 +72,26 @@ struct BenchmarkSpec {
   int prefill_tokens = 0;    // P (prefill, decode, e2e, memory, soak); ctx for kl_divergence
   int decode_tokens = 0;     // D (decode, e2e, soak)
   int minutes = 0;           // soak duration
+  bool varied = false;       // soak: requests cycle through varied shapes (soak_varied_ ids)
   std::string eval_name;     // eval: the eval id, e.g. "math_500"
   std::string eval_version;  // eval: the data set version, e.g. "2026.06.1"
   int max_tokens = 0;        // eval: completion budget per sample; 0 = the eval's default
   std::string description;   // one line for people; generated when a definition has none
   std::string source;        // "built-in", "pattern" or the path of the TOML file
 };
+
+// One request shape of a soak: prompt tokens and tokens generated.
+struct SoakShape {
+  int prompt_tokens = 0;
+  int decode_tokens = 0;
+};
+
+// The request shapes a soak cycles through, in order; REQUIRES: spec is a valid soak. A plain soak
+// has the one shape (P, D). A varied soak has six, spanning P/8..P prompt and D/8..D generated
+// tokens (rounded to the nearest, at least 1 prompt and 2 generated tokens), long and short
+// alternating and the longest first:
+//   (P, D), (P/8, D/2), (P, D/8), (P/4, D), (P/2, D/4), (P/8, D/8).
+std::vector<SoakShape> SoakShapes(const BenchmarkSpec& spec);
 
 // True when a and b define the same measurement (type and parameters; id, description and source
 // are not compared).
@@ -96,7 +112,8 @@ Result<BenchmarkSpec> ParseBenchmarkId(std::string_view id);
 // Reads one TOML definition; its id is the file stem. Fields: benchmark_type (required; the
 // catalog names above), parameter_prefill_tokens, parameter_decode_tokens, parameter_minutes,
 // parameter_eval_id, parameter_dataset_name, parameter_max_tokens (those its type needs, all
-// required), and optionally description and benchmark_id (which must equal the stem). A missing
+// required), and optionally description, benchmark_id (which must equal the stem) and, for a
+// soak, parameter_varied (a boolean, default false; true exactly for soak_varied_ ids). A missing
 // field, a field that does not apply to the type, a wrong value type, an unknown benchmark_type
 // or an id that contradicts the parameters is an error; every message starts with the path.
 Result<BenchmarkSpec> ParseBenchmarkToml(const std::string& path);
@@ -134,7 +151,7 @@ class BenchmarkCatalog {
 };
 
 // The `benchmark` block of the result record (DESIGN.md 5): {id, type, prefill_tokens,
-// decode_tokens, methodology: "pipette-method/1"} plus minutes, eval_name, eval_version,
+// decode_tokens, methodology: "pipette-method/1"} plus minutes, varied, eval_name, eval_version,
 // max_tokens and description only when set. `source` is not written (it is machine-local).
 nlohmann::json ToJson(const BenchmarkSpec& spec);
 

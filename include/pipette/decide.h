@@ -23,6 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "pipette/analysis.h"
+#include "pipette/fleet_client.h"
+#include "pipette/fleet_plan.h"
 #include "pipette/funnel.h"
 #include "pipette/status.h"
 #include "pipette/suite.h"
@@ -38,7 +40,8 @@ struct Decision {
   int screen_repetitions = 0;  // [decision.screen] repetitions; 0: FunnelMinRepetitions + 3
   int measure_rounds = 2;      // [decision.measure] rounds after the first measure result
   int finalists = 2;           // [decision.stabilize] finalists; 0: no stabilize stage
-  std::string soak;            // [decision.stabilize] soak = "soak_<P>_<D>_<minutes>"; "": none
+  std::string soak;            // [decision.stabilize] soak = "soak_varied_<P>_<D>_<minutes>" or
+                               // "soak_<P>_<D>_<minutes>"; "": none
   double soak_minutes = 0;     // that soak's duration
   // decision.budget_minutes: device time for the funnel; once spent, no measure round and no
   // soak starts (the screen and the first measure always run: without them nothing is decided).
@@ -100,12 +103,29 @@ struct FunnelVerdict {
   std::vector<std::string> benchmarks_skipped;  // the suite's others: no limit or objective reads them
 };
 
+// Runs the funnel's cells on a fleet (`decide --server`) instead of this machine: each batch of
+// cells the funnel can run at once (a screen benchmark of every configuration, the measure's
+// cells of one cost, a round, the finalists' soaks) becomes one plan that workers matching
+// `requirements` claim and run in parallel; the funnel judges between batches. Records are
+// copied from the server into the funnel's store.
+struct FunnelFleet {
+  std::string server_url;        // http[s]://HOST:PORT of a `pipette serve`
+  Identity identity;             // an approved client's key pair: signs the plans
+  FleetClientOptions client;     // timeouts, the CA file of an https server
+  JobRequirements requirements;  // labels and architecture every job requires of a worker
+  double poll_interval_s = 2;    // how often a plan's progress is read
+};
+
 struct DecideOptions {
   std::string store_path;   // DefaultStorePath() when empty
   std::string state_path;   // "" : <store folder>/decide/<suite name>.json
   std::string logs_dir;     // "" : <store folder>/decide/<suite name>/logs
   std::string driver_path;  // the llamacpp driver; "" beside pipette
   bool restart = false;     // discard the saved state and start again
+  // Set: the cells run as plans on this fleet (a suite that lists [[devices]] is refused: on a
+  // fleet, workers measure their own devices). A plan in flight is kept in the state, so an
+  // interrupted funnel resumes by waiting for it, not by submitting it again.
+  std::optional<FunnelFleet> fleet;
 };
 
 struct DecideHooks {
@@ -115,6 +135,8 @@ struct DecideHooks {
                      double seconds_left)> cell_started;
   std::function<void(const std::string&)> cell_progress;
   std::function<void(const std::string& stage, const SuiteCellOutcome&)> cell_finished;
+  // On a fleet: a plan was submitted, its progress changed, the server cannot be reached.
+  std::function<void(const std::string&)> plan_progress;
   // A configuration left the funnel (name, stage, reason).
   std::function<void(const FunnelConfiguration&)> left;
 };

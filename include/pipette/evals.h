@@ -45,17 +45,17 @@ const EvalDatasetInfo& InfoOf(EvalDataset dataset);
 std::optional<EvalDataset> EvalDatasetNamed(std::string_view name_or_id);
 
 struct EvalSample {
-  std::string id;      // EvalSampleId(prompt)
-  std::string prompt;  // the user message, exactly as sent
+  std::string id{};      // EvalSampleId(prompt)
+  std::string prompt{};  // the user message, exactly as sent
   // MATH-500: the record's `answer`; GPQA: the letter A-D where the correct answer landed;
   // IFBench: the compact JSON {"instruction_id_list":[..],"kwargs":[..]} (keys sorted, pipette's
   // own convention: the protocol publishes no IFBench fingerprint).
-  std::string gold;
-  std::string source_id;  // MATH: `unique_id`; GPQA: `Record ID`; IFBench: `key`
-  int line = 0;           // 1-based line of the file (GPQA: of the decompressed CSV) it starts on
+  std::string gold{};
+  std::string source_id{};  // MATH: `unique_id`; GPQA: `Record ID`; IFBench: `key`
+  int line = 0;             // 1-based line of the file (GPQA: of the decompressed CSV) it starts on
   // GPQA only: option_columns[letter] is the CSV column shown under that letter (index 0 = A);
   // empty for the other data sets.
-  std::vector<std::string> option_columns;
+  std::vector<std::string> option_columns{};
   uint32_t shuffle_seed = 0;  // GPQA only: the seed of the option shuffle
 };
 

@@ -59,9 +59,22 @@ std::string ConfigId(const nlohmann::json& record);
 // True when status is "ok"; false for "failed", for any other value and when absent.
 bool IsOk(const nlohmann::json& record);
 
-// logs.warnings in order: a string as it is, any other entry as its JSON text. Empty when absent
+// logs.warnings in order: a string as it is, any other entry as its JSON text, less the engine's
+// notes (IsEngineNote) that records written before logs.notes kept among them. Empty when absent
 // or not an array.
 std::vector<std::string> Warnings(const nlohmann::json& record);
+
+// logs.notes, then the engine's notes among logs.warnings (older records), in order: harmless
+// lines of the runtime's log that readers show quietly, not as warnings. Empty when there are
+// none.
+std::vector<std::string> Notes(const nlohmann::json& record);
+
+// Whether a line of the runtime's log is a harmless note rather than a warning: llama.cpp's
+// loader replacing a model's invalid tokenizer metadata by its own default ("load: bad special
+// token: 'tokenizer.ggml.seperator_token_id' = 4294967295, using default id -1", "load:
+// control-looking token: ... its type will be overridden"). Nothing measured depends on it, and
+// nothing but converting the model again changes it.
+bool IsEngineNote(std::string_view line);
 
 // ---- metrics -----------------------------------------------------------------------------------
 

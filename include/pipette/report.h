@@ -145,8 +145,8 @@ struct ReportOptions {
   std::string generator;
   // Hard limits, as `pipette select` takes them; with any, the report opens with a Decision
   // (after the Funnel sections, when there are any).
-  Limits limits;
-  std::string limits_text;  // the limits as given, e.g. "--max-memory 11.5MiB"
+  Limits limits{};
+  std::string limits_text{};  // the limits as given, e.g. "--max-memory 11.5MiB"
   Repeats repeats = Repeats::kPool;  // several ok results of one configuration and benchmark
   // Decision funnels to show (a Funnel section each, before everything else), in this order.
   // The caller reads them (the CLI: --funnel FILE and <store folder>/decide/*.json).

@@ -142,6 +142,11 @@ class ResultStore {
   // again succeeds if the content is identical (nothing changes) and fails otherwise.
   Status Put(const nlohmann::json& record);
 
+  // Stores every record of `records` as Put does, in one transaction: all of them or, on any
+  // error (an invalid record, one already stored with different content, a full disk), none.
+  // A record already stored with identical content is left as it is. The error names the record.
+  Status PutAll(const std::vector<nlohmann::json>& records);
+
   // The record whose result_id is `id_or_prefix` or starts with it (case-insensitive).
   // Returns nullopt when none matches; an Error when the prefix is empty or matches several
   // results (the message says how many).

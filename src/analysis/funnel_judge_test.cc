@@ -226,7 +226,7 @@ TEST(FunnelJudge, WrongEliminationsStayUnderAlpha) {
     }
     std::vector<FunnelCandidate> c(kConfigs);
     for (int i = 0; i < kConfigs; ++i) {
-      c[i].name = "c" + std::to_string(i);
+      c[i].name = std::string("c").append(std::to_string(i));
       c[i].measures = {Reps("decode", "decode_throughput", {}), Reps("memory", "max_host_usage", {})};
     }
     auto draw = [&](int i, const std::string& bench, int reps) {

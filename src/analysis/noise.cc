@@ -62,28 +62,6 @@ bool Waived(const json& record, const char* criterion) {
   return std::find(waived->begin(), waived->end(), criterion) != waived->end();
 }
 
-std::vector<std::string> KlAdvice(const json& record) {
-  const int ctx = PrefillTokensOf(record);
-  const auto trained = record::NumberAt(record, "/model/n_ctx_train");
-  const std::string rerun = "not a rerun: the evaluation is deterministic and gives the same numbers";
-  // The longest context the model was trained for bounds the positions there are to add.
-  if (ctx > 0 && trained && 2 * ctx > *trained) {
-    if (ctx < *trained) {
-      return {fmt::format("the model's whole context (kl_divergence_{:g}): more positions narrow "
-                          "the interval",
-                          *trained),
-              rerun};
-    }
-    return {fmt::format("comparing KL results by their intervals ({} positions are the model's "
-                        "whole context: none is longer)",
-                        ctx),
-            rerun};
-  }
-  std::string longer = "a longer context";
-  if (ctx > 0) longer += fmt::format(" (kl_divergence_{})", 2 * ctx);
-  return {longer + ": more positions narrow the interval", rerun};
-}
-
 // An eval's accuracy interval narrows as 1/sqrt(questions); repeats narrow it only as far as the
 // attempts of one question disagree.
 std::vector<std::string> EvalAdvice(const json& record) {
@@ -104,7 +82,9 @@ std::vector<std::string> EvalAdvice(const json& record) {
                                  "target +-{:g} pp",
                                  limit, *questions, half, *target));
   }
-  if (repeats && *repeats < 10) {
+  // At temperature 0 every attempt of a question is the same greedy text: repeats add nothing.
+  const auto temperature = record::NumberAt(record, "/eval/temperature");
+  if (repeats && *repeats < 10 && (!temperature || *temperature > 0)) {
     advice.push_back(fmt::format("more repeats (repeats {:g}): they narrow it as far as the "
                                  "attempts of one question disagree",
                                  std::min(2 * *repeats, 10.0)));
@@ -120,9 +100,43 @@ std::optional<std::string> MoreRepetitions(const json& record) {
                      2 * *max_reps, *max_reps);
 }
 
+// Whether a server command line already pins the server (a launcher that sets CPU affinity).
+bool CommandPins(const std::string& command) {
+  for (const char* launcher : {"taskset", "numactl"}) {
+    for (size_t at = command.find(launcher); at != std::string::npos;
+         at = command.find(launcher, at + 1)) {
+      const size_t end = at + std::string(launcher).size();
+      const bool starts = at == 0 || command[at - 1] == ' ' || command[at - 1] == '/';
+      if (starts && (end == command.size() || command[end] == ' ')) return true;
+    }
+  }
+  return false;
+}
+
+// Pinning, in the terms of the record's runtime. llamacpp and llamacpp-stock take the settings
+// cpus and threads; openai takes neither: a server pipette started is pinned in its own command
+// line (the server setting), and a server at a URL where it is started, outside pipette.
 std::optional<std::string> PinCpus(const json& record) {
+  if (record::StringAt(record, "/runtime/name") == "openai") {
+    const std::string command = record::StringAt(record, "/runtime/settings/server");
+    if (command.empty()) {
+      const std::string url = record::StringAt(record, "/runtime/server/url");
+      return fmt::format("pinning the server{} to fixed CPUs where it is started, e.g. taskset "
+                         "-c 0 llama-server ... -t 1 (pipette only connects to it)",
+                         url.empty() ? "" : " at " + url);
+    }
+    if (CommandPins(command)) return std::nullopt;
+    return std::string("pinning the server to fixed CPUs in its command line (server = "
+                       "[\"taskset\", \"-c\", \"0\", ...], with -t 1 for llama-server)");
+  }
   if (!record::StringAt(record, "/runtime/settings/cpus").empty()) return std::nullopt;
-  return std::string("pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  const int threads =
+      static_cast<int>(record::NumberAt(record, "/runtime/settings/threads").value_or(1));
+  if (threads <= 1) {
+    return std::string("pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  }
+  return fmt::format("pinning the runtime to fixed CPUs (cpus, e.g. \"0-{}\" for its threads {})",
+                     threads - 1, threads);
 }
 
 std::optional<std::string> CoolDown(const json& record) {
@@ -163,9 +177,11 @@ std::vector<std::string> ReadinessAdvice(const json& record) {
 
 bool IsNoisy(const json& record) {
   if (!record.is_object() || record.value("status", "") != "ok") return false;
-  if (BenchmarkTypeOf(record) == "soak") return false;
+  const std::string type = BenchmarkTypeOf(record);
+  if (type == "soak" || type == "kl_divergence") return false;
   const json* reached = record::Find(record, "/harness/ci_reached");
-  return reached != nullptr && reached->is_boolean() && !reached->get<bool>();
+  if (reached == nullptr || !reached->is_boolean() || reached->get<bool>()) return false;
+  return type != "eval" || !EvalAdvice(record).empty();
 }
 
 std::optional<std::string> TwoClustersNote(const json& record) {
@@ -190,7 +206,6 @@ std::optional<std::string> TwoClustersNote(const json& record) {
 
 std::vector<std::string> NoiseAdvice(const json& record) {
   if (!IsNoisy(record)) return {};
-  if (BenchmarkTypeOf(record) == "kl_divergence") return KlAdvice(record);
   if (BenchmarkTypeOf(record) == "eval") return EvalAdvice(record);
   std::vector<std::string> advice;
   const auto add = [&advice](std::optional<std::string> line) {

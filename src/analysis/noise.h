@@ -16,10 +16,14 @@
 
 namespace pipette::analysis {
 
-// True for an ok result whose headline interval stayed wider than its target:
-// harness.ci_reached is false. Soak results are never noisy (they run for their time, not to a
-// target, and always record ci_reached false); failed results are not either. A record without
-// harness.ci_reached is not noisy.
+// True for an ok result whose headline interval stayed wider than its target
+// (harness.ci_reached is false) when there is something to do about it: the flag is for what a
+// user can act on. Never noisy: a soak (it runs for its time, not to a target, and always records
+// ci_reached false), a kl_divergence result (deterministic: a rerun gives the same numbers, and
+// its interval, over the text's positions, is compared as it is), an eval whose interval no
+// option narrows (every question of its data set asked, and either 10 repeats or temperature 0,
+// where every attempt is the same greedy text), a failed result, and a record without
+// harness.ci_reached.
 bool IsNoisy(const nlohmann::json& record);
 
 // When the headline metric's per-repetition values (samples[].<headline metric>) form two
@@ -29,11 +33,17 @@ bool IsNoisy(const nlohmann::json& record);
 std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
 
 // Short remedies for a noisy record (IsNoisy), most useful first, each a noun phrase that reads
-// after "try" or as a list item; empty when it is not noisy. For measured benchmarks, each when
-// it applies:
+// after "try" or as a list item; empty when it is not noisy. Each names what the record's runtime
+// takes. For measured benchmarks, each when it applies:
 //   "more repetitions (max_reps 40; this run stopped at its max_reps 20)"  when reps hit max_reps;
-//   "pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)"  when cpus is unset
-//     (first when the repetitions form two clusters: usually two speeds of CPU);
+//   pinning (first when the repetitions form two clusters: usually two speeds of CPU):
+//     llamacpp, llamacpp-stock without cpus: "pinning the runtime to fixed CPUs (cpus, e.g. \"0\"
+//       with threads 1)", or "(cpus, e.g. \"0-3\" for its threads 4)" for more threads;
+//     openai with a server pipette started (runtime.settings.server) that no taskset or numactl
+//       pins: "pinning the server to fixed CPUs in its command line (server = [\"taskset\",
+//       \"-c\", \"0\", ...], with -t 1 for llama-server)";
+//     openai at a URL: "pinning the server at URL to fixed CPUs where it is started, e.g.
+//       taskset -c 0 llama-server ... -t 1 (pipette only connects to it)";
 //   "a cool-down between cells (cooldown_s, e.g. 30)"                       when cooldown_s is 0;
 //   "stopping other processes: they kept up to 45% of the CPUs busy during the readiness checks
 //    (max_busy_fraction 0.30; a lower one waits for them)"  when an observation in
@@ -43,10 +53,7 @@ std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
 //    when an observation was above the threshold.
 // For an eval (noisy when its accuracy's 95% interval is wider than eval.accuracy_ci_target_pp):
 // "more samples (limit about 420; this run had 40): ..." while the data set has more questions,
-// and "more repeats (repeats 10): ..." below 10 repeats.
-// For kl_divergence (deterministic): "a longer context (kl_divergence_1024): more positions
-// narrow the interval" and "not a rerun: the evaluation is deterministic and gives the same
-// numbers".
+// and "more repeats (repeats 10): ..." below 10 repeats at a temperature above 0.
 std::vector<std::string> NoiseAdvice(const nlohmann::json& record);
 
 // The one way every command writes what a noisy record calls for, to append after the record's

@@ -91,7 +91,7 @@ TEST(NoiseAdviceTest, MeasuredBenchmarkGetsSettingNames) {
   const std::vector<std::string> advice = NoiseAdvice(DecodeRecord(kOneSpeed, false, 0.45));
   ASSERT_EQ(advice.size(), 4u);
   EXPECT_EQ(advice[0], "more repetitions (max_reps 20; this run stopped at its max_reps 10)");
-  EXPECT_EQ(advice[1], "pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  EXPECT_EQ(advice[1], "pinning the runtime to fixed CPUs (cpus, e.g. \"0-1\" for its threads 2)");
   EXPECT_EQ(advice[2], "a cool-down between cells (cooldown_s, e.g. 30)");
   EXPECT_EQ(advice[3],
             "stopping other processes: they kept up to 45% of the CPUs busy during the readiness "
@@ -101,7 +101,7 @@ TEST(NoiseAdviceTest, MeasuredBenchmarkGetsSettingNames) {
 TEST(NoiseAdviceTest, TwoClustersPutPinningFirst) {
   const std::vector<std::string> advice = NoiseAdvice(DecodeRecord(kTwoSpeeds, false));
   ASSERT_EQ(advice.size(), 3u);  // busy 1%: not worth saying
-  EXPECT_EQ(advice[0], "pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  EXPECT_EQ(advice[0], "pinning the runtime to fixed CPUs (cpus, e.g. \"0-1\" for its threads 2)");
   EXPECT_EQ(advice[1], "more repetitions (max_reps 20; this run stopped at its max_reps 10)");
 }
 
@@ -141,29 +141,71 @@ TEST(NoiseAdviceTest, AWaivedLoadCriterionIsSaid) {
             "checks (the load criterion was waived; without it the gate waits for them)");
 }
 
-TEST(NoiseAdviceTest, KlDivergenceNeedsALongerContextNotARerun) {
+// Issue 27: advice names only what the result's runtime takes.
+TEST(NoiseAdviceTest, PinningFitsTheRuntime) {
+  json r = DecodeRecord(kTwoSpeeds, false);
+  r["runtime"] = {{"name", "llamacpp"}, {"settings", {{"threads", 1}}}};
+  EXPECT_EQ(NoiseAdvice(r)[0],
+            "pinning the runtime to fixed CPUs (cpus, e.g. \"0\" with threads 1)");
+  r["runtime"] = {{"name", "llamacpp-stock"}, {"settings", {{"threads", 4}}}};
+  EXPECT_EQ(NoiseAdvice(r)[0],
+            "pinning the runtime to fixed CPUs (cpus, e.g. \"0-3\" for its threads 4)");
+  // openai takes no cpus and no threads: a server pipette starts is pinned in its command line.
+  r["runtime"] = {{"name", "openai"},
+                  {"settings", {{"server", "/opt/llama/llama-server -m {model} --port {port}"}}}};
+  EXPECT_EQ(NoiseAdvice(r)[0],
+            "pinning the server to fixed CPUs in its command line (server = [\"taskset\", \"-c\", "
+            "\"0\", ...], with -t 1 for llama-server)");
+  r["runtime"]["settings"]["server"] = "/usr/bin/taskset -c 0 /opt/llama/llama-server -m {model}";
+  EXPECT_EQ(NoiseAdvice(r)[0],
+            "more repetitions (max_reps 20; this run stopped at its max_reps 10)");
+  // A server at a URL is pinned where it is started: pipette only connects to it.
+  r["runtime"] = {{"name", "openai"},
+                  {"settings", json::object()},
+                  {"server", {{"url", "http://127.0.0.1:8080"}}}};
+  EXPECT_EQ(NoiseAdvice(r)[0],
+            "pinning the server at http://127.0.0.1:8080 to fixed CPUs where it is started, e.g. "
+            "taskset -c 0 llama-server ... -t 1 (pipette only connects to it)");
+  for (const std::string& line : NoiseAdvice(r)) {
+    EXPECT_EQ(line.find("cpus"), std::string::npos) << line;
+    EXPECT_EQ(line.find("threads"), std::string::npos) << line;
+  }
+}
+
+// Issue 27: a kl_divergence result is deterministic (a rerun gives the same numbers) and its
+// interval is over the text's positions: a flag on it would be one no one can act on.
+TEST(IsNoisyTest, KlDivergenceIsNeverFlagged) {
   json r = {{"status", "ok"},
             {"benchmark", {{"id", "kl_divergence_512"}, {"type", "kl_divergence"},
                            {"prefill_tokens", 512}}},
+            {"runtime", {{"name", "llamacpp"}, {"settings", {{"threads", 2}}}}},
             {"harness", {{"reps", 1}, {"ci_reached", false}}}};
-  EXPECT_EQ(NoiseAdvice(r),
-            (std::vector<std::string>{
-                "a longer context (kl_divergence_1024): more positions narrow the interval",
-                "not a rerun: the evaluation is deterministic and gives the same numbers"}));
+  EXPECT_FALSE(IsNoisy(r));
+  EXPECT_TRUE(NoiseAdvice(r).empty());
+  EXPECT_EQ(NoiseRemedy(r), "");
 }
 
-TEST(NoiseAdviceTest, KlDivergenceNeverAdvisesMoreThanTheModelsContext) {
+// An eval whose interval missed its target is flagged only while an option narrows it.
+TEST(IsNoisyTest, EvalFlaggedOnlyWhileSomethingNarrowsIt) {
   json r = {{"status", "ok"},
-            {"benchmark", {{"id", "kl_divergence_300"}, {"type", "kl_divergence"},
-                           {"prefill_tokens", 300}}},
-            {"model", {{"n_ctx_train", 512}}},
-            {"harness", {{"reps", 1}, {"ci_reached", false}}}};
-  EXPECT_EQ(NoiseAdvice(r)[0],
-            "the model's whole context (kl_divergence_512): more positions narrow the interval");
-  r["benchmark"] = {{"id", "kl_divergence_512"}, {"type", "kl_divergence"}, {"prefill_tokens", 512}};
-  EXPECT_EQ(NoiseAdvice(r)[0],
-            "comparing KL results by their intervals (512 positions are the model's whole "
-            "context: none is longer)");
+            {"benchmark", {{"id", "math500"}, {"type", "eval"}}},
+            {"metrics", {{"accuracy", {{"unit", "ratio"}, {"median", 0.5}, {"ci95_low", 0.25},
+                                       {"ci95_high", 0.75}, {"questions", 40}}}}},
+            {"eval", {{"accuracy_ci_target_pp", 5}, {"samples_in_dataset", 500}, {"repeats", 1},
+                      {"temperature", 0}}},
+            {"harness", {{"ci_reached", false}}}};
+  EXPECT_TRUE(IsNoisy(r));
+  ASSERT_EQ(NoiseAdvice(r).size(), 1u);  // greedy: repeats would give the same text
+  EXPECT_EQ(NoiseAdvice(r)[0].rfind("more samples (limit about 500; this run had 40)", 0), 0u)
+      << NoiseAdvice(r)[0];
+  r["eval"]["temperature"] = 0.8;
+  ASSERT_EQ(NoiseAdvice(r).size(), 2u);
+  EXPECT_EQ(NoiseAdvice(r)[1].rfind("more repeats (repeats 2)", 0), 0u) << NoiseAdvice(r)[1];
+  // The whole data set at temperature 0: nothing to try, so no flag.
+  r["eval"]["temperature"] = 0;
+  r["eval"]["samples_in_dataset"] = 40;
+  EXPECT_FALSE(IsNoisy(r));
+  EXPECT_TRUE(NoiseAdvice(r).empty());
 }
 
 // A decode at 1620 tokens/s (0.617 ms per token) of 0.6 MB of weights at 10 GB/s (0.06 ms per

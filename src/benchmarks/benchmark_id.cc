@@ -17,15 +17,22 @@ struct IdPattern {
   BenchmarkType type;
   std::vector<std::string_view> names;  // what each number is, for messages
   std::string_view shape;
+  bool varied = false;  // soak_varied_: requests of varied shapes (SoakShapes)
 };
 
-const std::array<IdPattern, 7>& Patterns() {
-  static const std::array<IdPattern, 7> patterns = {{
+// A varied soak's shortest shapes are P/8 and D/8: below 8 they would not differ.
+constexpr int kMinVariedSoakTokens = 8;
+
+// The first pattern whose prefix an id starts with names it: soak_varied_ before soak_.
+const std::array<IdPattern, 8>& Patterns() {
+  static const std::array<IdPattern, 8> patterns = {{
       {"prefill_throughput_", BenchmarkType::kPrefill, {"P"}, "prefill_throughput_<P>"},
       {"decode_throughput_", BenchmarkType::kDecode, {"P", "D"}, "decode_throughput_<P>_<D>"},
       {"end_to_end_latency_", BenchmarkType::kEndToEnd, {"P", "D"}, "end_to_end_latency_<P>_<D>"},
       {"max_memory_usage_", BenchmarkType::kMemory, {"P"}, "max_memory_usage_<P>"},
       {"eval_", BenchmarkType::kEval, {}, "eval_<name>_<version>"},
+      {"soak_varied_", BenchmarkType::kSoak, {"P", "D", "minutes"},
+       "soak_varied_<P>_<D>_<minutes>", true},
       {"soak_", BenchmarkType::kSoak, {"P", "D", "minutes"}, "soak_<P>_<D>_<minutes>"},
       {"kl_divergence_", BenchmarkType::kKlDivergence, {"ctx"}, "kl_divergence_<ctx>"},
   }};
@@ -124,6 +131,13 @@ Result<BenchmarkSpec> ParseNumberedId(std::string_view id, const IdPattern& patt
   spec.prefill_tokens = values[0];
   if (values.size() > 1) spec.decode_tokens = values[1];
   if (values.size() > 2) spec.minutes = values[2];
+  spec.varied = pattern.varied;
+  if (spec.varied && std::min(spec.prefill_tokens, spec.decode_tokens) < kMinVariedSoakTokens) {
+    return UnknownId(id, "a varied soak needs P and D of at least " +
+                             std::to_string(kMinVariedSoakTokens) +
+                             " (its shapes span P/8..P and D/8..D); use soak_<P>_<D>_<minutes> "
+                             "for one shape");
+  }
   return spec;
 }
 
@@ -190,6 +204,9 @@ Status Validate(const BenchmarkSpec& spec) {
                      Quoted(spec.id) + " (a " + std::string(CatalogTypeName(pattern->type)) +
                      " id)");
   }
+  if (spec.varied && spec.type != BenchmarkType::kSoak) {
+    return MakeError("parameter_varied applies only to benchmark_type 'soak'");
+  }
   if (spec.type == BenchmarkType::kEval) return ValidateEval(spec);
   if (!spec.eval_name.empty() || !spec.eval_version.empty() || spec.max_tokens != 0) {
     return MakeError(
@@ -214,6 +231,11 @@ Status Validate(const BenchmarkSpec& spec) {
     }
     return Contradiction(field.name, std::to_string(field.value), spec.id,
                          std::to_string(field.expected));
+  }
+  if (spec.varied != from_id->varied) {
+    return Contradiction("parameter_varied", spec.varied ? "true" : "false", spec.id,
+                         spec.varied ? "false: only soak_varied_ ids are varied"
+                                     : "true: a soak_varied_ id");
   }
   return Status::Ok();
 }

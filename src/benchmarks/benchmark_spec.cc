@@ -1,4 +1,5 @@
 // Type names, comparison, descriptions and JSON of benchmark definitions.
+#include <algorithm>
 #include <array>
 
 #include "benchmarks/description.h"
@@ -43,9 +44,24 @@ std::optional<BenchmarkType> ParseTypeName(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<SoakShape> SoakShapes(const BenchmarkSpec& spec) {
+  const int p = spec.prefill_tokens, d = spec.decode_tokens;
+  if (!spec.varied) return {{p, d}};
+  // Fractions of (P, D) in eighths: the longest first, then long and short alternating, so that
+  // every stretch of the run sees both and a full cycle is six requests.
+  static constexpr std::array<std::array<int, 2>, 6> kEighths = {
+      {{8, 8}, {1, 4}, {8, 1}, {2, 8}, {4, 2}, {1, 1}}};
+  const auto part = [](int n, int eighths, int least) {
+    return std::max(std::min(least, n), (n * eighths + 4) / 8);  // nearest, halves up
+  };
+  std::vector<SoakShape> shapes;
+  for (const auto& [pe, de] : kEighths) shapes.push_back({part(p, pe, 1), part(d, de, 2)});
+  return shapes;
+}
+
 bool SameParameters(const BenchmarkSpec& a, const BenchmarkSpec& b) {
   return a.type == b.type && a.prefill_tokens == b.prefill_tokens &&
-         a.decode_tokens == b.decode_tokens && a.minutes == b.minutes &&
+         a.decode_tokens == b.decode_tokens && a.minutes == b.minutes && a.varied == b.varied &&
          a.eval_name == b.eval_name && a.eval_version == b.eval_version &&
          a.max_tokens == b.max_tokens;
 }
@@ -66,6 +82,11 @@ std::string DefaultDescription(const BenchmarkSpec& spec) {
     case BenchmarkType::kEval:
       return "Eval " + spec.eval_name + " on data set " + spec.eval_version;
     case BenchmarkType::kSoak:
+      if (spec.varied) {
+        return "Cycle end-to-end requests through " + std::to_string(SoakShapes(spec).size()) +
+               " prompt/output shapes up to " + p + "/" + d + " for " +
+               std::to_string(spec.minutes) + " minutes";
+      }
       return "Repeat a " + p + "/" + d + " end-to-end request for " + std::to_string(spec.minutes) +
              " minutes";
     case BenchmarkType::kKlDivergence:
@@ -83,6 +104,7 @@ nlohmann::json ToJson(const BenchmarkSpec& spec) {
       {"methodology", std::string(kMethodology)},
   };
   if (spec.minutes > 0) j["minutes"] = spec.minutes;
+  if (spec.varied) j["varied"] = true;
   if (!spec.eval_name.empty()) j["eval_name"] = spec.eval_name;
   if (!spec.eval_version.empty()) j["eval_version"] = spec.eval_version;
   if (spec.max_tokens > 0) j["max_tokens"] = spec.max_tokens;

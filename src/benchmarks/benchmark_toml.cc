@@ -30,6 +30,12 @@ std::vector<std::string_view> RequiredFields(BenchmarkType type) {
   return {};
 }
 
+// Fields a type may give but need not: a soak's parameter_varied (default false).
+std::vector<std::string_view> OptionalFields(BenchmarkType type) {
+  if (type == BenchmarkType::kSoak) return {"parameter_varied"};
+  return {};
+}
+
 bool IsStringField(std::string_view field) {
   return field == "parameter_eval_id" || field == "parameter_dataset_name";
 }
@@ -77,6 +83,11 @@ Status ReadParameters(const toml::table& table, BenchmarkSpec& spec) {
     if (field == "parameter_minutes") spec.minutes = *value;
     if (field == "parameter_max_tokens") spec.max_tokens = *value;
   }
+  if (spec.type == BenchmarkType::kSoak && table.contains("parameter_varied")) {
+    const auto* varied = table.get("parameter_varied")->as_boolean();
+    if (varied == nullptr) return MakeError("field 'parameter_varied' must be true or false");
+    spec.varied = varied->get();
+  }
   return Status::Ok();
 }
 
@@ -84,6 +95,7 @@ Status ReadParameters(const toml::table& table, BenchmarkSpec& spec) {
 Status CheckKnownFields(const toml::table& table, BenchmarkType type) {
   std::vector<std::string_view> allowed = {"benchmark_type", "benchmark_id", "description"};
   for (std::string_view field : RequiredFields(type)) allowed.push_back(field);
+  for (std::string_view field : OptionalFields(type)) allowed.push_back(field);
   for (const auto& [key, value] : table) {
     if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end()) {
       return MakeError("field '" + std::string(key.str()) + "' does not apply to benchmark_type '" +

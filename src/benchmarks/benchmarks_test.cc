@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "pipette/benchmark.h"
 
@@ -493,6 +495,110 @@ TEST(DefaultUserBenchmarkDirTest, FollowsTheEnvironment) {
   EXPECT_EQ(DefaultUserBenchmarkDir(), "/home/u/.config/pipette/benchmarks");
   ScopedEnv no_home("HOME", nullptr);
   EXPECT_EQ(DefaultUserBenchmarkDir(), "");
+}
+
+// Issue 26: a soak of varied prompt and output lengths, soak_varied_<P>_<D>_<minutes>.
+TEST(VariedSoakTest, IdParsesToAVariedSoakAndThePlainSoakKeepsItsMeaning) {
+  Result<BenchmarkSpec> varied = ParseBenchmarkId("soak_varied_256_64_30");
+  ASSERT_TRUE(varied.ok()) << varied.error().message;
+  EXPECT_EQ(varied->type, BenchmarkType::kSoak);
+  EXPECT_EQ(varied->prefill_tokens, 256);
+  EXPECT_EQ(varied->decode_tokens, 64);
+  EXPECT_EQ(varied->minutes, 30);
+  EXPECT_TRUE(varied->varied);
+  EXPECT_EQ(varied->description,
+            "Cycle end-to-end requests through 6 prompt/output shapes up to 256/64 for 30 minutes");
+  EXPECT_TRUE(Validate(*varied).ok());
+  const nlohmann::json j = ToJson(*varied);
+  EXPECT_EQ(j["type"], "soak");
+  EXPECT_EQ(j["varied"], true);
+
+  Result<BenchmarkSpec> plain = ParseBenchmarkId("soak_256_64_30");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->varied);
+  EXPECT_FALSE(ToJson(*plain).contains("varied"));
+  EXPECT_FALSE(SameParameters(*plain, *varied));
+  ASSERT_EQ(SoakShapes(*plain).size(), 1u);
+  EXPECT_EQ(SoakShapes(*plain)[0].prompt_tokens, 256);
+  EXPECT_EQ(SoakShapes(*plain)[0].decode_tokens, 64);
+}
+
+TEST(VariedSoakTest, ShapesSpanAnEighthToTheLongestAndAlternate) {
+  std::vector<std::pair<int, int>> shapes;
+  for (const SoakShape& s : SoakShapes(*ParseBenchmarkId("soak_varied_256_64_1"))) {
+    shapes.emplace_back(s.prompt_tokens, s.decode_tokens);
+  }
+  const std::vector<std::pair<int, int>> expected = {{256, 64}, {32, 32}, {256, 8},
+                                                     {64, 64},  {128, 16}, {32, 8}};
+  EXPECT_EQ(shapes, expected);
+  // The smallest varied soak: an eighth rounds to 1 prompt token and at least 2 generated.
+  shapes.clear();
+  for (const SoakShape& s : SoakShapes(*ParseBenchmarkId("soak_varied_8_8_1"))) {
+    shapes.emplace_back(s.prompt_tokens, s.decode_tokens);
+  }
+  const std::vector<std::pair<int, int>> smallest = {{8, 8}, {1, 4}, {8, 2},
+                                                     {2, 8}, {4, 2}, {1, 2}};
+  EXPECT_EQ(shapes, smallest);
+  // Nearest, halves up: 100 / 8 = 12.5 -> 13.
+  EXPECT_EQ(SoakShapes(*ParseBenchmarkId("soak_varied_100_100_1"))[1].prompt_tokens, 13);
+}
+
+TEST(VariedSoakTest, ErrorsSayWhatIsWrong) {
+  const auto message = [](const std::string& id) {
+    Result<BenchmarkSpec> spec = ParseBenchmarkId(id);
+    EXPECT_FALSE(spec.ok()) << id;
+    return spec.ok() ? std::string() : spec.error().message;
+  };
+  EXPECT_EQ(message("soak_varied_4_64_1"),
+            "unknown benchmark id 'soak_varied_4_64_1': a varied soak needs P and D of at least 8 "
+            "(its shapes span P/8..P and D/8..D); use soak_<P>_<D>_<minutes> for one shape; "
+            "`pipette benchmarks list` shows the catalog");
+  EXPECT_THAT(message("soak_varied_64_32"),
+              HasSubstr("soak_varied_<P>_<D>_<minutes> needs 3 number(s) after 'soak_varied_', "
+                        "got 2"));
+  EXPECT_THAT(message("soak_varied_64_32_0"), HasSubstr("minutes must be at least 1"));
+  EXPECT_THAT(message("soak_varied_64_32_99999"), HasSubstr("minutes = 99999 exceeds 10080"));
+}
+
+TEST(VariedSoakTest, TomlSaysVariedAndTheIdMustAgree) {
+  TempDir dir;
+  const std::string body =
+      "benchmark_type = \"soak\"\nparameter_prefill_tokens = 512\n"
+      "parameter_decode_tokens = 128\nparameter_minutes = 60\n";
+  Result<BenchmarkSpec> varied =
+      ParseBenchmarkToml(dir.Write("soak_varied_512_128_60.toml", body + "parameter_varied = true\n"));
+  ASSERT_TRUE(varied.ok()) << varied.error().message;
+  EXPECT_TRUE(varied->varied);
+  EXPECT_EQ(SoakShapes(*varied).size(), 6u);
+
+  Result<BenchmarkSpec> missing = ParseBenchmarkToml(dir.Write("soak_varied_512_128_60.toml", body));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.error().message,
+              HasSubstr("parameter_varied = false contradicts id 'soak_varied_512_128_60' "
+                        "(true: a soak_varied_ id)"));
+  Result<BenchmarkSpec> plain =
+      ParseBenchmarkToml(dir.Write("soak_512_128_60.toml", body + "parameter_varied = true\n"));
+  ASSERT_FALSE(plain.ok());
+  EXPECT_THAT(plain.error().message,
+              HasSubstr("parameter_varied = true contradicts id 'soak_512_128_60'"));
+  Result<BenchmarkSpec> wrong_type =
+      ParseBenchmarkToml(dir.Write("soak_varied_512_128_60.toml", body + "parameter_varied = 1\n"));
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_THAT(wrong_type.error().message, HasSubstr("'parameter_varied' must be true or false"));
+  Result<BenchmarkSpec> not_soak = ParseBenchmarkToml(
+      dir.Write("decode_throughput_512_128.toml",
+                "benchmark_type = \"decode_throughput\"\nparameter_prefill_tokens = 512\n"
+                "parameter_decode_tokens = 128\nparameter_varied = true\n"));
+  ASSERT_FALSE(not_soak.ok());
+  EXPECT_THAT(not_soak.error().message, HasSubstr("field 'parameter_varied' does not apply"));
+}
+
+TEST(VariedSoakTest, CatalogFindsItByPattern) {
+  const BenchmarkCatalog catalog = BenchmarkCatalog::BuiltIn();
+  Result<BenchmarkSpec> found = catalog.Find("soak_varied_64_32_1");
+  ASSERT_TRUE(found.ok()) << found.error().message;
+  EXPECT_EQ(found->source, "pattern");
+  EXPECT_TRUE(found->varied);
 }
 
 }  // namespace

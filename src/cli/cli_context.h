@@ -11,7 +11,7 @@ class App;
 
 namespace pipette::cli {
 
-// Exit statuses of the pipette command (documented in README).
+// Exit statuses of the pipette command (documented in docs/reference.md).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;   // a measurement or operation failed (result stored)
 inline constexpr int kExitBadInput = 2;  // bad arguments or input files; nothing was measured

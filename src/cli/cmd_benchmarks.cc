@@ -74,6 +74,13 @@ void PrintSpec(const BenchmarkSpec& spec) {
                             "tokens_out 1, its benchmark.decode_tokens stays 0)");
   }
   if (spec.minutes > 0) field("minutes", std::to_string(spec.minutes));
+  if (spec.varied) {
+    std::string shapes;  // "64/32, 8/16, ..." in the order requests cycle through them
+    for (const SoakShape& s : SoakShapes(spec)) {
+      shapes += fmt::format("{}{}/{}", shapes.empty() ? "" : ", ", s.prompt_tokens, s.decode_tokens);
+    }
+    field("shapes", shapes + " (prompt/generated tokens, in turn)");
+  }
   if (!spec.eval_name.empty()) field("eval_name", spec.eval_name);
   if (!spec.eval_version.empty()) field("eval_version", spec.eval_version);
   if (spec.max_tokens > 0) field("max_tokens", std::to_string(spec.max_tokens));

@@ -54,40 +54,59 @@ std::string Describe(const json& r) {
                      settings.is_object() ? settings.value("threads", 0) : 0);
 }
 
+// What compare says beside its table on stderr (notes and warnings), kept while the table is made
+// and written when this goes out of scope, after stdout is flushed: each on its own line after
+// the table and its footnote, so that none lands inside a line of them however the two streams
+// are buffered and merged (issue 27: "B/A outside 1 +- 0.02note: ...").
+class SideNotes {
+ public:
+  SideNotes() = default;
+  SideNotes(const SideNotes&) = delete;
+  SideNotes& operator=(const SideNotes&) = delete;
+  ~SideNotes() {
+    std::cout.flush();
+    for (const std::string& line : lines_) std::cerr << line << "\n";
+  }
+  void Add(std::string line) { lines_.push_back(std::move(line)); }
+
+ private:
+  std::vector<std::string> lines_;
+};
+
 // Comparing a result with itself is a sanity check (no difference), but A and B ending up as the
 // same result by accident (one id twice, or group filters that overlap) would read as "no
-// change": say so on stderr.
-void NoteSameResult(const json& a, const json& b, const char* why) {
+// change": say so.
+void NoteSameResult(const json& a, const json& b, const char* why, SideNotes& notes) {
   if (a["result_id"] != b["result_id"]) return;
   const json none = json::object();
-  std::cerr << "note: A and B are the same result " << a["result_id"].get<std::string>()
-            << " for " << a.value("benchmark", none).value("id", "") << "; " << why << "\n";
+  notes.Add("note: A and B are the same result " + a["result_id"].get<std::string>() + " for " +
+            a.value("benchmark", none).value("id", "") + "; " + why);
 }
 
-// A result whose confidence interval stayed wider than its target (the ! of `results list`) makes
-// any verdict on it weak: say so on stderr, naming the side.
-void NoteNoisy(const json& r, const char* side) {
+// A noisy result (the ! of `results list`, analysis::IsNoisy) makes any verdict on it weak: say
+// so, naming the side, with what to try.
+void NoteNoisy(const json& r, const char* side, SideNotes& notes) {
+  if (!analysis::IsNoisy(r)) return;
   const json none = json::object();
-  const json& h = r.value("harness", none);
-  if (!h.is_object() || !h.contains("ci_reached") || h["ci_reached"] != false) return;
   const std::string id = r.contains("pooled") ? fmt::format("{} pooled results",
                                                              r["pooled"].value("results", 0))
                                                 : r["result_id"].get<std::string>();
-  std::cerr << "note: " << side << " (" << id << ", " << r.value("benchmark", none).value("id", "")
-            << ") is noisy: its 95% CI stayed wider than the target; rerun it before trusting a "
-               "verdict"
-            << analysis::NoiseRemedy(r) << "\n";
+  notes.Add(fmt::format("note: {} ({}, {}) is noisy: its 95% CI stayed wider than the target, so "
+                        "a verdict on it is weak{}",
+                        side, id, r.value("benchmark", none).value("id", ""),
+                        analysis::NoiseRemedy(r)));
 }
 
 // A side measured under an emulator (device.emulated): its speeds are not the hardware's. Said
 // once per side.
-void NoteEmulated(const std::vector<json>& side, const char* name) {
+void NoteEmulated(const std::vector<json>& side, const char* name, SideNotes& notes) {
   for (const json& r : side) {
     const json d = r.value("device", json::object());
     if (!d.value("emulated", false)) continue;
-    std::cerr << "note: " << name << " ran under an emulator (" << d["os"].value("arch", "?")
-              << " on a " << d.value("emulated_on", std::string("?"))
-              << " kernel): its speeds are not the hardware's\n";
+    notes.Add(fmt::format("note: {} ran under an emulator ({} on a {} kernel): its speeds are not "
+                          "the hardware's",
+                          name, d["os"].value("arch", "?"),
+                          d.value("emulated_on", std::string("?"))));
     return;
   }
 }
@@ -97,11 +116,12 @@ int ComparePair(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   if (!ra) return ReportError(ctx, ra.error());
   auto rb = Load(store, a.b);
   if (!rb) return ReportError(ctx, rb.error());
-  NoteSameResult(*ra, *rb, "both ids name it");
-  NoteNoisy(*ra, "A");
-  NoteNoisy(*rb, "B");
-  NoteEmulated({*ra}, "A");
-  NoteEmulated({*rb}, "B");
+  SideNotes notes;
+  NoteSameResult(*ra, *rb, "both ids name it", notes);
+  NoteNoisy(*ra, "A", notes);
+  NoteNoisy(*rb, "B", notes);
+  NoteEmulated({*ra}, "A", notes);
+  NoteEmulated({*rb}, "B", notes);
   const json rows = CompareMetrics(*ra, *rb, a.options);
   if (ctx.json) {
     std::cout << json{{"a", (*ra)["result_id"]}, {"b", (*rb)["result_id"]},
@@ -116,7 +136,7 @@ int ComparePair(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   PrintCompareFootnote(a.options, std::cout);
   PrintPairedAccuracy(rows, std::cout);
   if ((*ra)["benchmark"]["id"] != (*rb)["benchmark"]["id"]) {
-    std::cerr << "pipette: warning: A and B ran different benchmarks\n";
+    notes.Add("pipette: warning: A and B ran different benchmarks");
   }
   return kExitOk;
 }
@@ -192,17 +212,18 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
                                                     flag, *filter, store.where())));
     }
   }
-  NoteEmulated(*ga, "A");
-  NoteEmulated(*gb, "B");
+  SideNotes notes;
+  NoteEmulated(*ga, "A", notes);
+  NoteEmulated(*gb, "B", notes);
   const analysis::GroupPairs pairs =
       analysis::PairByBenchmark(*ga, *gb, a.newest ? Repeats::kNewest : Repeats::kPool);
   json out_pairs = json::array(), rows = json::array();
   size_t pooled = 0;
   for (const auto& p : pairs.pairs) {
     pooled += p.a.contains("pooled") || p.b.contains("pooled") ? 1 : 0;
-    NoteSameResult(p.a, p.b, "the filters overlap");
-    NoteNoisy(p.a, "A");
-    NoteNoisy(p.b, "B");
+    NoteSameResult(p.a, p.b, "the filters overlap", notes);
+    NoteNoisy(p.a, "A", notes);
+    NoteNoisy(p.b, "B", notes);
     json metrics = CompareMetrics(p.a, p.b, a.options);
     for (json& m : metrics) {
       json row = m;
@@ -220,10 +241,10 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
                               const std::vector<json>& side) {
     const size_t configs = ConfigurationCount(side);
     if (configs > 1) {
-      std::cerr << fmt::format(
+      notes.Add(fmt::format(
           "pipette: warning: {} {} holds {} configurations; each benchmark uses the results of "
-          "its newest configuration only (narrow the filter, e.g. with threads= or model=)\n",
-          flag, filter, configs);
+          "its newest configuration only (narrow the filter, e.g. with threads= or model=)",
+          flag, filter, configs));
     }
   };
   warn_mixed("--a", a.group_a, *ga);
@@ -233,8 +254,8 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   size_t shared = 0;
   for (const json& r : *gb) shared += ids_a.count(r.value("result_id", ""));
   if (shared > 0) {
-    std::cerr << fmt::format("note: {} result{} belong to both groups; the filters overlap\n",
-                             shared, shared == 1 ? "" : "s");
+    notes.Add(fmt::format("note: {} result{} belong to both groups; the filters overlap", shared,
+                          shared == 1 ? "" : "s"));
   }
   if (ctx.json) {
     std::cout << json{{"a", {{"filter", a.group_a}, {"results", ga->size()}}},

@@ -9,10 +9,12 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/fleet_connection.h"
 #include "cli/flag_names.h"
 #include "cli/suite_progress.h"
 #include "cli/text_table.h"
 #include "pipette/decide.h"
+#include "pipette/identity.h"
 #include "platform/transport.h"
 
 namespace pipette::cli {
@@ -26,6 +28,8 @@ struct DecideArgs {
   std::string state;
   std::string logs_dir;
   std::vector<std::string> devices;
+  std::string server, identity, arch;
+  std::vector<std::string> labels;
   bool restart = false;
   bool no_readiness_load = false;
   bool no_readiness_thermal = false;
@@ -49,6 +53,31 @@ int RunIt(const DecideArgs& a, const CLI::App& cmd, CliContext& ctx) {
     file->suite_json["devices (--device)"] = uris;
   }
   DecideOptions options;
+  if (!a.server.empty()) {
+    if (!a.devices.empty()) {
+      return ReportError(ctx, MakeError("--device measures from this machine; with --server the "
+                                        "fleet's workers measure their own devices: pick them "
+                                        "with --requires-label"));
+    }
+    auto identity = LoadIdentity(a.identity.empty() ? DefaultIdentityPath() : a.identity);
+    if (!identity) return ReportError(ctx, identity.error());
+    FleetHttpClient client = FleetClientFor(a.server, *identity, ctx);
+    if (auto s = client.Check(); !s) return ReportError(ctx, s.error());
+    FunnelFleet fleet;
+    fleet.server_url = client.server_url();
+    fleet.identity = *identity;
+    fleet.client = FleetOptions(ctx);
+    fleet.requirements.labels = a.labels;
+    fleet.requirements.arch = a.arch;
+    options.fleet = fleet;
+    // Part of what a resumed funnel must match: the same fleet, the same workers.
+    file->suite_json["fleet (--server)"] = {{"server", fleet.server_url},
+                                            {"requires_label", a.labels},
+                                            {"requires_arch", a.arch}};
+  } else if (!a.labels.empty() || !a.arch.empty()) {
+    return ReportError(ctx, MakeError("--requires-label and --requires-arch choose a fleet's "
+                                      "workers: give --server too"));
+  }
   options.store_path = ctx.store_path;
   options.state_path = a.state.empty() ? "" : fs::absolute(a.state).string();
   options.logs_dir = a.logs_dir.empty() ? "" : fs::absolute(a.logs_dir).string();
@@ -72,6 +101,7 @@ int RunIt(const DecideArgs& a, const CLI::App& cmd, CliContext& ctx) {
       if (left >= 0) *position += ", ~" + Duration(left) + " left";
       if (index == 1) std::cerr << fmt::format("{}: up to {} cells", stage, planned) << std::endl;
     };
+    hooks.plan_progress = [](const std::string& line) { std::cerr << line << std::endl; };
     hooks.left = [&](const FunnelConfiguration& c) {
       std::cerr << fmt::format("  {} leaves at {}: {}", c.name, c.stage, c.reason) << std::endl;
     };
@@ -144,6 +174,16 @@ void AddDecideCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--device", a->devices,
                   "measure on this device instead of the suite's [[devices]]: local, "
                   "ssh://[user@]host[:port] or adb://SERIAL (repeatable)");
+  cmd->add_option("--server", a->server,
+                  "run the cells as plans on this fleet server (http[s]://HOST:PORT): workers "
+                  "that match the requirements measure them in parallel");
+  cmd->add_option("--identity", a->identity,
+                  "with --server: the key pair file that signs the plans (default: "
+                  "$PIPETTE_IDENTITY or " + DefaultIdentityPath() + ")");
+  cmd->add_option("--requires-label", a->labels,
+                  "with --server: a label every job requires of a worker (repeatable)");
+  cmd->add_option("--requires-arch", a->arch,
+                  "with --server: the architecture (uname -m) every job requires");
   cmd->add_flag("--no-readiness-load", a->no_readiness_load,
                 "waive the readiness gate's CPU-load criterion (recorded)");
   cmd->add_flag("--no-readiness-thermal", a->no_readiness_thermal,

@@ -88,27 +88,35 @@ json RowJson(const ResultRow& r) {
           {"ci_reached", r.ci_reached}};
 }
 
-// A result whose CI missed the harness target. A soak runs for its time, not to a CI target.
-bool Noisy(const ResultRow& r) {
-  return r.status == "ok" && !r.ci_reached && r.benchmark_type != "soak";
+// Whether the row's result is noisy (analysis::IsNoisy: its CI missed the harness target and
+// something narrows it). The row settles every type but an eval, whose flag depends on what its
+// record says of its data set and repeats: that one is read from `store`.
+bool Noisy(const ResultRow& r, ResultSource* store) {
+  if (r.status != "ok" || r.ci_reached || r.benchmark_type == "soak" ||
+      r.benchmark_type == "kl_divergence") {
+    return false;
+  }
+  if (r.benchmark_type != "eval" || store == nullptr) return true;
+  auto record = store->Get(r.result_id);
+  return record.ok() && record->has_value() && analysis::IsNoisy(**record);
 }
 
-// "+-1.20%": the 95% CI of the median relative to it, with "!" when the harness did not
-// reach its CI target (a noisy measurement).
-std::string CiText(const ResultRow& r) {
-  if (r.headline && r.headline_n > 0 && r.headline_n < 3) return "n < 3" + std::string(Noisy(r) ? " !" : "");
+// "+-1.20%": the 95% CI of the median relative to it, with "!" when the result is noisy (the
+// harness did not reach its CI target, and something narrows it).
+std::string CiText(const ResultRow& r, bool noisy) {
+  if (r.headline && r.headline_n > 0 && r.headline_n < 3) return noisy ? "n < 3 !" : "n < 3";
   if (!r.headline || !r.headline_ci95_low || !r.headline_ci95_high) return "";
   // A rate (an eval's accuracy) has an interval of its own, not a relative spread of a median.
   if (r.headline_unit == "ratio") {
     return fmt::format("[{:.1f}%, {:.1f}%]{}", 100 * *r.headline_ci95_low,
-                       100 * *r.headline_ci95_high, Noisy(r) ? " !" : "");
+                       100 * *r.headline_ci95_high, noisy ? " !" : "");
   }
   if (*r.headline == 0) return "";
   // The interval of a median is not symmetric: show its wider side, the one the harness's
   // +-target check (CiWithinTarget) judges, so that "+-1.7% !" cannot happen.
   const double m = *r.headline;
   const double wider = std::max(*r.headline_ci95_high - m, m - *r.headline_ci95_low) / m;
-  return fmt::format("+-{:.2f}%{}", 100.0 * wider, Noisy(r) ? " !" : "");
+  return fmt::format("+-{:.2f}%{}", 100.0 * wider, noisy ? " !" : "");
 }
 
 int List(const ResultsArgs& a, CliContext& ctx) {
@@ -128,6 +136,13 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     if (!listed.ok()) return ReportError(ctx, listed.error(), kExitFailure);
     rows = std::move(*listed);
   }
+  std::set<std::string> noisy_ids;
+  for (const ResultRow& r : rows) {
+    if (Noisy(r, store.get())) noisy_ids.insert(r.result_id);
+  }
+  const auto noisy_row = [&noisy_ids](const ResultRow& r) {
+    return noisy_ids.count(r.result_id) > 0;
+  };
   // What to try for each noisy result, from its record (issue 7: noise that tells what to do).
   const auto noise = [&](const ResultRow& r) {
     json out = json::object();
@@ -141,8 +156,8 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     json out = json::array();
     for (const ResultRow& r : rows) {
       json row = RowJson(r);
-      row["noisy"] = Noisy(r);
-      if (Noisy(r)) row["noise"] = noise(r);
+      row["noisy"] = noisy_row(r);
+      if (noisy_row(r)) row["noise"] = noise(r);
       out.push_back(std::move(row));
     }
     std::cout << out.dump(2) << std::endl;
@@ -185,10 +200,11 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     if (started.size() == 19) started[10] = ' ';
     table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant_label,
                      r.threads > 0 ? std::to_string(r.threads) : "-",
-                     r.headline ? FormatValue(*r.headline, r.headline_unit) : "-", CiText(r)});
+                     r.headline ? FormatValue(*r.headline, r.headline_unit) : "-",
+                     CiText(r, noisy_row(r))});
     if (runtime_column) table.back().insert(table.back().begin() + 6, r.runtime);
     if (device_column) table.back().insert(table.back().begin() + 3, devices[r.device_id]);
-    noisy = noisy || Noisy(r);
+    noisy = noisy || noisy_row(r);
   }
   PrintTable(table, std::cout);
   if (emulated) {
@@ -200,7 +216,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
                  "measurement; what to try:\n";
     size_t shown = 0, total = 0;
     for (const ResultRow& r : rows) {
-      if (!Noisy(r)) continue;
+      if (!noisy_row(r)) continue;
       if (++total > 10) continue;  // the newest ten; the rest are alike
       ++shown;
       auto record = store->Get(r.result_id);
@@ -292,6 +308,12 @@ void PrintSummary(const json& r, std::ostream& out) {
   if (!warnings.empty()) {
     out << "\nwarnings:\n";
     for (const std::string& w : warnings) out << "  - " << w << '\n';
+  }
+  // The engine's harmless notes (record::IsEngineNote): one quiet line, not a warning.
+  if (const std::vector<std::string> notes = record::Notes(r); !notes.empty()) {
+    std::string text;
+    for (const std::string& n : notes) text += (text.empty() ? "" : "; ") + n;
+    out << "\nnotes (harmless, from the engine): " << text << '\n';
   }
   PrintCompletions(r, out);
 }

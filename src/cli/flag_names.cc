@@ -50,6 +50,10 @@ constexpr TermFlag kTermFlags[] = {
     {"doom-loop option", "--doom-loop"},
     {"CA file", "--ca-file"},
     {"trusted proxy", "--trusted-proxy"},
+    {"model file it measured", "--model"},
+    {"allow unknown fields", "--allow-unknown-fields"},
+    {"skip rows that match no benchmark", "--skip-unmatched"},
+    {"this device's fingerprint", "--this-device"},
 };
 
 // A character that continues a name or a flag: "n_ctx2", "--ctx-size".

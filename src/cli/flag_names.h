@@ -34,7 +34,8 @@ std::string LongFlag(const std::string& setting);
 //   "no results store at x; check the store path" -> "...; check the store path (--store)"
 // Terms (the lower layers' wording): "reference model", "allow context overflow", "runtime log",
 // "readiness deadline", "thermal criterion", "load criterion", "throttling criterion",
-// "request timeout", "store path", "logs folder", "vocabulary folder".
+// "request timeout", "store path", "logs folder", "vocabulary folder", "model file it measured",
+// "allow unknown fields", "skip rows that match no benchmark", "this device's fingerprint".
 // Each name or term is annotated once, at its first mention as a whole word. Setting names only
 // where `command` takes every setting flag (pipette run: elsewhere --threads and --cpus are
 // filters over stored results), and not right after a number ("1 poll" is a count) nor as the key

@@ -1,12 +1,14 @@
 // pipette: the command line. A thin layer: each subcommand lives in its own cmd_*.cc.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_context.h"
 #include "cli/cmd_benchmarks.h"
 #include "cli/cmd_compare.h"
 #include "cli/cmd_diff.h"
+#include "cli/cmd_import.h"
 #include "cli/cmd_evals.h"
 #include "cli/cmd_fleet.h"
 #include "cli/cmd_device.h"
@@ -35,6 +37,42 @@ int ReportError(CliContext& ctx, const Error& error, int exit_code) {
   return exit_code;
 }
 
+namespace {
+
+// `pipette --help` lists the commands in the groups the guide (docs/guide/) is written in, each
+// group in the order its first command was added. A command not named here is listed under
+// CLI11's own heading, "Subcommands".
+void GroupCommands(CLI::App& app) {
+  static constexpr std::pair<const char*, const char*> kGroups[] = {
+      {"run", "Measuring"},
+      {"suite", "Measuring"},
+      {"benchmarks", "Measuring"},
+      {"results", "Results and reports"},
+      {"report", "Results and reports"},
+      {"import", "Results and reports"},
+      {"compare", "Comparing and deciding"},
+      {"diff", "Comparing and deciding"},
+      {"select", "Comparing and deciding"},
+      {"decide", "Comparing and deciding"},
+      {"evals", "Quality evals"},
+      {"score", "Quality evals"},
+      {"models", "Models and devices"},
+      {"device", "Models and devices"},
+      {"serve", "Fleet"},
+      {"register", "Fleet"},
+      {"submit", "Fleet"},
+      {"plan", "Fleet"},
+      {"worker", "Fleet"},
+  };
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (const auto& [name, group] : kGroups) {
+      if (sub->get_name() == name) sub->group(group);
+    }
+  }
+}
+
+}  // namespace
+
 }  // namespace pipette::cli
 
 int main(int argc, char** argv) {
@@ -57,23 +95,26 @@ int main(int argc, char** argv) {
                  "for an https:// fleet server: a PEM file of the CA certificates that sign its "
                  "certificate (a private CA; default: the system's)")
       ->check(CLI::ExistingFile);
+  // Added in the order `--help` lists them, group by group (GroupCommands).
   AddRunCommand(app, ctx);
-  AddModelsCommand(app, ctx);
+  AddSuiteCommand(app, ctx);
   AddBenchmarksCommand(app, ctx);
   AddResultsCommand(app, ctx);
-  AddDeviceCommand(app, ctx);
+  AddReportCommand(app, ctx);
+  AddImportCommand(app, ctx);
   AddCompareCommand(app, ctx);
   AddDiffCommand(app, ctx);
-  AddSuiteCommand(app, ctx);
-  AddDecideCommand(app, ctx);
   AddSelectCommand(app, ctx);
-  AddReportCommand(app, ctx);
+  AddDecideCommand(app, ctx);
   AddEvalsCommand(app, ctx);
   AddScoreCommand(app, ctx);
-  AddFleetCommands(app, ctx);
+  AddModelsCommand(app, ctx);
+  AddDeviceCommand(app, ctx);
   AddServeCommand(app, ctx);
+  AddFleetCommands(app, ctx);
   AddPlanCommand(app, ctx);
   AddWorkerCommand(app, ctx);
+  GroupCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

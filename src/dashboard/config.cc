@@ -12,16 +12,22 @@ std::string Config::Key() const {
 }
 
 std::string Config::Name() const {
-  std::string out = model_file.empty() ? model_sha256.substr(0, 12) : model_file;
+  std::string out;
+  for (const std::string& part : Parts()) {
+    if (!part.empty()) out += (out.empty() ? "" : " ") + part;
+  }
+  return out;
+}
+
+std::vector<std::string> Config::Parts() const {
+  std::string model = model_file.empty() ? model_sha256.substr(0, 12) : model_file;
   // "stories260K-Q8_0.gguf" already says Q8_0.
-  std::string lower_file = out, lower_quant = quant;
+  std::string lower_file = model, lower_quant = quant;
   for (char& ch : lower_file) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   for (char& ch : lower_quant) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (!quant.empty() && lower_file.find(lower_quant) == std::string::npos) out += " " + quant;
-  if (!runtime.empty()) out += " " + runtime;
-  if (threads > 0) out += " t=" + std::to_string(threads);
-  out += " @" + (device_name.empty() ? device_id.substr(0, 8) : device_name);
-  return out;
+  if (!quant.empty() && lower_file.find(lower_quant) == std::string::npos) model += " " + quant;
+  return {model, runtime, threads > 0 ? "t=" + std::to_string(threads) : "",
+          "@" + (device_name.empty() ? device_id.substr(0, 8) : device_name)};
 }
 
 Config ConfigOf(const ResultRow& row, const DeviceNames& names) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "dashboard/device_names.h"
 #include "pipette/store.h"
@@ -20,6 +21,9 @@ struct Config {
   std::string Key() const;
   // For people: "stories260K-Q8_0.gguf Q8_0 llamacpp t=2 @pixel-8".
   std::string Name() const;
+  // Name's parts: the model (with its quantization where the file name does not say it), the
+  // runtime, "t=2" and "@pixel-8"; a part it lacks is "".
+  std::vector<std::string> Parts() const;
 };
 
 Config ConfigOf(const ResultRow& row, const DeviceNames& names);

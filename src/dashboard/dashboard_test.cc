@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -283,6 +284,39 @@ TEST_F(DashboardTest, ScalingChartsHaveOnePointPerConfigurationAndContext) {
   EXPECT_EQ(Count(Svg(q8, "prefill-chart"), "<polyline class=\"line\""), 1u);
 }
 
+// Issue 27: the legend cut "stories260K-Q8_0.gguf llamacpp t=2 @..." to 25 characters, so the
+// same model under two runtimes read alike. Each line is named by its runtime and what differs;
+// what every line shares is said once.
+TEST_F(DashboardTest, ScalingLegendNamesTheRuntimeAndWhatDiffers) {
+  int n = 0;
+  for (json r : records_) {
+    if (r["model"]["file_name"] != "stories260K-Q8_0.gguf" ||
+        r["benchmark"]["id"].get<std::string>().rfind("prefill_throughput_", 0) != 0) {
+      continue;
+    }
+    r["runtime"]["name"] = "llamacpp-stock";
+    std::string id = r["result_id"];
+    char suffix[12];
+    std::snprintf(suffix, sizeof suffix, "%02d", ++n);
+    r["result_id"] = id.replace(id.size() - 2, 2, suffix);
+    ASSERT_TRUE(store_->PutResult(r, "pc_00000000000000000000000000000001", kNow).ok());
+  }
+  ASSERT_GT(n, 2);
+  const std::string html = Page("/scaling");
+  const std::string legend = Between(Svg(html, "prefill-chart"), "<g class=\"legend\">", "</g>");
+  // 25 characters a line: the model's name, then the runtime below it.
+  EXPECT_NE(legend.find(">stories260K-Q8_0.gguf<tspan x=\"572.0\" dy=\"14.0\">llamacpp</tspan>"),
+            std::string::npos)
+      << legend;
+  EXPECT_NE(legend.find(">stories260K-Q8_0.gguf<tspan x=\"572.0\" dy=\"14.0\">llamacpp-stock"
+                        "</tspan></text>"),
+            std::string::npos)
+      << legend;
+  EXPECT_EQ(legend.find("\u2026"), std::string::npos) << legend;
+  EXPECT_EQ(legend.find("t=2"), std::string::npos) << legend;
+  EXPECT_NE(html.find("Every line: t=2 @"), std::string::npos);
+}
+
 TEST_F(DashboardTest, QualityScatterHasTheParetoFront) {
   const std::string html = Page("/quality");
   const std::string svg = Svg(html, "quality-chart");
@@ -296,6 +330,12 @@ TEST_F(DashboardTest, QualityScatterHasTheParetoFront) {
   const json* q8 = RecordOf("kl_divergence_512", "stories260K-Q8_0.gguf");
   ASSERT_NE(q8, nullptr);
   EXPECT_NE(html.find(">stories260K-Q8_0.gguf llamacpp t=2"), std::string::npos);
+  // Top1 agreement in %, on ticks from 0 to 100 (issue 27: a % axis read 0..1).
+  const std::string y = Between(svg, "<g class=\"axis y\">", "</g>");
+  EXPECT_NE(y.find("(%)"), std::string::npos) << y;
+  for (const char* tick : {">0</text>", ">20</text>", ">100</text>"}) {
+    EXPECT_NE(y.find(tick), std::string::npos) << tick << " in " << y;
+  }
 }
 
 TEST_F(DashboardTest, ResultPageShowsMetricsSamplesAndProvenance) {
@@ -311,6 +351,24 @@ TEST_F(DashboardTest, ResultPageShowsMetricsSamplesAndProvenance) {
   EXPECT_NE(html.find((*r)["device"]["cpu"]["model"].get<std::string>()), std::string::npos);
   EXPECT_NE(html.find((*r)["harness"]["compiler"].get<std::string>()), std::string::npos);
   EXPECT_NE(html.find("Thermal series"), std::string::npos);
+}
+
+// Issue 27: "every dashboard result page show[s] "load: bad special token: ..." as a warning
+// box"; the loader's harmless notes are a muted line, real warnings stay boxes, and a
+// kl_divergence result (deterministic) is not called noisy.
+TEST_F(DashboardTest, ResultPageShowsLoaderNotesQuietly) {
+  const json* r = RecordOf("kl_divergence_512", "stories260K-Q4_K_M.gguf");
+  ASSERT_NE(r, nullptr);
+  const std::string html = Page("/results/" + (*r)["result_id"].get<std::string>());
+  EXPECT_EQ(Count(html, "<p class=\"notice\">"), 1u);  // the quantization fallback
+  EXPECT_NE(html.find("<p class=\"notice\">stories260K-Q4_K_M.gguf is labelled Q4_K_M"),
+            std::string::npos);
+  EXPECT_NE(html.find("<p class=\"meta\">Engine notes (harmless): load: bad special token: "
+                      "&#39;tokenizer.ggml.seperator_token_id&#39;"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("(noisy)"), std::string::npos);
+  EXPECT_NE(html.find("not reached"), std::string::npos);
 }
 
 TEST_F(DashboardTest, DevicesAndDeviceFingerprint) {

@@ -6,7 +6,7 @@ namespace pipette::dashboard {
 namespace {
 
 constexpr std::string_view kCss = R"(*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1180px;
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1400px;
 padding:12px 20px;color:#1b1b1b;background:#fff;line-height:1.45}
 header{display:flex;flex-wrap:wrap;align-items:baseline;gap:.2em 1.2em;border-bottom:1px solid #ddd;
 padding-bottom:.4em}header .brand{font-weight:700;color:#1b1b1b;text-decoration:none}
@@ -19,7 +19,7 @@ svg.chart{width:100%;max-width:900px;height:auto;display:block;margin:.6em 0}
 table{border-collapse:collapse;margin:.5em 0;font-size:.88em}
 th,td{border:1px solid #d5d5d5;padding:3px 7px;text-align:left;vertical-align:top;white-space:nowrap}
 th{background:#f3f3f3}th a{color:inherit}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:12em}
+td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:12em}td.words{white-space:normal}
 tr:nth-child(even) td{background:#fafafa}.noisy{color:#D55E00;font-weight:700}
 .mismatch{color:#D55E00}.state-done{color:#009E73}.state-failed,.state-expired{color:#D55E00}
 .state-leased{color:#0072B2}form.filters{display:flex;flex-wrap:wrap;gap:.4em .8em;align-items:flex-end;
@@ -30,11 +30,12 @@ form.filters button{font-size:1rem;padding:3px 12px}
 .bar{display:inline-flex;width:12em;max-width:50vw;height:.9em;background:#eee;vertical-align:middle;
 border-radius:2px;overflow:hidden}.bar span{display:block;height:100%}.bar .done{background:#009E73}
 .bar .leased{background:#56B4E9}.bar .failed,.bar .expired{background:#D55E00}
-.pager{margin:.8em 0}.pager a{margin-right:1em}code,.mono{font-family:ui-monospace,monospace;font-size:.92em}
-dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:.4em 0}
-dl.kv dt{color:#555}dl.kv dd{margin:0;overflow-wrap:anywhere}
+.pager{margin:.8em 0}.pager a{margin-right:1em}
+code,.mono{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}
+dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15em 1em;margin:.4em 0}
+dl.kv dt{color:#555;overflow-wrap:anywhere}dl.kv dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:600px){body{padding:8px 10px}h1{font-size:1.2em}table{font-size:.8em}
-dl.kv{grid-template-columns:1fr}dl.kv dd{margin-bottom:.3em}div.scroll svg.chart{min-width:600px}}
+dl.kv{grid-template-columns:minmax(0,1fr)}dl.kv dd{margin-bottom:.3em}}
 )";
 
 struct NavItem {

@@ -7,8 +7,9 @@
 
 namespace pipette::dashboard {
 
-// The stylesheet. Narrow screens (375 px): tables scroll sideways inside .scroll, charts scale
-// with their viewBox, the filter form wraps.
+// The stylesheet. Narrow screens (390 px): tables scroll sideways inside .scroll, charts scale
+// with their viewBox to the page's width (legend and points with them), the filter form wraps.
+// At 1366 px every table fits the page.
 std::string_view Css();
 
 // A whole HTML page: <title> `title` (escaped here), the nav with `active` ("leaderboard",
@@ -16,8 +17,8 @@ std::string_view Css();
 // (already HTML).
 std::string Layout(const std::string& title, const std::string& active, const std::string& body);
 
-// `svg` (a chart) in a horizontally scrolling box: on a phone the chart keeps a readable width
-// (600 px, see the stylesheet) instead of shrinking its text to a few pixels.
+// `svg` (a chart) in its box; the chart scales to the box's width, so the box never scrolls
+// (a chart scrolled sideways hid its legend and its right-hand points on a phone).
 std::string ScrollChart(const std::string& svg);
 
 // <div class="scroll"><table>...</table></div> around `table_inner` (thead/tbody rows).

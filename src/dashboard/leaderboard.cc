@@ -214,10 +214,10 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
       t += "<td class=\"num\">" +
            Esc(CiText(r.headline_ci95_low, r.headline_ci95_high, r.headline_unit)) + "</td>";
       t += "<td class=\"num\">" + (r.headline_n > 0 ? std::to_string(r.headline_n) : "-") + "</td>";
-      t += "<td>" + Esc(r.quant_label.empty() ? r.quant : r.quant_label) + "</td>";
+      t += "<td class=\"words\">" + Esc(r.quant_label.empty() ? r.quant : r.quant_label) + "</td>";
       t += "<td>" + Esc(r.runtime) + "</td>";
       t += "<td class=\"num\">" + (r.threads > 0 ? std::to_string(r.threads) : "-") + "</td>";
-      t += "<td><a href=\"/devices/" + Esc(UrlEncode(r.device_id)) + "\">" +
+      t += "<td class=\"words\"><a href=\"/devices/" + Esc(UrlEncode(r.device_id)) + "\">" +
            Esc(names->Of(r.device_id)) + "</a>" +
            (r.label.empty() ? "" : " <span class=\"tag\" title=\"run tag\">" + Esc(r.label) + "</span>") +
            (e.row->profile_mismatch
@@ -226,7 +226,7 @@ DashboardResponse LeaderboardPage(FleetStore& store, const Query& query) {
                 : "") +
            "</td>";
       t += "<td class=\"num\">" + std::to_string(e.runs) + "</td>";
-      t += "<td>" + Esc(RecordTime(r.started_at)) + "</td>";
+      t += "<td class=\"words\">" + Esc(RecordTime(r.started_at)) + "</td>";
       t += "<td>" +
            (r.result_id == best_id
                 ? std::string("-")

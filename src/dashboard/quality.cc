@@ -241,6 +241,9 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
     spec.x.title = "decode throughput (tokens/s), " + speed_id;
     spec.x.units = report::Units::kSi;
     spec.y.title = y_title;
+    // The whole percent scale, whatever the values: an axis titled % never reads 0..1 (all
+    // configurations at 0% accuracy gave a domain of [0, 1]).
+    spec.y.ticks = {0, 20, 40, 60, 80, 100};
     body += ScrollChart(report::ParetoScatter(spec, points));
   } else {
     body +=
@@ -255,7 +258,8 @@ DashboardResponse QualityPage(FleetStore& store, const Query& query) {
       (accuracy ? "" : "<th class=\"num\">KL divergence (nats)</th>") +
       "<th>Pareto front</th><th>Results</th></tr></thead><tbody>\n";
   const auto row = [&](const Quality& q, const ResultRow* s, const std::string& on_front) {
-    std::string r = "<tr class=\"entry\" data-config=\"" + Esc(q.config.Key()) + "\"><td>" +
+    std::string r = "<tr class=\"entry\" data-config=\"" + Esc(q.config.Key()) +
+                    "\"><td class=\"words\">" +
                     Esc(q.config.Name()) + "</td>";
     r += "<td class=\"num\">" + (s ? Esc(FormatBare(*s->headline, "tokens/s")) : "-") + "</td>";
     r += "<td class=\"num\">" +

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/noise.h"
 #include "dashboard/device_names.h"
 #include "dashboard/html.h"
 #include "dashboard/layout.h"
@@ -208,8 +209,10 @@ DashboardResponse OneResultPage(FleetStore& store, const std::string& result_id)
   kv("started", Esc(RecordTime(record::StringAt(r, "/started_at"))) + " UTC");
   kv("config_id", "<span class=\"mono\">" + Esc(record::ConfigId(r)) + "</span>");
   if (const auto reached = record::ValueAt(r, "/harness/ci_reached"); reached.is_boolean()) {
-    kv("CI target",
-       reached.get<bool>() ? "reached" : "<span class=\"noisy\">not reached (noisy)</span>");
+    // Flagged only where a rerun or another option can narrow it (analysis/noise.h).
+    kv("CI target", reached.get<bool>()    ? "reached"
+                    : analysis::IsNoisy(r) ? "<span class=\"noisy\">not reached (noisy)</span>"
+                                           : "not reached");
   }
   body += "</dl>\n";
   if (!record::IsOk(r)) {
@@ -218,6 +221,12 @@ DashboardResponse OneResultPage(FleetStore& store, const std::string& result_id)
   }
   for (const std::string& w : record::Warnings(r)) {
     body += "<p class=\"notice\">" + Esc(w) + "</p>\n";
+  }
+  // The engine's harmless notes (record::IsEngineNote): a muted line, not a warning.
+  if (const std::vector<std::string> notes = record::Notes(r); !notes.empty()) {
+    std::string text;
+    for (const std::string& n : notes) text += (text.empty() ? "" : "; ") + Esc(n);
+    body += "<p class=\"meta\">Engine notes (harmless): " + text + "</p>\n";
   }
   body += "<h2>Metrics</h2>\n" + MetricsTable(r, headline);
   body += "<h2>Raw samples</h2>\n" + SamplesTable(r);

@@ -25,7 +25,9 @@ struct Point {
 };
 
 struct Curve {
-  std::string name;
+  std::string name;                // the configuration's full name (and D)
+  std::vector<std::string> parts;  // name's parts (Config::Parts, then "D=100")
+  std::string legend;              // what tells it from the other curves drawn (Legend)
   std::string key;
   std::map<int, Point> points;  // by P: the newest row at that P
 };
@@ -47,6 +49,8 @@ std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode,
     if (curve.key.empty()) {
       curve.key = key;
       curve.name = c.Name() + (decode ? " D=" + std::to_string(s.decode) : "");
+      curve.parts = c.Parts();
+      if (decode) curve.parts.push_back("D=" + std::to_string(s.decode));
     }
     curve.points.emplace(s.prefill, Point{s.prefill, &r});  // rows are newest first: keep it
   }
@@ -62,17 +66,52 @@ std::vector<Curve> Curves(const std::vector<FleetResultRow>& rows, bool decode,
   return out;
 }
 
+// Names each curve in the legend by its runtime and the parts in which the curves differ (a
+// legend entry as short as it can be without two alike); returns the parts they all share, said
+// once above the chart. With one curve, its whole name.
+std::string Legend(std::vector<Curve>& curves) {
+  constexpr size_t kRuntime = 1;  // Config::Parts' index of the runtime
+  std::string common;
+  std::vector<bool> differs;
+  for (size_t i = 0; i < curves.front().parts.size(); ++i) {
+    bool same = true;
+    for (const Curve& c : curves) {
+      same = same && c.parts.size() > i && c.parts[i] == curves[0].parts[i];
+    }
+    differs.push_back(!same || curves.size() == 1 || i == kRuntime);
+    if (same && !differs.back() && !curves[0].parts[i].empty()) {
+      common += (common.empty() ? "" : " ") + curves[0].parts[i];
+    }
+  }
+  std::set<std::string> seen;
+  for (Curve& c : curves) {
+    c.legend.clear();
+    for (size_t i = 0; i < c.parts.size(); ++i) {
+      if (i < differs.size() && differs[i] && !c.parts[i].empty()) {
+        c.legend += (c.legend.empty() ? "" : " ") + c.parts[i];
+      }
+    }
+    seen.insert(c.legend);
+  }
+  if (seen.size() < curves.size()) {  // alike parts of different models (two files of one name)
+    for (Curve& c : curves) c.legend = c.name;
+    return "";
+  }
+  return common;
+}
+
 std::string Section(const std::string& id, const std::string& title, const std::string& metric,
                     const std::vector<FleetResultRow>& rows, bool decode,
                     const DeviceNames& names) {
   size_t omitted = 0;
-  const std::vector<Curve> curves = Curves(rows, decode, names, &omitted);
+  std::vector<Curve> curves = Curves(rows, decode, names, &omitted);
   std::string out = "<section id=\"" + id + "\"><h2>" + Esc(title) + "</h2>\n";
   if (curves.empty()) {
     return out + "<p class=\"empty\">No " + Esc(metric) + " results match these filters (" +
            Esc(metric) + (decode ? "_&lt;P&gt;_&lt;D&gt;" : "_&lt;P&gt;") +
            " benchmarks).</p></section>\n";
   }
+  const std::string common = Legend(curves);
   std::vector<report::LineSeries> series;
   std::set<double> ps;
   std::string t = "<thead><tr><th>Configuration</th><th class=\"num\">P</th>";
@@ -80,7 +119,7 @@ std::string Section(const std::string& id, const std::string& title, const std::
   t += "<th class=\"num\">" + Esc(metric) +
        " (tokens/s)</th><th class=\"num\">95% CI</th><th>Result</th></tr></thead><tbody>\n";
   for (const Curve& c : curves) {
-    report::LineSeries ls{c.name, {}};
+    report::LineSeries ls{c.legend, {}};
     for (const auto& [p, point] : c.points) {
       const ResultRow& r = *point.row;
       ps.insert(p);
@@ -112,7 +151,8 @@ std::string Section(const std::string& id, const std::string& title, const std::
          " against the context length P, one line per configuration" +
          (decode ? " and decode length D" : "") +
          "; bars are the 95% CI of the median. Each point is the newest result of its "
-         "configuration at that P.</p>\n";
+         "configuration at that P." +
+         (common.empty() ? std::string() : " Every line: " + Esc(common) + ".") + "</p>\n";
   if (omitted > 0) {
     out += fmt::format(
         "<p class=\"notice\">{} more configurations are not drawn (the {} with the most context "

@@ -123,6 +123,42 @@ soak = "soak_256_256_10"
             "raise the budget");
 }
 
+// Issue 26: the recommended stabilize soak is the varied one; its minutes count against the budget.
+TEST_F(DecisionFileTest, AVariedSoakIsAcceptedAndItsMinutesCount) {
+  auto f = Parse(R"(
+[decision]
+objectives = ["decode"]
+budget_minutes = 30
+[decision.stabilize]
+finalists = 2
+soak = "soak_varied_256_256_10"
+)");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->decision.soak, "soak_varied_256_256_10");
+  EXPECT_DOUBLE_EQ(f->decision.soak_minutes, 10);
+  auto over = Parse(R"(
+[decision]
+objectives = ["decode"]
+budget_minutes = 15
+[decision.stabilize]
+soak = "soak_varied_256_256_10"
+)");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().message.rfind("d.toml: decision.stabilize: 2 finalists x "
+                                       "soak_varied_256_256_10 (10 min) = 20 min of soak",
+                                       0),
+            0u)
+      << over.error().message;
+  auto tiny = Parse("[decision]\nobjectives = [\"decode\"]\n[decision.stabilize]\n"
+                    "soak = \"soak_varied_4_4_1\"\n");
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_EQ(tiny.error().message.rfind("d.toml: decision.stabilize.soak: 'soak_varied_4_4_1' is "
+                                       "not a soak benchmark; give soak_varied_<P>_<D>_<minutes>",
+                                       0),
+            0u)
+      << tiny.error().message;
+}
+
 TEST_F(DecisionFileTest, BadValuesNameTheKey) {
   struct Case {
     std::string decision, expected;

@@ -281,7 +281,7 @@ Result<DecisionFile> ParseDecisionToml(const std::string& text, const std::strin
     d.finalists = *finalists;
     if (const toml::node* s = t->get("soak")) {
       const auto* str = s->as_string();
-      if (!str) return r.Fail("stabilize.soak", "expected a soak benchmark id, e.g. \"soak_256_256_10\"");
+      if (!str) return r.Fail("stabilize.soak", "expected a soak benchmark id, e.g. \"soak_varied_256_256_10\"");
       d.soak = str->get();
     }
   }
@@ -290,7 +290,8 @@ Result<DecisionFile> ParseDecisionToml(const std::string& text, const std::strin
     auto b = catalog.Find(d.soak);
     if (!b || b->type != BenchmarkType::kSoak) {
       return r.Fail("stabilize.soak", "'" + d.soak + "' is not a soak benchmark; give "
-                                      "soak_<P>_<D>_<minutes>, e.g. soak_256_256_10");
+                                      "soak_varied_<P>_<D>_<minutes> (varied lengths) or "
+                                      "soak_<P>_<D>_<minutes>, e.g. soak_varied_256_256_10");
     }
     d.soak_minutes = b->minutes;
     if (d.budget_minutes && d.finalists * d.soak_minutes > *d.budget_minutes) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "base/ids.h"
+#include "decide/fleet_cells.h"
 #include "pipette/benchmark.h"
 #include "pipette/decide.h"
 #include "pipette/store.h"
@@ -178,8 +179,21 @@ class Funnel {
   Status Setup();
   Status LoadState();
   Status Save();
+  // Cells the funnel may run at once: (configuration index, benchmark).
+  using Batch = std::vector<std::pair<size_t, std::string>>;
+  SuiteCell CellFor(const Config& c, const std::string& benchmark) const;
+  bool Ran(const std::string& cell_key) const;
+  double SecondsLeft(const std::string& stage, int index, int planned) const;
+  // Records a cell's outcome in the state (and saves it).
+  Status Note(const std::string& stage, int round, const Config& c, const std::string& benchmark,
+              const SuiteCellOutcome& o);
   Status RunCell(const std::string& stage, int round, Config& c, const std::string& benchmark,
                  const HarnessPolicy& policy, int index, int planned);
+  // On this machine: one cell after another, judged after each (a configuration that leaves
+  // runs no more). On a fleet: one plan of them all, judged when it is done.
+  // `budget_spent` (optional): no cell starts once the budget is spent, and it is set then.
+  Status RunBatch(const std::string& stage, int round, const Batch& batch,
+                  const HarnessPolicy& policy, int planned, bool* budget_spent = nullptr);
   const json* Record(const std::string& id);
   std::vector<const json*> OkResults(const Config& c, const std::string& benchmark);
   bool Measured(const Config& c, const std::string& benchmark);
@@ -205,6 +219,8 @@ class Funnel {
   json state_;
   std::map<std::string, json> records_;
   std::vector<std::string> notes_;
+  std::unique_ptr<FleetCells> fleet_;  // set: cells run as plans (DecideOptions::fleet)
+  int stage_index_ = 0;                // cells of the current stage considered so far
   bool interrupted_ = false;
   bool final_ = false;  // the verdict is the run's last word (not a provisional one)
   FunnelJudgement last_;
@@ -219,6 +235,14 @@ Status Funnel::Setup() {
   auto store = ResultStore::Open(options_.store_path);
   if (!store) return store.error();
   store_ = std::move(*store);
+  if (options_.fleet) {
+    if (!suite.devices.empty()) {
+      return MakeError(suite.path + ": [[devices]] are measured from this machine, but on a fleet "
+                                    "each worker measures its own device: remove [[devices]], "
+                                    "or require the workers you want by label");
+    }
+    fleet_ = std::make_unique<FleetCells>(*options_.fleet);
+  }
 
   BenchmarkCatalog catalog = BenchmarkCatalog::BuiltIn();
   if (!suite.benchmarks_dir.empty()) {
@@ -346,6 +370,7 @@ Status Funnel::LoadState() {
                 {"file", {{"suite", file_.suite_json}, {"decision", file_.decision_json},
                           {"limits", file_.limits_json}}},
                 {"cells", json::array()},
+                {"plans", json::array()},
                 {"left", json::object()}};
   std::error_code ec;
   if (!fs::exists(options_.state_path, ec)) {
@@ -526,41 +551,24 @@ bool Funnel::OverBudget() const {
   return d_.budget_minutes && Spent() >= *d_.budget_minutes * 60;
 }
 
-Status Funnel::RunCell(const std::string& stage, int round, Config& c, const std::string& benchmark,
-                       const HarnessPolicy& policy, int index, int planned) {
-  const std::string key = CellKey(stage, round, c.view.key, benchmark);
+SuiteCell Funnel::CellFor(const Config& c, const std::string& benchmark) const {
+  if (auto it = c.cells.find(benchmark); it != c.cells.end()) return it->second;
+  SuiteCell cell = c.cells.begin()->second;  // the soak, which the suite's matrix does not list
+  cell.benchmark_id = benchmark;
+  return cell;
+}
+
+bool Funnel::Ran(const std::string& key) const {
   for (const json& cell : state_["cells"]) {
-    if (cell.value("key", "") == key) return {};  // done before an interrupt: resume
+    if (cell.value("key", "") == key) return true;
   }
-  SuiteCell cell;
-  if (auto it = c.cells.find(benchmark); it != c.cells.end()) {
-    cell = it->second;
-  } else {  // the soak, which the suite's matrix does not list
-    cell = c.cells.begin()->second;
-    cell.benchmark_id = benchmark;
-  }
-  Suite suite = file_.suite;
-  suite.policy = policy;
-  SuiteRunOptions run_options;
-  run_options.store_path = options_.store_path;
-  run_options.logs_dir = options_.logs_dir;
-  run_options.driver_path = options_.driver_path;
-  run_options.run_stored = true;
-  int done = 0;
-  const double seconds = StageSeconds(stage, &done);
-  const double left = done > 0 ? seconds / done * (planned - index + 1) : -1;
-  if (hooks_.cell_started) hooks_.cell_started(stage, cell, index, planned, left);
-  SuiteHooks suite_hooks;
-  suite_hooks.cell_progress = hooks_.cell_progress;
-  auto run = RunSuite(suite, {cell}, run_options, suite_hooks);
-  if (!run) return run.error();
-  const SuiteCellOutcome& o = run->outcomes.at(0);
-  if (run->interrupted) {
-    interrupted_ = true;
-    return {};
-  }
+  return false;
+}
+
+Status Funnel::Note(const std::string& stage, int round, const Config& c,
+                    const std::string& benchmark, const SuiteCellOutcome& o) {
   if (hooks_.cell_finished) hooks_.cell_finished(stage, o);
-  state_["cells"].push_back({{"key", key},
+  state_["cells"].push_back({{"key", CellKey(stage, round, c.view.key, benchmark)},
                              {"stage", stage},
                              {"round", round},
                              {"config", c.view.key},
@@ -574,6 +582,110 @@ Status Funnel::RunCell(const std::string& stage, int round, Config& c, const std
   return Save();
 }
 
+double Funnel::SecondsLeft(const std::string& stage, int index, int planned) const {
+  int done = 0;
+  const double seconds = StageSeconds(stage, &done);
+  return done > 0 ? seconds / done * (planned - index + 1) : -1;
+}
+
+Status Funnel::RunCell(const std::string& stage, int round, Config& c, const std::string& benchmark,
+                       const HarnessPolicy& policy, int index, int planned) {
+  if (Ran(CellKey(stage, round, c.view.key, benchmark))) return {};  // before an interrupt
+  const SuiteCell cell = CellFor(c, benchmark);
+  Suite suite = file_.suite;
+  suite.policy = policy;
+  SuiteRunOptions run_options;
+  run_options.store_path = options_.store_path;
+  run_options.logs_dir = options_.logs_dir;
+  run_options.driver_path = options_.driver_path;
+  run_options.run_stored = true;
+  if (hooks_.cell_started) {
+    hooks_.cell_started(stage, cell, index, planned, SecondsLeft(stage, index, planned));
+  }
+  SuiteHooks suite_hooks;
+  suite_hooks.cell_progress = hooks_.cell_progress;
+  auto run = RunSuite(suite, {cell}, run_options, suite_hooks);
+  if (!run) return run.error();
+  if (run->interrupted) {
+    interrupted_ = true;
+    return {};
+  }
+  return Note(stage, round, c, benchmark, run->outcomes.at(0));
+}
+
+Status Funnel::RunBatch(const std::string& stage, int round, const Batch& batch,
+                        const HarnessPolicy& policy, int planned, bool* budget_spent) {
+  auto over_budget = [&] {
+    if (!budget_spent || !OverBudget()) return false;
+    *budget_spent = true;
+    return true;
+  };
+  if (!fleet_) {
+    for (const auto& [i, b] : batch) {
+      if (configs_[i].view.out || interrupted_) continue;
+      if (!Ran(CellKey(stage, round, configs_[i].view.key, b)) && over_budget()) break;
+      ++stage_index_;
+      if (auto s = RunCell(stage, round, configs_[i], b, policy, stage_index_, planned); !s) {
+        return s;
+      }
+      Judge();
+    }
+    return {};
+  }
+  Batch todo;
+  std::vector<SuiteCell> cells;
+  json keys = json::array();
+  for (const auto& [i, b] : batch) {
+    const std::string key = CellKey(stage, round, configs_[i].view.key, b);
+    if (configs_[i].view.out || Ran(key)) continue;
+    todo.emplace_back(i, b);
+    cells.push_back(CellFor(configs_[i], b));
+    keys.push_back(key);
+  }
+  if (todo.empty() || interrupted_) return {};
+  if (over_budget()) return {};
+  // A plan submitted for these very cells before an interrupt: wait for it, do not submit again.
+  std::string plan_id;
+  for (const json& p : state_["plans"]) {
+    if (p.value("keys", json()) == keys) plan_id = p.value("plan_id", "");
+  }
+  Suite suite = file_.suite;
+  suite.policy = policy;
+  if (plan_id.empty()) {
+    std::vector<std::string> unassignable;
+    auto id = fleet_->Submit(suite, cells,
+                             fmt::format("{}: decide {} {}", file_.suite.name, stage,
+                                         state_["plans"].size() + 1),
+                             *store_, &unassignable);
+    if (!id) return id.error();
+    plan_id = *id;
+    state_["plans"].push_back(
+        {{"plan_id", plan_id}, {"stage", stage}, {"round", round}, {"keys", keys}});
+    if (auto s = Save(); !s) return s;
+    if (hooks_.plan_progress) {
+      hooks_.plan_progress(fmt::format("{}: plan {} of {} cells on {}", stage, plan_id,
+                                       cells.size(), options_.fleet->server_url));
+      for (const std::string& line : unassignable) hooks_.plan_progress(line);
+    }
+  }
+  bool interrupted = false;
+  auto outcomes = fleet_->Await(plan_id, cells, *store_, hooks_.plan_progress, &interrupted);
+  if (!outcomes) return outcomes.error();
+  if (interrupted) {
+    interrupted_ = true;
+    return {};
+  }
+  for (size_t k = 0; k < todo.size(); ++k) {
+    ++stage_index_;
+    if (hooks_.cell_started) hooks_.cell_started(stage, cells[k], stage_index_, planned, -1);
+    if (auto s = Note(stage, round, configs_[todo[k].first], todo[k].second, (*outcomes)[k]); !s) {
+      return s;
+    }
+  }
+  Judge();
+  return {};
+}
+
 Result<FunnelVerdict> Funnel::Run() {
   if (auto s = Setup(); !s) return s.error();
   InstallInterruptHandler();
@@ -581,52 +693,70 @@ Result<FunnelVerdict> Funnel::Run() {
   screen_policy.min_reps = screen_policy.max_reps = screen_reps_;
   const HarnessPolicy& policy = file_.suite.policy;
 
-  // Screen.
+  // Screen: on this machine each configuration's screen cells together, cheapest first (it
+  // leaves at its first failure); on a fleet the k-th screen cell of every configuration at once.
   stage_ = "screen";
+  stage_index_ = 0;
   Judge();
-  int planned = 0, index = 0;
-  for (const Config& c : configs_) planned += static_cast<int>(c.screen.size());
-  for (Config& c : configs_) {
-    for (const std::string& b : c.screen) {
-      ++index;
-      if (c.view.out || interrupted_) break;
-      if (auto s = RunCell("screen", 0, c, b, screen_policy, index, planned); !s) return s.error();
-      Judge();
+  int planned = 0;
+  size_t widest = 0;
+  for (const Config& c : configs_) {
+    planned += static_cast<int>(c.screen.size());
+    widest = std::max(widest, c.screen.size());
+  }
+  std::vector<Batch> screen;
+  if (!fleet_) {
+    for (size_t i = 0; i < configs_.size(); ++i) {
+      for (const std::string& b : configs_[i].screen) screen.push_back({{i, b}});
     }
+  } else {
+    for (size_t k = 0; k < widest; ++k) {
+      Batch batch;
+      for (size_t i = 0; i < configs_.size(); ++i) {
+        if (k < configs_[i].screen.size()) batch.emplace_back(i, configs_[i].screen[k]);
+      }
+      screen.push_back(std::move(batch));
+    }
+  }
+  for (const Batch& batch : screen) {
+    if (interrupted_) break;
+    if (auto s = RunBatch("screen", 0, batch, screen_policy, planned); !s) return s.error();
   }
 
   // Measure: every benchmark of the decision once, then rounds where it is undecided.
   stage_ = "measure";
-  planned = index = 0;
+  stage_index_ = 0;
+  planned = 0;
   for (const Config& c : configs_) {
     if (c.view.out) continue;
     for (const std::string& b : c.benchmarks) planned += !Measured(c, b);
   }
   // Cheapest cells of every survivor first, so that whoever fails on one leaves before the
-  // expensive cells of anyone run.
+  // expensive cells of anyone run; on a fleet, the cells of one cost form a plan.
   std::vector<std::pair<size_t, std::string>> first;
   for (size_t i = 0; i < configs_.size(); ++i) {
-    for (const std::string& b : configs_[i].benchmarks) first.emplace_back(i, b);
+    for (const std::string& b : configs_[i].benchmarks) {
+      if (!Measured(configs_[i], b)) first.emplace_back(i, b);
+    }
   }
-  std::stable_sort(first.begin(), first.end(), [&](const auto& x, const auto& y) {
-    auto spec = [&](const std::string& id) -> const BenchmarkSpec& {
-      return std::find_if(benchmarks_.begin(), benchmarks_.end(),
-                          [&](const auto& d) { return d.id == id; })->spec;
-    };
-    return CellCost(spec(x.second), policy) < CellCost(spec(y.second), policy);
-  });
-  for (const auto& [i, b] : first) {
-    Config& c = configs_[i];
-    if (interrupted_) break;
-    if (c.view.out || Measured(c, b)) continue;
-    ++index;
-    if (auto s = RunCell("measure", 0, c, b, policy, index, planned); !s) return s.error();
-    Judge();
+  auto cost = [&](const std::string& id) {
+    return CellCost(std::find_if(benchmarks_.begin(), benchmarks_.end(),
+                                 [&](const auto& d) { return d.id == id; })->spec,
+                    policy);
+  };
+  std::stable_sort(first.begin(), first.end(),
+                   [&](const auto& x, const auto& y) { return cost(x.second) < cost(y.second); });
+  for (size_t k = 0; k < first.size() && !interrupted_;) {
+    size_t end = k + 1;
+    while (fleet_ && end < first.size() && cost(first[end].second) == cost(first[k].second)) ++end;
+    const Batch batch(first.begin() + k, first.begin() + end);
+    if (auto s = RunBatch("measure", 0, batch, policy, planned); !s) return s.error();
+    k = end;
   }
   bool budget_spent = false;
-  for (int round = 1; round <= d_.measure_rounds && !interrupted_; ++round) {
+  for (int round = 1; round <= d_.measure_rounds && !interrupted_ && !budget_spent; ++round) {
     const FunnelJudgement j = Judge();
-    std::vector<std::pair<size_t, std::string>> todo;
+    Batch todo;
     for (size_t i = 0; i < configs_.size(); ++i) {
       if (configs_[i].view.out) continue;
       for (const std::string& b : j.standings[i].undecided) {
@@ -637,21 +767,12 @@ Result<FunnelVerdict> Funnel::Run() {
       }
     }
     if (todo.empty()) break;
-    index = 0;
-    for (const auto& [i, b] : todo) {
-      if (configs_[i].view.out || interrupted_) continue;
-      if (OverBudget()) {
-        budget_spent = true;
-        break;
-      }
-      if (auto s = RunCell("measure", round, configs_[i], b, policy, ++index,
-                           static_cast<int>(todo.size()));
-          !s) {
-        return s.error();
-      }
-      Judge();
+    stage_index_ = 0;
+    if (auto s = RunBatch("measure", round, todo, policy, static_cast<int>(todo.size()),
+                          &budget_spent);
+        !s) {
+      return s.error();
     }
-    if (budget_spent) break;
   }
 
   FunnelVerdict v;  // its choice; the rest is filled from the funnel's state at the end
@@ -700,19 +821,22 @@ Result<FunnelVerdict> Funnel::Run() {
     std::vector<size_t> finalists(ranked.begin(),
                                   ranked.begin() + std::min<size_t>(ranked.size(), d_.finalists));
     std::vector<size_t> stable, unstable;
-    for (size_t k = 0; k < finalists.size() && !interrupted_; ++k) {
-      Config& c = configs_[finalists[k]];
-      c.view.stage = "finalist";
-      if (!Measured(c, d_.soak) && OverBudget()) {
-        budget_spent = true;
-        break;
-      }
-      if (auto s = RunCell("stabilize", 0, c, d_.soak, policy, static_cast<int>(k + 1),
-                           static_cast<int>(finalists.size()));
+    Batch soaks;
+    for (size_t i : finalists) {
+      configs_[i].view.stage = "finalist";
+      soaks.emplace_back(i, d_.soak);
+    }
+    stage_index_ = 0;
+    if (!finalists.empty()) {
+      if (auto s = RunBatch("stabilize", 0, soaks, policy, static_cast<int>(finalists.size()),
+                            &budget_spent);
           !s) {
         return s.error();
       }
-      if (interrupted_) break;
+    }
+    for (size_t k = 0; k < finalists.size() && !interrupted_; ++k) {
+      Config& c = configs_[finalists[k]];
+      if (!Measured(c, d_.soak)) break;  // the budget ran out before its soak
       std::string evidence;
       bool ok = false;
       for (const json& cell : state_["cells"]) {
@@ -725,18 +849,21 @@ Result<FunnelVerdict> Funnel::Run() {
         const json soak = r ? r->value("soak", json::object()) : json::object();
         std::vector<std::string> flags;
         if (soak.value("drift_flagged", false)) {
-          flags.push_back(fmt::format("decode throughput drifted {:+.1f}% from the first tenth to the last",
-                                      100 * soak.value("drift", 0.0)));
+          flags.push_back(fmt::format("decode throughput drifted {:+.1f}% from the first tenth to the last{}",
+                                      100 * soak.value("drift", 0.0),
+                                      soak.contains("shapes") ? " (each shape against its own start)" : ""));
         }
         if (soak.value("growth_flagged", false)) {
           flags.push_back(fmt::format("peak memory grew {:.1f} MiB",
-                                      soak.value("growth_bytes", 0.0) / (1024.0 * 1024.0)));
+                                      soak.value("memory_growth_bytes", 0.0) / (1024.0 * 1024.0)));
         }
         ok = flags.empty();
-        evidence = fmt::format("{}: {} requests in {:.0f} s, drift {:+.1f}%, memory growth {:.2f} MiB{}",
-                               d_.soak, soak.value("requests", 0), soak.value("duration_s", 0.0),
-                               100 * soak.value("drift", 0.0),
-                               soak.value("growth_bytes", 0.0) / (1024.0 * 1024.0),
+        const size_t shapes = soak.value("shapes", json::array()).size();
+        evidence = fmt::format("{}: {} requests{} in {:.0f} s, drift {:+.1f}%, memory growth {:.2f} MiB{}",
+                               d_.soak, soak.value("requests", 0),
+                               shapes > 1 ? fmt::format(" of {} shapes", shapes) : "",
+                               soak.value("duration_s", 0.0), 100 * soak.value("drift", 0.0),
+                               soak.value("memory_growth_bytes", 0.0) / (1024.0 * 1024.0),
                                flags.empty() ? "" : ": " + JoinList(flags));
       }
       c.view.reason = evidence;

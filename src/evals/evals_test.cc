@@ -13,19 +13,26 @@
 
 #include "evals/cpython_random.h"
 #include "evals/csv.h"
+#include "tests/support/test_data.h"
 
 namespace pipette {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 
-#define SKIP_WITHOUT_SHARED(file)                               \
-  if (!fs::exists(kEvalsDir + "/" + (file))) {                  \
-    GTEST_SKIP() << kEvalsDir << "/" << (file)                  \
-                 << " is absent (../shared is not beside this " \
-                    "checkout)";                                \
+// The part of the data (tests/support/test_data.h) that holds `file`, for the skip reason.
+std::string DataPart(const std::string& file) {
+  if (file.starts_with("math500/")) return "MATH-500";
+  if (file.starts_with("gpqa_diamond/")) return "GPQA Diamond";
+  if (file.starts_with("ifbench/")) return "IFBench";
+  return "the scorer verdict corpus";
+}
+
+#define SKIP_WITHOUT_SHARED(file)                                   \
+  if (!fs::exists(kEvalsDir + "/" + (file))) {                      \
+    GTEST_SKIP() << pipette::testing::NeedData(DataPart(file));      \
   }
 
 // A temporary file holding `bytes`, removed with the object.
@@ -318,7 +325,9 @@ TEST(EvalDataSetTest, AGpqaSampleIsBuiltAsTheProtocolSays) {
             "be in the following format: 'Answer: A/B/C/D' (e.g. 'Answer: A').\n\nQ\n\nA) a\nB) "
             "b\nC) c\nD) d");
   for (int i = 0; i < 4; ++i) {
-    if (order[i] == 0) EXPECT_EQ(sample.gold, std::string(1, 'A' + i));
+    if (order[i] == 0) {
+      EXPECT_EQ(sample.gold, std::string(1, 'A' + i));
+    }
   }
 }
 

@@ -876,9 +876,13 @@ TEST_P(FleetStoreTest, QueuedJobsExpireWithTheirPlan) {
 
 TEST_P(FleetStoreTest, FourWorkersClaimEveryJobExactlyOnce) {
   std::vector<std::string> clients;
-  for (int i = 0; i < 4; ++i) clients.push_back(Approved(Client("w" + std::to_string(i))));
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(Approved(Client(std::string("w").append(std::to_string(i)))));
+  }
   std::vector<json> specs;
-  for (int i = 0; i < 40; ++i) specs.push_back(Spec("b" + std::to_string(i), {}));
+  for (int i = 0; i < 40; ++i) {
+    specs.push_back(Spec(std::string("b").append(std::to_string(i)), {}));
+  }
   auto plan_id = store_->CreatePlan("forty", specs, 0, kNow);
   ASSERT_TRUE(plan_id.ok());
 

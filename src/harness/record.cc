@@ -13,6 +13,7 @@
 #include "harness/workload.h"
 #include "pipette/build_info.h"
 #include "pipette/gguf.h"
+#include "pipette/record.h"
 #include "platform/bandwidth.h"
 #include "platform/cpu_affinity.h"
 #include "platform/device.h"
@@ -292,7 +293,16 @@ void AddWarning(json& record, const std::string& warning) {
 }
 
 void RecordLoadFacts(const LoadFacts& facts, json& record) {
-  for (const std::string& w : facts.warnings) AddWarning(record, w);
+  for (const std::string& w : facts.warnings) {
+    if (!record::IsEngineNote(w)) {
+      AddWarning(record, w);
+      continue;
+    }
+    // A harmless line of the engine's log (pipette/record.h): kept, apart, once.
+    json& notes = record["logs"]["notes"];
+    if (!notes.is_array()) notes = json::array();
+    if (std::find(notes.begin(), notes.end(), w) == notes.end()) notes.push_back(w);
+  }
   json& rt = record["runtime"];
   rt["backends"] = facts.backends;
   if (!facts.effective.empty()) rt["effective"] = facts.effective;

@@ -37,7 +37,8 @@ std::string BigCoresWarning(const nlohmann::json& device, const nlohmann::json& 
 void AddWarning(nlohmann::json& record, const std::string& warning);
 
 // Copies what the runtime said while loading (backends, effective settings, build facts) into
-// record.runtime, and its warnings into record.logs.warnings. runtime.settings stays as resolved.
+// record.runtime, and its warnings into record.logs.warnings, less the engine's harmless notes
+// (record::IsEngineNote), which go to record.logs.notes. runtime.settings stays as resolved.
 void RecordLoadFacts(const LoadFacts& facts, nlohmann::json& record);
 
 }  // namespace pipette

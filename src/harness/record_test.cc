@@ -88,6 +88,20 @@ TEST(Record, WarningsAreKeptOnceEach) {
   EXPECT_EQ(r["runtime"]["settings"]["n_ctx"], 0);  // as resolved, never overwritten
 }
 
+// Issue 27: llama.cpp's loader notes go to logs.notes, once each, not among the warnings.
+TEST(Record, TheEnginesHarmlessNotesAreKeptApart) {
+  nlohmann::json r = nlohmann::json::object();
+  const std::string note =
+      "load: bad special token: 'tokenizer.ggml.padding_token_id' = 4294967295, using default "
+      "id -1";
+  LoadFacts facts;
+  facts.warnings = {note, "llama.cpp used n_batch = 256, not the 2048 asked for", note};
+  RecordLoadFacts(facts, r);
+  EXPECT_EQ(r["logs"]["warnings"],
+            nlohmann::json::array({"llama.cpp used n_batch = 256, not the 2048 asked for"}));
+  EXPECT_EQ(r["logs"]["notes"], nlohmann::json::array({note}));
+}
+
 TEST(BigCoresWarning, SaysWhenThreadsRunOnSlowerCores) {
   const nlohmann::json phone = {
       {"clusters", {{{"cpus", "0-3"}, {"max_khz", 1800000}}, {{"cpus", "4-7"}, {"max_khz", 2400000}}}}};

@@ -172,9 +172,13 @@ Status ImportLlama2c(const std::string& model_bin, const std::string& tokenizer_
   if (!tool.ok()) return tool.error();
   const std::string tmp = TempPath(out_path);
   // The converter always writes a context length of 128; the checkpoint's seq_len is the truth.
+  // It also writes -1 for the separator and padding tokens a llama2.c model does not have, which
+  // the loader would call a bad special token on every load: those keys are left out.
   const auto seq_len = static_cast<uint32_t>(config->seq_len);
-  const auto fixup = [seq_len](const std::string& file) {
-    return PatchGgufU32(file, "llama.context_length", seq_len);
+  const auto fixup = [seq_len](const std::string& file) -> Status {
+    if (Status s = PatchGgufU32(file, "llama.context_length", seq_len); !s.ok()) return s;
+    if (auto dropped = DropInvalidTokenIds(file); !dropped.ok()) return dropped.error();
+    return Status::Ok();
   };
   return RunToOutput({*tool, "--copy-vocab-from-model", tokenizer_bin, "--llama2c-model", model_bin,
                       "--llama2c-output-model", tmp},

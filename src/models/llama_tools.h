@@ -42,7 +42,9 @@ Status QuantizeModel(const std::string& in_path, const std::string& type_name,
 // model at `out_path` (replaced if it exists), by running `llama-convert-llama2c-to-ggml
 // --copy-vocab-from-model TOK --llama2c-model BIN --llama2c-output-model OUT`. The converter
 // always writes llama.context_length = 128; pipette then sets it, in place, to the checkpoint's own
-// seq_len (512 for stories260K), the context the model was trained for.
+// seq_len (512 for stories260K), the context the model was trained for. The converter's -1 for the
+// separator and padding tokens (a llama2.c model has neither) are left out (DropInvalidTokenIds),
+// so that the model's metadata names only tokens it has.
 // Errors: an input is missing or not a regular file, the checkpoint's header is not a llama2.c
 // header or the file is shorter than its weights, the tool is missing or fails (last line of its
 // output), or the output is not a valid GGUF file.

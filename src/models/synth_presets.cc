@@ -289,7 +289,9 @@ std::string SynthLayerPattern(const SynthPreset& p) {
     out = fmt::format("{} attention", p.n_layer);
   } else {
     std::string at;
-    for (uint32_t l : p.attention_layers) at += (at.empty() ? "" : ",") + std::to_string(l);
+    for (uint32_t l : p.attention_layers) {
+      at.append(at.empty() ? "" : ",").append(std::to_string(l));
+    }
     out = fmt::format("{} {} + {} attention ({})", p.n_layer - p.attention_layers.size(), mixer,
                       p.attention_layers.size(), at);
   }

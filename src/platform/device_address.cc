@@ -30,8 +30,8 @@ std::string DeviceAddress::Uri() const {
     case TransportKind::kLocal:
       return "local";
     case TransportKind::kSsh:
-      uri = "ssh://" + (user.empty() ? "" : user + "@") + host +
-            (port ? ":" + std::to_string(port) : "");
+      uri = "ssh://" + (user.empty() ? "" : user + "@") + host;
+      if (port) uri.append(":").append(std::to_string(port));
       break;
     case TransportKind::kAdb:
       uri = "adb://" + serial;

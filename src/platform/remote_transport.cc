@@ -70,7 +70,7 @@ Result<std::string> RemoteTransport::Connect() {
 
 Result<DeviceCommand> RemoteTransport::Run(const std::vector<std::string>& argv) {
   std::string command;
-  for (const auto& a : argv) command += (command.empty() ? "" : " ") + ShellQuote(a);
+  for (const auto& a : argv) command.append(command.empty() ? "" : " ").append(ShellQuote(a));
   return Shell(command, options_.command_timeout);
 }
 
@@ -140,7 +140,7 @@ Status RemoteTransport::Fetch(const std::string& device_path, const std::string&
 Result<ChildProcess> RemoteTransport::Start(const std::vector<std::string>& argv,
                                             const std::string& stderr_path) {
   std::string command = "cd " + ShellQuote(dir_) + " && exec";
-  for (const auto& a : argv) command += " " + ShellQuote(a);
+  for (const auto& a : argv) command.append(" ").append(ShellQuote(a));
   const auto client = ClientArgv("sh -c " + ShellQuote(command));
   return ChildProcess::Start(client, stderr_path);
 }

@@ -40,12 +40,41 @@ std::string ConfigId(const json& record) { return StringAt(record, "/config_id")
 
 bool IsOk(const json& record) { return StringAt(record, "/status") == "ok"; }
 
-std::vector<std::string> Warnings(const json& record) {
+namespace {
+
+// logs.<list> in order: a string as it is, any other entry as its JSON text.
+std::vector<std::string> LogLines(const json& record, std::string_view pointer) {
   std::vector<std::string> out;
-  const json* w = Find(record, "/logs/warnings");
+  const json* w = Find(record, pointer);
   if (w == nullptr || !w->is_array()) return out;
   for (const json& x : *w) out.push_back(x.is_string() ? x.get<std::string>() : x.dump());
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Warnings(const json& record) {
+  std::vector<std::string> out;
+  for (std::string& w : LogLines(record, "/logs/warnings")) {
+    if (!IsEngineNote(w)) out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::vector<std::string> Notes(const json& record) {
+  std::vector<std::string> out = LogLines(record, "/logs/notes");
+  for (std::string& w : LogLines(record, "/logs/warnings")) {
+    if (IsEngineNote(w)) out.push_back(std::move(w));
+  }
+  return out;
+}
+
+bool IsEngineNote(std::string_view line) {
+  // llama-vocab.cpp's load(): an id past the vocabulary is ignored for the default, and a token
+  // that looks like a control token gets that type; both logged at WARN.
+  const auto has = [line](std::string_view part) { return line.find(part) != line.npos; };
+  return (has("bad special token: '") && has(", using default id")) ||
+         (has("control-looking token: ") && has("its type will be overridden"));
 }
 
 namespace {

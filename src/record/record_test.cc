@@ -129,6 +129,28 @@ TEST(RecordWarnings, InOrderNonStringsAsJson) {
   EXPECT_TRUE(record::Warnings(r).empty());
 }
 
+// Issue 27: "load: bad special token: ..." showed as a warning box; the loader's harmless notes
+// are read apart from the warnings, from logs.notes and from older records' logs.warnings alike.
+TEST(RecordNotes, TheEnginesHarmlessLinesAreNotesNotWarnings) {
+  const std::string bad_token =
+      "load: bad special token: 'tokenizer.ggml.seperator_token_id' = 4294967295, using default "
+      "id -1";
+  const std::string control =
+      "load: control-looking token:    106 '<end_of_turn>' was not control-type; this is "
+      "probably a bug in the model. its type will be overridden";
+  EXPECT_TRUE(record::IsEngineNote(bad_token));
+  EXPECT_TRUE(record::IsEngineNote(control));
+  EXPECT_FALSE(record::IsEngineNote("llama.cpp used n_batch = 256, not the 2048 asked for"));
+  EXPECT_FALSE(record::IsEngineNote("load: special_eos_id is not in special_eog_ids - the "
+                                    "tokenizer config may be incorrect"));
+  json r = {{"logs", {{"warnings", {"offload: 2 layers on the CPU", bad_token}},
+                      {"notes", {control}}}}};
+  EXPECT_EQ(record::Warnings(r), std::vector<std::string>{"offload: 2 layers on the CPU"});
+  EXPECT_EQ(record::Notes(r), (std::vector<std::string>{control, bad_token}));
+  r.erase("logs");
+  EXPECT_TRUE(record::Notes(r).empty());
+}
+
 TEST(RecordMetricValue, FieldsOfAMetricObject) {
   const json r = Sample();
   EXPECT_EQ(record::MetricValue(r, "decode_throughput"), 101.5);  // median by default

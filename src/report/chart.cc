@@ -6,13 +6,15 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <utility>
 
 namespace pipette::report {
 namespace {
 
 constexpr double kEps = 1e-9;
-constexpr double kLegendRow = 18;
+constexpr double kLegendRow = 18;   // from one legend entry to the next
+constexpr double kLegendLine = 14;  // from one line of a wrapped legend entry to the next
 constexpr const char* kMutedColor = "#b8b8b8";
 
 // Drops trailing zeros after a decimal point, and the point; "-0" becomes "0".
@@ -78,6 +80,45 @@ size_t Utf8Length(const std::string& s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return n;
+}
+
+// `name` in lines of at most `max` characters, broken at spaces; a word longer than a line is
+// broken inside (UTF-8 aware). Every character is kept but the spaces broken at.
+std::vector<std::string> LegendLines(const std::string& name, size_t max) {
+  std::vector<std::string> lines(1);
+  size_t length = 0;  // of lines.back(), in characters
+  std::stringstream words(name);
+  std::string word;
+  while (words >> word) {
+    size_t n = Utf8Length(word);
+    if (length > 0 && length + 1 + n <= max) {
+      lines.back() += " " + word;
+      length += 1 + n;
+      continue;
+    }
+    if (length > 0) {
+      lines.emplace_back();
+      length = 0;
+    }
+    while (n > max) {  // a word wider than a line: whole lines of it
+      size_t cut = 0;  // where character max + 1 starts
+      for (size_t chars = 0; cut < word.size(); ++cut) {
+        if ((static_cast<unsigned char>(word[cut]) & 0xC0) != 0x80 && chars++ == max) break;
+      }
+      lines.back() = word.substr(0, cut);
+      lines.emplace_back();
+      word = word.substr(cut);
+      n -= max;
+    }
+    lines.back() = word;
+    length = n;
+  }
+  return lines;
+}
+
+// Characters of legend text that fit a line of the legend's column (6.6 pixels each).
+size_t LegendChars(const ChartSpec& spec) {
+  return static_cast<size_t>(std::max(6.0, (spec.margins.legend_width - 40) / 6.6));
 }
 
 bool Finite(const std::optional<double>& v) { return v && std::isfinite(*v); }
@@ -443,13 +484,13 @@ class Canvas {
         Px((plot_.left + plot_.right) / 2), Px(y), XmlEscape(spec_.x.title));
   }
 
-  // One entry per name: a swatch (a line with a dot, or a square) and the name, cut to fit.
+  // One entry per name: a swatch (a line with a dot, or a square) and the name, wrapped onto as
+  // many lines as it needs (LegendLines), never cut.
   void Legend(const std::vector<std::string>& names, bool squares) {
     svg_ += "<g class=\"legend\">\n";
     const double x = plot_.right + 14;
-    const size_t max_chars = static_cast<size_t>(std::max(6.0, (spec_.margins.legend_width - 40) / 6.6));
+    double y = plot_.top + 6;
     for (size_t i = 0; i < names.size(); ++i) {
-      const double y = plot_.top + 6 + kLegendRow * static_cast<double>(i);
       const std::string_view c = SeriesColor(i, names[i]);
       if (squares) {
         svg_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", Px(x),
@@ -460,9 +501,16 @@ class Canvas {
             "<circle cx=\"{5}\" cy=\"{2}\" r=\"3.5\" fill=\"{3}\"/>",
             Px(x), Px(x + 18), Px(y), c, Dash(i), Px(x + 9));
       }
-      svg_ += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#222\"><title>{}</title>{}</text>\n",
-                          Px(x + 24), Px(y + 4), XmlEscape(names[i]),
-                          XmlEscape(Shorten(names[i], max_chars)));
+      const std::vector<std::string> lines = LegendLines(names[i], LegendChars(spec_));
+      std::string text;
+      for (size_t l = 0; l < lines.size(); ++l) {
+        text += l == 0 ? XmlEscape(lines[l])
+                       : fmt::format("<tspan x=\"{}\" dy=\"{}\">{}</tspan>", Px(x + 24),
+                                     Px(kLegendLine), XmlEscape(lines[l]));
+      }
+      svg_ += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#222\">{}</text>\n", Px(x + 24),
+                          Px(y + 4), text);
+      y += kLegendRow + kLegendLine * static_cast<double>(lines.size() - 1);
     }
     svg_ += "</g>\n";
   }
@@ -517,9 +565,13 @@ class Canvas {
   std::string svg_;
 };
 
-// The spec with room for `legend_rows` legend entries.
-ChartSpec WithLegendRoom(ChartSpec spec, size_t legend_rows) {
-  const double need = spec.margins.top + 6 + kLegendRow * static_cast<double>(legend_rows) + 10;
+// The spec with room for a legend of `names` (Canvas::Legend).
+ChartSpec WithLegendRoom(ChartSpec spec, const std::vector<std::string>& names) {
+  double need = spec.margins.top + 6 + 10;
+  for (const std::string& name : names) {
+    need += kLegendRow +
+            kLegendLine * static_cast<double>(LegendLines(name, LegendChars(spec)).size() - 1);
+  }
   spec.height = std::max(spec.height, need);
   return spec;
 }
@@ -537,7 +589,9 @@ Scale XScale(const Axis& axis, const std::vector<double>& xs, const PlotArea& p)
 Scale YScale(const Axis& axis, const std::vector<double>& ys, const PlotArea& p, bool zero) {
   bool log = axis.log && !zero;
   for (double v : ys) log = log && (v > 0 || !std::isfinite(v));
-  const Domain d = DataDomain(ys, 0.05, axis.include_zero || zero, log);
+  std::vector<double> with_ticks = ys;  // explicit ticks are inside the domain, as on x
+  with_ticks.insert(with_ticks.end(), axis.ticks.begin(), axis.ticks.end());
+  const Domain d = DataDomain(with_ticks, 0.05, axis.include_zero || zero, log);
   Scale s = log ? Scale::Log(d, p.bottom, p.top, axis.units)
                 : Scale::Linear(d, p.bottom, p.top, axis.units);
   return axis.ticks.empty() ? s.Nice() : s.WithTicks(axis.ticks);
@@ -566,7 +620,9 @@ std::string Tip(const std::string& name, const std::string& note, double y,
 }  // namespace
 
 std::string LineChart(const ChartSpec& in, const std::vector<LineSeries>& series) {
-  const ChartSpec spec = WithLegendRoom(in, series.size());
+  std::vector<std::string> names;
+  for (const LineSeries& s : series) names.push_back(s.name);
+  const ChartSpec spec = WithLegendRoom(in, names);
   Canvas c(spec, "line", !series.empty());
   std::vector<double> xs, ys;
   for (const LineSeries& s : series) {
@@ -616,15 +672,13 @@ std::string LineChart(const ChartSpec& in, const std::vector<LineSeries>& series
     }
     c.svg() += "</g>\n";
   }
-  std::vector<std::string> names;
-  for (const LineSeries& s : series) names.push_back(s.name);
   if (!names.empty()) c.Legend(names, false);
   return c.Finish();
 }
 
 std::string BarChart(const ChartSpec& in, const std::vector<std::string>& series,
                      const std::vector<BarGroup>& groups) {
-  ChartSpec spec = WithLegendRoom(in, series.size());
+  ChartSpec spec = WithLegendRoom(in, series);
   // Category labels that do not fit their band are turned by 30 degrees; room is made below.
   const PlotArea first = Plot(spec, !series.empty());
   const double band_guess = (first.right - first.left) / std::max<double>(1, groups.size());

@@ -120,7 +120,7 @@ struct Axis {
   Units units = Units::kPlain;
   bool log = false;           // log10 mapping (positive data only; falls back to linear)
   bool include_zero = false;  // start a linear axis at 0
-  std::vector<double> ticks;  // explicit ticks; empty: computed (Scale::Ticks)
+  std::vector<double> ticks;  // explicit ticks, inside the axis' domain; empty: computed
 };
 
 // Plot margins in pixels; the legend takes `legend_width` on the right when a chart has one.
@@ -200,7 +200,7 @@ struct ScatterPoint {
   double x = 0, y = 0;
   bool on_front = false;  // drawn filled and larger, and joined by the front line
   // 95% CIs of x and y: horizontal and vertical error bars (class "ci") where both ends are finite.
-  std::optional<double> x_low, x_high, y_low, y_high;
+  std::optional<double> x_low{}, x_high{}, y_low{}, y_high{};
 };
 // Every point labelled with its name; the front points joined in x order by a polyline. The
 // domains cover the error bars. Muted points (ChartSpec::muted) are grey, never on the front.

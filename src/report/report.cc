@@ -587,6 +587,7 @@ Section QualitySection(const SelectResult& sel, const std::set<std::string>& mut
                                 accuracy ? EvalTitleOf(sel) + " accuracy (%), " +
                                                sel.quality_benchmark
                                          : "quality: top1 agreement (%)");
+  spec.y.ticks = {0, 20, 40, 60, 80, 100};  // the percent scale: never past 100 (issue 27)
   spec.x.units = report::Units::kSi;
   spec.muted = muted;
   s.charts.push_back(report::ParetoScatter(spec, points));

@@ -268,6 +268,40 @@ TEST(LineChartMarkup, PointsAndErrorBarsAtExpectedCoordinates) {
   EXPECT_NE(svg.find("fill=\"#E69F00\""), std::string::npos);
 }
 
+// Issue 27: legend names were cut to the legend's width ("stories260K-Q8_0.gguf ll..."), so two
+// runtimes of one model read alike. A long name wraps onto lines of the legend's column, whole.
+TEST(LineChartMarkup, LegendWrapsLongNamesInsteadOfCuttingThem) {
+  ChartSpec spec = KnownSpec();  // a 100-pixel legend: 9 characters a line
+  const std::string a = "model-Q8_0.gguf llamacpp t=2";
+  const std::string b = "model-Q8_0.gguf llamacpp-stock t=2";
+  const std::string svg = LineChart(spec, {{a, {{1, 1, {}, {}, ""}}}, {b, {{2, 2, {}, {}, ""}}}});
+  const std::string legend = svg.substr(svg.find("<g class=\"legend\">"));
+  EXPECT_EQ(legend.find("\u2026"), std::string::npos) << legend;
+  // "model-Q8_0.gguf" is wider than a line: broken inside; the rest at spaces.
+  EXPECT_NE(legend.find(">model-Q8_<tspan x=\"568.0\" dy=\"14.0\">0.gguf</tspan>"
+                        "<tspan x=\"568.0\" dy=\"14.0\">llamacpp</tspan>"
+                        "<tspan x=\"568.0\" dy=\"14.0\">t=2</tspan></text>"),
+            std::string::npos)
+      << legend;
+  EXPECT_NE(legend.find("<tspan x=\"568.0\" dy=\"14.0\">llamacpp-</tspan>"
+                        "<tspan x=\"568.0\" dy=\"14.0\">stock t=2</tspan>"),
+            std::string::npos)
+      << legend;
+  // The second entry starts below the first one's four lines: 36 + 18 + 3 x 14.
+  EXPECT_NE(legend.find("cy=\"96.0\""), std::string::npos) << legend;
+}
+
+// An explicit y tick is inside the domain even far from the data (a percent axis from 0 to 100
+// with every value at 0: not a domain of [0, 1]).
+TEST(ScatterMarkup, ExplicitYTicksSetTheDomain) {
+  ChartSpec spec = KnownSpec();
+  spec.y.ticks = {0, 20, 40, 60, 80, 100};
+  const std::string svg = ParetoScatter(spec, {{"a", 10, 0, true}, {"b", 20, 0, false}});
+  EXPECT_NE(svg.find(">100</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">0</text>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find(">0.2</text>"), std::string::npos) << svg;
+}
+
 TEST(LineChartMarkup, LogAxisWithExplicitTicks) {
   ChartSpec spec = KnownSpec();
   spec.x.log = true;

@@ -18,7 +18,7 @@ const std::string kScoringDir = pipette::testing::ScoringDir();
 
 #define SKIP_WITHOUT_CORPUS(file)                                                             \
   if (!std::filesystem::exists(kScoringDir + "/" file)) {                                     \
-    GTEST_SKIP() << "no " << kScoringDir << "/" file << " (needs ../shared beside the repo)"; \
+    GTEST_SKIP() << pipette::testing::NeedData("the scorer verdict corpus");                \
   }
 
 TEST(StripThinking, RemovesBlocksOrphansAndMarkers) {

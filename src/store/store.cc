@@ -369,6 +369,43 @@ Status ResultStore::Put(const json& input) {
   return txn.Commit(doing);
 }
 
+Status ResultStore::PutAll(const std::vector<json>& inputs) {
+  std::vector<std::pair<json, std::string>> records;  // (record, its text), as Put stores them
+  for (const json& input : inputs) {
+    if (Status s = store::ValidateRecord(input); !s.ok()) {
+      const std::string id = record::StringAt(input, "/result_id");
+      return MakeError("invalid result record" + (id.empty() ? "" : " " + id) + ": " +
+                           s.error().message,
+                       "store");
+    }
+    std::string text = input.dump(-1, ' ', false, json::error_handler_t::replace);
+    json parsed = json::parse(text);
+    records.emplace_back(std::move(parsed), std::move(text));
+  }
+  const std::string doing = "storing " + std::to_string(records.size()) + " results";
+  Db& db = *impl_->db;
+  store::WriteTransaction txn(db);
+  if (Status s = txn.Begin(doing); !s.ok()) return s;
+  for (const auto& [record, text] : records) {
+    const std::string id = record["result_id"];
+    auto existing = db.Prepare("SELECT record FROM results WHERE result_id = ?");
+    if (!existing.ok()) return existing.error();
+    existing->Bind(1, id);
+    auto found = existing->Step(doing);
+    if (!found.ok()) return found.error();
+    if (*found) {
+      auto stored = impl_->ParseRecord(id, existing->Text(0));
+      if (!stored.ok()) return stored.error();
+      if (*stored == record) continue;
+      return MakeError(path_ + ": result " + id +
+                           " is already stored with different content; nothing was stored",
+                       "store");
+    }
+    if (Status s = impl_->InsertRecord(record, text); !s.ok()) return s;
+  }
+  return txn.Commit(doing);
+}
+
 Result<std::optional<json>> ResultStore::Get(const std::string& id_or_prefix) {
   const std::string prefix = Lowercase(id_or_prefix);
   if (prefix.empty()) return MakeError("an empty result id; give a result id or its prefix");

@@ -160,11 +160,14 @@ std::string ReadinessNote(const json& record) {
 }
 
 // For the cell's line of a noisy result: "noisy: 95% CI +-7.1% (target +-2%)", the wider side of
-// the headline's interval (as `results list` shows it); "" when the target was reached.
+// the headline's interval (as `results list` shows it); "" when the target was reached, and for
+// a soak or a kl_divergence result, never flagged noisy (analysis/noise.h).
 std::string NoisyNote(const json& record) {
   const json harness = record.value("harness", json::object());
   const std::string type = record.value("benchmark", json::object()).value("type", "");
-  if (harness.value("ci_reached", true) != false || type == "soak") return "";
+  if (harness.value("ci_reached", true) != false || type == "soak" || type == "kl_divergence") {
+    return "";
+  }
   const json metric =
       record.value("metrics", json::object()).value(HeadlineMetric(type), json::object());
   const double median = metric.value("median", 0.0);

@@ -22,14 +22,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 const char* kGpqa = "eval_gpqa_diamond_2026.06.1";
 
 class ChatTemplateE2e : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kEvalsDir + "/gpqa_diamond")) {
-      GTEST_SKIP() << "no eval data under " << kEvalsDir << " (needs ../shared beside the repo)";
+    if (!fs::exists(kEvalsDir + "/gpqa_diamond/gpqa_diamond.csv.gz")) {
+      GTEST_SKIP() << pipette::testing::NeedData("GPQA Diamond");
     }
     dir_ = WorkDir() + "/chat-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
     fs::create_directories(dir_);

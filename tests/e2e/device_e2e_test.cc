@@ -435,6 +435,49 @@ TEST_F(DeviceOverSsh, ARefusedKeyAndAnUnreachableHostAreOneLineEach) {
   EXPECT_EQ(gone.error().message.find('\n'), std::string::npos);
 }
 
+// `pipette decide --device` (issue 26): the funnel screens and measures two configurations on
+// the "board" over ssh; every cell it judged was measured there.
+TEST_F(DeviceOverSsh, DecideMeasuresEveryCellOnTheDevice) {
+  if (!HostRunsX86V3() || access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no runnable x86_64 device build (scripts/build-device.sh --target x86_64-linux)";
+  }
+  if (Stories260K("Q8_0").empty()) GTEST_SKIP() << SharedMissingReason();
+  const std::string dir = WorkDir() + "/decide-device-" + std::to_string(server_->port());
+  fs::create_directories(dir);
+  const std::string file = dir + "/decide.toml";
+  std::ofstream(file) << "name = \"on the board\"\n"
+                      << "benchmarks = [\"decode_throughput_8_8\"]\n"
+                      << "[[models]]\npath = \"" << Stories260K("Q8_0") << "\"\n"
+                      << "[[models]]\npath = \"" << Stories260K("Q4_0") << "\"\n"
+                      << "[[runtimes]]\nname = \"llamacpp\"\nsettings = { threads = 1 }\n"
+                      << "[harness]\nwarmup_runs = 0\nmin_reps = 3\nmax_reps = 5\nspin_up_ms = 0\n"
+                      << "[readiness]\nwaive = [\"load\", \"thermal\", \"throttle\"]\n"
+                      // Few repetitions: the point is where the cells run, not what is decided.
+                      << "[decision]\nobjectives = [\"decode\"]\n"
+                      << "[decision.screen]\nrepetitions = 3\n"
+                      << "[decision.measure]\nrounds = 0\n"
+                      << "[decision.stabilize]\nfinalists = 0\n";
+  const std::string store = dir + "/results.db";
+  const CliResult r = RunPipette({"--store", store, "decide", file, "--device", server_->Uri(),
+                                  "--state", dir + "/state.json"});
+  ASSERT_EQ(r.exit.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("chosen: stories260K-"), std::string::npos) << r.out;
+  std::ifstream in(dir + "/state.json");
+  const json state = json::parse(in, nullptr, false);
+  ASSERT_TRUE(state.is_object());
+  ASSERT_EQ(state["cells"].size(), 2u) << state.dump(2);  // 2 configurations x 1 screen cell
+  for (const json& cell : state["cells"]) {
+    ASSERT_EQ(cell["status"], "ok") << cell.dump();
+    const CliResult shown = RunPipette({"--store", store, "--json", "results", "show",
+                                        cell["result_id"].get<std::string>()});
+    ASSERT_EQ(shown.exit.code, 0) << shown.err;
+    const json rec = json::parse(shown.out);
+    EXPECT_EQ(rec["device"]["transport"], "ssh") << cell.dump();
+    EXPECT_EQ(rec["device"]["uri"], server_->Uri()) << cell.dump();
+  }
+  for (const json& c : state["verdict"]["configurations"]) EXPECT_EQ(c["device"], server_->Uri());
+}
+
 // One suite over two devices, this machine and the "board" over ssh, interleaved cell by cell;
 // the board reboots between its cells (its sshd killed after its first cell, back after its
 // second): the suite goes on (the cell it missed fails with the reason, the next one reconnects),

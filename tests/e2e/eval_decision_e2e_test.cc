@@ -25,7 +25,7 @@ using nlohmann::json;
 using namespace testing_models;
 namespace fs = std::filesystem;
 
-const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 const std::string kMath = "eval_math_500_2026.06.1";
 
 const json* FindCandidate(const json& select, const std::string& quant) {
@@ -44,7 +44,7 @@ json Parsed(const CliResult& r) {
 TEST(EvalDecisionE2e, TwoQuantizationsThroughARealEvalThenSelectCompareAndReport) {
   if (Stories260K("Q8_0").empty()) GTEST_SKIP() << SharedMissingReason();
   if (!fs::exists(kEvalsDir + "/math500/test.jsonl")) {
-    GTEST_SKIP() << "no eval data under " << kEvalsDir << " (needs ../shared beside the repo)";
+    GTEST_SKIP() << pipette::testing::NeedData("MATH-500");
   }
   const std::string dir = WorkDir() + "/eval-decision";
   fs::create_directories(dir);

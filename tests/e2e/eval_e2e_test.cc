@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 const char* kMath = "eval_math_500_2026.06.1";
 const char* kGpqa = "eval_gpqa_diamond_2026.06.1";
 
@@ -37,7 +37,7 @@ class EvalE2e : public ::testing::Test {
   void SetUp() override {
     if (Stories260K("Q8_0").empty()) GTEST_SKIP() << SharedMissingReason();
     if (!fs::exists(kEvalsDir + "/math500/test.jsonl")) {
-      GTEST_SKIP() << "no eval data under " << kEvalsDir << " (needs ../shared beside the repo)";
+      GTEST_SKIP() << pipette::testing::NeedData("MATH-500");
     }
     dir_ = WorkDir() + "/eval-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
     fs::create_directories(dir_);
@@ -196,6 +196,9 @@ TEST_F(EvalE2e, DriverKilledMidAttemptFailsThatAttemptAndTheCellGoesOn) {
 }
 
 TEST_F(EvalE2e, GpqaOnASyntheticModelWithA4096TokenContext) {
+  if (!fs::exists(kEvalsDir + "/gpqa_diamond/gpqa_diamond.csv.gz")) {
+    GTEST_SKIP() << pipette::testing::NeedData("GPQA Diamond");
+  }
   SynthOptions o;
   o.preset = "tiny";
   o.n_ctx = 4096;
@@ -223,7 +226,7 @@ TEST_F(EvalE2e, GpqaOnASyntheticModelWithA4096TokenContext) {
 // judges it with its interval, and the report's quality chart shows it.
 TEST_F(EvalE2e, IfBenchIsScoredPerInstructionAndJudgedWithItsInterval) {
   if (!fs::exists(kEvalsDir + "/ifbench/nlp/stopwords/english")) {
-    GTEST_SKIP() << "no IFBench model data under " << kEvalsDir << "/ifbench/nlp";
+    GTEST_SKIP() << pipette::testing::NeedData("IFBench's model data");
   }
   const std::string store = dir_ + "/if.db";
   std::vector<std::string> args = {"--store", store, "--json", "run", "-m", Stories260K("Q8_0"),

@@ -31,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 const char* kMath = "eval_math_500_2026.06.1";
 
 
@@ -63,7 +63,7 @@ class EvalParallelE2e : public ::testing::Test {
   void SetUp() override {
     if (Stories260K("Q8_0").empty()) GTEST_SKIP() << SharedMissingReason();
     if (!fs::exists(kEvalsDir + "/math500/test.jsonl")) {
-      GTEST_SKIP() << "no eval data under " << kEvalsDir << " (needs ../shared beside the repo)";
+      GTEST_SKIP() << pipette::testing::NeedData("MATH-500");
     }
     dir_ = WorkDir() + "/evalpar-" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();

@@ -712,6 +712,99 @@ TEST_P(FleetTest, AWorkerOnThisHostMeasuresABoardOverSsh) {
   unsetenv("PIPETTE_SSH_CONFIG");
 }
 
+// `pipette decide --server` (issue 26): the funnel's stages run as plans that a worker of the
+// fleet claims; the funnel judges between them on the records it copies back. Interrupted while
+// its first plan waits for a worker, the same command waits for that plan instead of submitting
+// it again; run again when done, it submits nothing.
+TEST_P(FleetTest, DecideRunsItsStagesAsPlansAndResumesAWaitingPlan) {
+  Register("a", "A");
+  fs::copy_file(Stories260K("Q4_0"), dir_ + "/models/stories260K-Q4_0.gguf");
+  const std::string file = dir_ + "/decide.toml";
+  std::ofstream(file) << "name = \"fleet-decide\"\n"
+                      << "benchmarks = [\"max_memory_usage_8\", \"decode_throughput_8_8\"]\n"
+                      << "[[models]]\npath = \"models/stories260K-Q8_0.gguf\"\n"
+                      << "[[models]]\npath = \"models/stories260K-Q4_0.gguf\"\n"
+                      << "[[runtimes]]\nname = \"llamacpp\"\nsettings = { threads = 1 }\n"
+                      << "[harness]\nwarmup_runs = 0\nmin_reps = 3\nmax_reps = 5\nspin_up_ms = 0\n"
+                      << "[readiness]\nwaive = [\"load\", \"thermal\", \"throttle\"]\n"
+                      << "[decision]\nobjectives = [\"decode\", \"memory\"]\n"
+                      << "[decision.measure]\nrounds = 1\n"
+                      << "[decision.stabilize]\nfinalists = 1\nsoak = \"soak_8_8_1\"\n";
+  const std::string state = dir_ + "/decide-state.json";
+  const std::vector<std::string> args = {"--store", dir_ + "/decider.db", "decide", file,
+                                         "--server", url_, "--identity", dir_ + "/a.json",
+                                         "--requires-label", "A", "--state", state};
+  auto read_state = [&] {
+    std::ifstream in(state);
+    return json::parse(in, nullptr, false);
+  };
+
+  // No worker yet: the first plan waits; Ctrl-C leaves it on the server, recorded in the state.
+  CliResult first = RunPipette(args, [&](int pid, const std::string& err) {
+    WaitFor([&] { return ReadFile(err).find("screen: plan plan_") != std::string::npos; }, 60);
+    kill(pid, SIGINT);
+  });
+  EXPECT_EQ(first.exit.code, 130) << first.err;
+  EXPECT_NE(first.err.find("match no registered worker yet"), std::string::npos) << first.err;
+  const json interrupted = read_state();
+  ASSERT_EQ(interrupted["plans"].size(), 1u) << interrupted.dump(2);
+  const std::string waiting = interrupted["plans"][0]["plan_id"];
+  EXPECT_EQ(interrupted["cells"].size(), 0u);
+
+  StartWorker("a", "A");
+  CliResult done = RunPipette(args);
+  ASSERT_EQ(done.exit.code, 0) << done.out << done.err << Dump("a");
+  EXPECT_NE(done.out.find("chosen: stories260K-"), std::string::npos) << done.out;
+  const json s = read_state();
+  // The waiting plan was picked up, not submitted again; then one plan per batch of cells: each
+  // screen benchmark, the measure's (where still undecided), the soak.
+  EXPECT_EQ(s["plans"][0]["plan_id"], waiting) << s["plans"].dump(2);
+  std::set<std::string> stages, keys;
+  for (const json& p : s["plans"]) {
+    stages.insert(p["stage"].get<std::string>());
+    for (const json& k : p["keys"]) EXPECT_TRUE(keys.insert(k.get<std::string>()).second) << k;
+  }
+  EXPECT_TRUE(stages.count("screen") && stages.count("stabilize")) << s["plans"].dump(2);
+  // Every cell came from the fleet: stored on the server and copied into the local store, with
+  // the worker's wall time as device time.
+  auto server = OpenFleetStore(db_);
+  ASSERT_TRUE(server.ok());
+  int cells = 0;
+  for (const json& c : s["cells"]) {
+    ++cells;
+    EXPECT_TRUE(keys.count(c["key"].get<std::string>())) << "not run by a plan: " << c.dump();
+    EXPECT_EQ(c["status"], "ok") << c.dump();
+    EXPECT_GT(c["seconds"].get<double>(), 0) << c.dump();
+    CliResult shown = RunPipette({"--store", dir_ + "/decider.db", "--json", "results", "show",
+                                  c["result_id"].get<std::string>()});
+    EXPECT_EQ(shown.exit.code, 0) << shown.err;
+    const json record = json::parse(shown.out, nullptr, false);
+    EXPECT_EQ(record.value("benchmark", json::object()).value("id", ""), c["benchmark"]);
+  }
+  EXPECT_GE(cells, 5);  // 2 configurations x 2 screen benchmarks, then the soak
+  auto on_server = (*server)->CountResults();
+  ASSERT_TRUE(on_server.ok());
+  EXPECT_GE(*on_server, cells);
+  EXPECT_EQ(s["verdict"]["final"], true);
+  EXPECT_EQ(s["verdict"]["stages"][2]["cells"], 1);  // the finalist's soak
+
+  // Everything is done: the same command again submits nothing and says the same.
+  const size_t plans = s["plans"].size();
+  CliResult again = RunPipette(args);
+  EXPECT_EQ(again.exit.code, 0) << again.err;
+  EXPECT_EQ(read_state()["plans"].size(), plans);
+  EXPECT_EQ(again.out.substr(again.out.find("chosen: ")),
+            done.out.substr(done.out.find("chosen: ")));
+
+  // Bad input: --device with --server, requirements without a server.
+  CliResult both = RunPipette({"decide", file, "--server", url_, "--device", "local"});
+  EXPECT_EQ(both.exit.code, 2) << both.err;
+  EXPECT_NE(both.err.find("--requires-label"), std::string::npos) << both.err;
+  CliResult no_server = RunPipette({"decide", file, "--requires-label", "A"});
+  EXPECT_EQ(no_server.exit.code, 2) << no_server.err;
+  EXPECT_NE(no_server.err.find("give --server too"), std::string::npos) << no_server.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, FleetTest, ::testing::Values("sqlite"), kBackendName);
 INSTANTIATE_TEST_SUITE_P(Backends, FleetOnEachBackend, ::testing::Values("sqlite", "postgresql"),
                          kBackendName);

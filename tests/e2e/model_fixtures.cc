@@ -14,7 +14,7 @@ namespace pipette::testing_models {
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kStoriesDir = std::string(PIPETTE_SHARED_DIR) + "/data/models/stories260K";
+const std::string kStoriesDir = pipette::testing::DataDir() + "/models/stories260K";
 std::mutex g_mu;
 }  // namespace
 
@@ -49,7 +49,7 @@ const std::string& TinySynthetic() {
 }
 
 std::string SharedMissingReason() {
-  return kStoriesDir + " is absent (tests read stories260K from ../shared beside the repository)";
+  return pipette::testing::NeedData("stories260K");
 }
 
 std::string Stories260K(const std::string& quant) {

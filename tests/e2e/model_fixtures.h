@@ -1,5 +1,6 @@
 // Models for end-to-end tests, made once per test process in a private temporary folder:
-// a tiny synthetic llama (always available) and stories260K from ../shared in F32 and quantized
+// a tiny synthetic llama (always available) and stories260K from the data folder (../shared, or
+// $PIPETTE_DATA_DIR: tests/support/test_data.h) in F32 and quantized
 // (absent outside the workspace: tests that need it skip, saying why).
 #pragma once
 
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "pipette/cell.h"
+#include "tests/support/test_data.h"
 
 namespace pipette::testing_models {
 
@@ -18,10 +20,10 @@ const std::string& WorkDir();
 const std::string& TinySynthetic();
 
 // stories260K converted with llama.cpp's converter; "F32", "Q8_0", "Q4_0", "Q4_K_M".
-// Empty string when ../shared is absent.
+// Empty string when stories260K is absent from the data folder (pipette::testing::DataDir()).
 std::string Stories260K(const std::string& quant);
 
-// Why Stories260K() is empty, for GTEST_SKIP.
+// Why Stories260K() is empty, for GTEST_SKIP: NeedData("stories260K").
 std::string SharedMissingReason();
 
 // A short real cell of `benchmark` on `model`: one thread, one warm-up, `min_reps` to `max_reps`

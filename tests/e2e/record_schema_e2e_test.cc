@@ -24,7 +24,7 @@ using testing_models::SharedMissingReason;
 using testing_models::Stories260K;
 using testing_models::WorkDir;
 
-const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 
 struct Cell {
   std::string name;
@@ -76,7 +76,7 @@ TEST_P(RecordSchemaE2e, TheCellsRecordMatchesTheSchemaPrintedAndStored) {
   if (model.empty()) GTEST_SKIP() << SharedMissingReason();
   const Cell cell = Cells()[GetParam()];
   if (cell.name == "eval" && !fs::exists(kEvalsDir + "/math500/test.jsonl")) {
-    GTEST_SKIP() << "no eval data under " << kEvalsDir << " (needs ../shared beside the repo)";
+    GTEST_SKIP() << pipette::testing::NeedData("MATH-500");
   }
   const std::string store = WorkDir() + "/schema-" + cell.name + ".db";
   std::vector<std::string> args = {"--store", store, "--json",    "run", "--quiet",

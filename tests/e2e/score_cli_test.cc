@@ -17,14 +17,17 @@
 namespace pipette::testing_models {
 namespace {
 
-const std::string kEvalsDir = std::string(PIPETTE_SHARED_DIR) + "/data/evals";
+const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 
 class ScoreCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(kEvalsDir + "/scoring/gpqa_verdicts.jsonl.gz") ||
-        !std::filesystem::exists(kEvalsDir + "/math500/test.jsonl")) {
-      GTEST_SKIP() << "no eval data under " << kEvalsDir << " (needs ../shared beside the repo)";
+    if (!std::filesystem::exists(kEvalsDir + "/scoring/gpqa_verdicts.jsonl.gz")) {
+      GTEST_SKIP() << pipette::testing::NeedData("the scorer verdict corpus");
+    }
+    if (!std::filesystem::exists(kEvalsDir + "/math500/test.jsonl")) GTEST_SKIP() << pipette::testing::NeedData("MATH-500");
+    if (!std::filesystem::exists(kEvalsDir + "/gpqa_diamond/gpqa_diamond.csv.gz")) {
+      GTEST_SKIP() << pipette::testing::NeedData("GPQA Diamond");
     }
     dir_ = std::filesystem::temp_directory_path() /
            ("pipette_score_cli_" + std::to_string(::getpid()));
@@ -103,9 +106,8 @@ TEST_F(ScoreCli, ScoresTheMathCorpus) {
 // IFBench through `score`: upstream's own strict and loose verdicts on 192 responses, per
 // instruction, as `--json` lists them; a 10 MB response gets a verdict; a profile is IFBench's.
 TEST_F(ScoreCli, IfBenchAgreesWithUpstreamPerInstruction) {
-  if (!std::filesystem::exists(kEvalsDir + "/scoring/ifbench_verdicts.jsonl.gz") ||
-      !std::filesystem::exists(kEvalsDir + "/ifbench/nlp/stopwords/english")) {
-    GTEST_SKIP() << "no IFBench data under " << kEvalsDir << " (needs ../shared beside the repo)";
+  if (!std::filesystem::exists(kEvalsDir + "/ifbench/nlp/stopwords/english")) {
+    GTEST_SKIP() << pipette::testing::NeedData("IFBench's model data");
   }
   std::map<std::string, std::string> prompt_of;  // key -> prompt
   std::ifstream tests(kEvalsDir + "/ifbench/IFBench_test.jsonl");

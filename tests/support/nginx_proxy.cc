@@ -66,7 +66,7 @@ Status Shell(const std::string& line, const std::string& log) {
   if (rc == 0) return Status::Ok();
   std::string text = ReadAll(log);
   if (text.size() > 600) text = text.substr(text.size() - 600);
-  return MakeError("'" + line.substr(0, 80) + "...' failed: " + text);
+  return MakeError(std::string("'").append(line, 0, 80).append("...' failed: ").append(text));
 }
 
 // Replaces the one occurrence of `from` in the site file: a placeholder that is gone means the

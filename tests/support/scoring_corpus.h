@@ -1,4 +1,4 @@
-// Test and benchmark support: the shared scorer corpus (../shared/data/evals/scoring/*.jsonl.gz,
+// Test and benchmark support: the shared scorer corpus (DataDir()/evals/scoring/*.jsonl.gz,
 // one JSON object per line: sample_id, completion_id, completion, verdicts). Never used by
 // pipette itself. Header-only; link ZLIB::ZLIB.
 #pragma once
@@ -10,10 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/test_data.h"
+
 namespace pipette::testing {
 
 // The folder of the corpus files.
-inline std::string ScoringDir() { return std::string(PIPETTE_SHARED_DIR) + "/data/evals/scoring"; }
+inline std::string ScoringDir() { return DataDir() + "/evals/scoring"; }
 
 // The records of ScoringDir()/`file`; empty when the file is absent or unreadable.
 inline std::vector<nlohmann::json> ReadScoringCorpus(const std::string& file) {

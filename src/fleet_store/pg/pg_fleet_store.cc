@@ -453,7 +453,7 @@ class PgFleetStore final : public FleetStore {
       std::string page_where = *where;
       if (after) {
         page_where += and_(page_where) + "(started_at, result_id) < (" +
-                      c.quote(after->started_at) + ", " + c.quote(after->result_id) + ")";
+                      pg::Quote(c, after->started_at) + ", " + pg::Quote(c, after->result_id) + ")";
       }
       const std::string sql = std::string("SELECT ") + kRowColumns + " FROM results" +
                               page_where + " ORDER BY started_at DESC, result_id DESC LIMIT " +
@@ -472,8 +472,8 @@ class PgFleetStore final : public FleetStore {
       if (filter.limit > 0 && !page.rows.empty()) {
         const ResultRow& last = page.rows.back().row;
         const int64_t position = tx.exec("SELECT count(*) FROM results" + *where + and_(*where) +
-                                         "(started_at, result_id) >= (" + c.quote(last.started_at) +
-                                         ", " + c.quote(last.result_id) + ")")[0][0]
+                                         "(started_at, result_id) >= (" + pg::Quote(c, last.started_at) +
+                                         ", " + pg::Quote(c, last.result_id) + ")")[0][0]
                                      .as<int64_t>();
         if (position >= filter.limit) {
           const size_t over = static_cast<size_t>(position - filter.limit);
@@ -508,7 +508,7 @@ class PgFleetStore final : public FleetStore {
     if (rows.empty()) return;
     std::string values;
     for (size_t i = 0; i < rows.size(); ++i) {
-      values += (i ? ", (" : "(") + std::to_string(i) + ", " + c.quote(rows[i].row.result_id) + ")";
+      values += (i ? ", (" : "(") + std::to_string(i) + ", " + pg::Quote(c, rows[i].row.result_id) + ")";
     }
     const pqxx::result r = tx.exec(
         "SELECT n, (SELECT max(result_id) FROM results WHERE result_id < v.id), "
@@ -540,7 +540,7 @@ class PgFleetStore final : public FleetStore {
       std::string list;
       std::map<std::string, std::vector<size_t>> where;
       for (size_t i = 0; i < result_ids.size(); ++i) {
-        list += (i ? ", " : "") + c.quote(result_ids[i]);
+        list.append(i ? ", " : "").append(pg::Quote(c, result_ids[i]));
         where[result_ids[i]].push_back(i);
       }
       pqxx::nontransaction tx(c);
@@ -633,9 +633,9 @@ class PgFleetStore final : public FleetStore {
       // One statement for all jobs: a round trip per job would dominate big plans.
       std::string values;
       for (size_t i = 0; i < specs.size(); ++i) {
-        values += std::string(values.empty() ? "" : ", ") + "(" + c.quote(fleet_store::NewJobId()) +
-                  ", " + c.quote(plan_id) + ", " + std::to_string(i) + ", " +
-                  c.quote(Dump(specs[i])) + ", 'queued', " + std::to_string(expires_at) + ", " +
+        values += std::string(values.empty() ? "" : ", ") + "(" + pg::Quote(c, fleet_store::NewJobId()) +
+                  ", " + pg::Quote(c, plan_id) + ", " + std::to_string(i) + ", " +
+                  pg::Quote(c, Dump(specs[i])) + ", 'queued', " + std::to_string(expires_at) + ", " +
                   std::to_string(now) + ")";
       }
       if (!values.empty()) {

@@ -13,6 +13,7 @@
 #include "platform/cpu_affinity.h"
 #include "platform/process.h"
 #include "runtimes/llamacpp_stock/stock_binaries.h"
+#include "tests/support/test_data.h"
 
 namespace pipette {
 namespace {
@@ -22,7 +23,7 @@ using std::chrono::milliseconds;
 
 const std::string kPrefix = PIPETTE_LLAMA_PREFIX;
 const std::string kBinDir = kPrefix + "/bin";
-const std::string kStoriesDir = std::string(PIPETTE_SHARED_DIR) + "/data/models/stories260K";
+const std::string kStoriesDir = pipette::testing::DataDir() + "/models/stories260K";
 
 const std::string& WorkDir() {
   static const std::string dir = [] {
@@ -77,8 +78,7 @@ class LlamaBenchRunTest : public ::testing::Test {
   void SetUp() override {
     model_ = Stories260K();
     if (model_.empty())
-      GTEST_SKIP() << kStoriesDir << " is absent (tests read stories260K from "
-                   << "../shared beside the repository)";
+      GTEST_SKIP() << pipette::testing::NeedData("stories260K");
     auto b = FindStockBinaries(kBinDir);
     ASSERT_TRUE(b.ok()) << b.error().message;
     bins_ = *b;

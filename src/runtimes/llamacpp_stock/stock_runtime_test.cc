@@ -15,6 +15,7 @@
 #include "models/llama_tools.h"
 #include "platform/cpu_affinity.h"
 #include "platform/process.h"
+#include "tests/support/test_data.h"
 
 namespace pipette {
 namespace {
@@ -24,7 +25,7 @@ using nlohmann::json;
 
 const std::string kPrefix = PIPETTE_LLAMA_PREFIX;
 const std::string kBinDir = kPrefix + "/bin";
-const std::string kStoriesDir = std::string(PIPETTE_SHARED_DIR) + "/data/models/stories260K";
+const std::string kStoriesDir = pipette::testing::DataDir() + "/models/stories260K";
 
 const std::string& WorkDir() {
   static const std::string dir = [] {
@@ -139,7 +140,9 @@ TEST(StockRuntime, ResolveFillsThreadsAndKeepsCpusCanonical) {
   const std::vector<int> allowed = AllowedCpus();
   ASSERT_FALSE(allowed.empty());
   std::string given_cpus;  // "0,1" spelled out, to come back as "0-1"
-  for (int cpu : allowed) given_cpus += (given_cpus.empty() ? "" : ",") + std::to_string(cpu);
+  for (int cpu : allowed) {
+    given_cpus.append(given_cpus.empty() ? "" : ",").append(std::to_string(cpu));
+  }
   auto s = rt->ResolveSettings({{"cpus", given_cpus}, {"n_batch", 256}},
                                Cell("prefill_throughput_64", BenchmarkType::kPrefill, 64, 0));
   ASSERT_TRUE(s.ok()) << s.error().message;
@@ -414,8 +417,7 @@ class StockSessionTest : public ::testing::Test {
   void SetUp() override {
     model_ = Stories260K();
     if (model_.empty())
-      GTEST_SKIP() << kStoriesDir << " is absent (tests read stories260K from "
-                   << "../shared beside the repository)";
+      GTEST_SKIP() << pipette::testing::NeedData("stories260K");
     runtime_ = PinnedRuntime();
     ASSERT_TRUE(runtime_);
   }

@@ -18,6 +18,7 @@
 #include "platform/process.h"
 #include "runtimes/openai/fault_server.h"
 #include "runtimes/openai/server_process.h"
+#include "tests/support/test_data.h"
 
 namespace pipette {
 namespace {
@@ -28,7 +29,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 const std::string kLlamaBin = std::string(PIPETTE_LLAMA_PREFIX) + "/bin";
-const std::string kStoriesDir = std::string(PIPETTE_SHARED_DIR) + "/data/models/stories260K";
+const std::string kStoriesDir = pipette::testing::DataDir() + "/models/stories260K";
 
 // Every user-facing error: one line, naming no command-line flag.
 void ExpectOneLine(const Error& e) {
@@ -66,7 +67,7 @@ const std::string& WorkDir() {
 // "" when ../shared is absent (*why says so) or conversion failed (a test failure).
 std::string StoriesModel(std::string* why) {
   if (!fs::exists(kStoriesDir + "/stories260K.bin")) {
-    *why = kStoriesDir + " is absent (tests read stories260K from ../shared beside the repository)";
+    *why = pipette::testing::NeedData("stories260K");
     return "";
   }
   static const std::string path = [] {

@@ -3,7 +3,8 @@
 // with upstream's own verdicts on the shared corpus (../shared/data/evals/scoring/
 // ifbench_verdicts.jsonl.gz, keyed to ../shared/data/evals/ifbench/IFBench_test.jsonl). The model
 // data comes from ../shared/data/evals/ifbench/nlp; tests that need it or the corpus are skipped,
-// with the reason, when ../shared is absent (env PIPETTE_SHARED_DIR names another place).
+// with the reason, when ../shared is absent ($PIPETTE_DATA_DIR names another place:
+// tests/support/test_data.h).
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -25,13 +26,15 @@
 #include "scorers/ifbench/csv.h"
 #include "scorers/ifbench/nlp.h"
 #include "scorers/ifbench/test_files.h"
+#include "tests/support/test_data.h"
 
 namespace pipette::scorers::ifbench {
 namespace {
 
 using test_files::ReadFile;
 using test_files::ReadGzip;
-using test_files::SharedDir;
+using ::pipette::testing::DataDir;
+using ::pipette::testing::NeedData;
 
 using json = nlohmann::json;
 constexpr Profile kUp = Profile::kUpstream;
@@ -47,7 +50,7 @@ constexpr Profile kFix = Profile::kFixed;
 const IfBenchScorer* Scorer() {
   static const std::unique_ptr<IfBenchScorer> scorer = []() -> std::unique_ptr<IfBenchScorer> {
     std::unordered_map<std::string, std::string> files;
-    const std::string dir = SharedDir() + "/data/evals/ifbench/nlp/";
+    const std::string dir = DataDir() + "/evals/ifbench/nlp/";
     for (const IfBenchDataFile& f : IfBenchDataFiles()) {
       std::string& content = files[f.path];
       if (!(f.gzip ? ReadGzip(dir + f.path, &content) : ReadFile(dir + f.path, &content))) {
@@ -68,7 +71,7 @@ const IfBenchScorer* Scorer() {
 const NlpData* Nlp() {
   static const std::unique_ptr<NlpData> nlp = []() -> std::unique_ptr<NlpData> {
     NlpFiles files;
-    const std::string dir = SharedDir() + "/data/evals/ifbench/nlp/";
+    const std::string dir = DataDir() + "/evals/ifbench/nlp/";
     for (const IfBenchDataFile& f : IfBenchDataFiles()) {
       std::string key = f.path;
       if (f.gzip) key.resize(key.size() - 3);
@@ -85,8 +88,7 @@ const NlpData* Nlp() {
 
 #define NEED_NLP()                                                                           \
   if (Nlp() == nullptr) {                                                                    \
-    GTEST_SKIP() << "no IFBench model data under " << SharedDir()                            \
-                 << "/data/evals/ifbench/nlp (needs ../shared beside the repo)";             \
+    GTEST_SKIP() << NeedData("IFBench's model data");                                      \
   }
 
 // Runs one checker on `text` (UTF-8) with `kwargs`, as the scorer would on one variant. Checkers
@@ -783,8 +785,7 @@ std::string Gold(const std::vector<std::string>& ids, const json& kwargs) {
 
 #define NEED_SCORER()                                                                        \
   if (Scorer() == nullptr) {                                                                 \
-    GTEST_SKIP() << "no IFBench model data under " << SharedDir()                            \
-                 << "/data/evals/ifbench/nlp (needs ../shared beside the repo)";             \
+    GTEST_SKIP() << NeedData("IFBench's model data");                                      \
   }
 
 TEST(IfBenchScorer, StrictAndLoose) {
@@ -908,7 +909,7 @@ TEST(IfBenchScorer, PathologicalNesting) {
   NEED_SCORER();
   const std::string deep = Repeat("(", 1'000'000) + Repeat(")", 1'000'000);
   const std::string quotes = Repeat("\"'", 1'000'000);
-  const std::string blank_lines = "a" + Repeat("\n \n  \n", 300'000) + "b";
+  const std::string blank_lines = std::string("a").append(Repeat("\n \n  \n", 300'000)).append("b");
   const std::string gold = Gold(
       {"format:parentheses", "format:quotes", "format:line_indent", "format:sub-bullets",
        "custom:mcq_count_length", "custom:csv_city", "custom:csv_quotes"},
@@ -951,13 +952,12 @@ struct Tally {
 };
 
 TEST(IfBenchAgreement, UpstreamVerdicts) {
-  const std::string dir = SharedDir() + "/data/evals";
+  const std::string dir = DataDir() + "/evals";
   std::string verdicts_raw, test_raw;
-  if (!ReadGzip(dir + "/scoring/ifbench_verdicts.jsonl.gz", &verdicts_raw) ||
-      !ReadFile(dir + "/ifbench/IFBench_test.jsonl", &test_raw)) {
-    GTEST_SKIP() << "no IFBench verdict corpus or test set under " << dir
-                 << " (needs ../shared beside the repo)";
+  if (!ReadGzip(dir + "/scoring/ifbench_verdicts.jsonl.gz", &verdicts_raw)) {
+    GTEST_SKIP() << NeedData("the scorer verdict corpus");
   }
+  if (!ReadFile(dir + "/ifbench/IFBench_test.jsonl", &test_raw)) GTEST_SKIP() << NeedData("IFBench");
   NEED_SCORER();
   std::map<std::string, json> items;
   for (json& item : ReadJsonLines(test_raw)) items[item["key"].get<std::string>()] = item;

@@ -16,18 +16,20 @@
 
 #include "scorers/ifbench/nlp.h"
 #include "scorers/ifbench/test_files.h"
+#include "tests/support/test_data.h"
 
 namespace pipette::scorers::ifbench {
 namespace {
 
 using test_files::ReadFile;
 using test_files::ReadGzip;
-using test_files::SharedDir;
+using ::pipette::testing::DataDir;
+using ::pipette::testing::NeedData;
 
 namespace fs = std::filesystem;
 
 
-std::string NlpDir() { return SharedDir() + "/data/evals/ifbench/nlp"; }
+std::string NlpDir() { return DataDir() + "/evals/ifbench/nlp"; }
 
 
 
@@ -79,8 +81,7 @@ const NlpData* Nlp() {
 #define REQUIRE_NLP()                                                                 \
   const NlpData* nlp = Nlp();                                                         \
   if (nlp == nullptr) {                                                               \
-    GTEST_SKIP() << NlpDir() << " is absent (../shared is not beside this checkout; " \
-                 << "set PIPETTE_SHARED_DIR)";                                        \
+    GTEST_SKIP() << NeedData("IFBench's model data");                               \
   }
 
 std::vector<Text> Tokens(std::initializer_list<const char*> utf8) {
@@ -169,8 +170,8 @@ TEST(PerceptronTagger, FeatureStrings) {
     const PerceptronTagger t =
         Model(std::string(R"({"bias": {"B": 0.5}, ")") + c.feature + R"(": {"A": 1.0}})");
     // Tokens after c.token may see the feature too (the previous tag is now A).
-    std::vector<std::string> want(c.token + 1, "B");
-    want[c.token] = "A";
+    std::vector<std::string> want(c.token, "B");
+    want.emplace_back("A");
     std::vector<std::string> got = t.Tag(tokens);
     got.resize(c.token + 1);
     EXPECT_EQ(got, want) << c.feature;
@@ -335,8 +336,8 @@ TEST(PerceptronTaggerEnglish, Normalization) {
 TEST(PerceptronTaggerEnglish, FirstTagIsTagsFirstOnTheCorpus) {
   REQUIRE_NLP();
   std::string data;
-  const std::string path = SharedDir() + "/data/evals/scoring/ifbench_verdicts.jsonl.gz";
-  if (!ReadGzip(path, &data)) GTEST_SKIP() << path << " is absent";
+  const std::string path = DataDir() + "/evals/scoring/ifbench_verdicts.jsonl.gz";
+  if (!ReadGzip(path, &data)) GTEST_SKIP() << NeedData("the scorer verdict corpus");
   // Whitespace-split responses; the JSON string escapes do not matter for this check.
   size_t responses = 0, tokens = 0;
   double seconds = 0;
@@ -485,7 +486,7 @@ TEST(NlpData, Stopwords) {
 }
 
 TEST(NlpData, MissingFile) {
-  if (Files().empty()) GTEST_SKIP() << NlpDir() << " is absent";
+  if (Files().empty()) GTEST_SKIP() << NeedData("IFBench's model data");
   NlpFiles files = Files();
   files.erase("syllapy/data.csv");
   const Result<NlpData> r = ParseNlpData(files);
@@ -494,7 +495,7 @@ TEST(NlpData, MissingFile) {
 }
 
 TEST(NlpData, ErrorsComeFromTheFileAtFault) {
-  if (Files().empty()) GTEST_SKIP() << NlpDir() << " is absent";
+  if (Files().empty()) GTEST_SKIP() << NeedData("IFBench's model data");
   NlpFiles files = Files();
   files[kWeights] = "{\"bias\": [] }";
   const Result<NlpData> r = ParseNlpData(files);

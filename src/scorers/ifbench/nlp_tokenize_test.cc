@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <iostream>
@@ -25,6 +26,7 @@
 
 #include "scorers/ifbench/nlp.h"
 #include "scorers/ifbench/test_files.h"
+#include "tests/support/test_data.h"
 #include "scorers/ifbench/pystr.h"
 
 namespace pipette::scorers::ifbench {
@@ -32,12 +34,13 @@ namespace {
 
 using test_files::ReadFile;
 using test_files::ReadGzip;
-using test_files::SharedDir;
+using ::pipette::testing::DataDir;
+using ::pipette::testing::NeedData;
 
 // ---- Helpers ---------------------------------------------------------------------------------
 
 
-std::string EvalsDir() { return SharedDir() + "/data/evals"; }
+std::string EvalsDir() { return DataDir() + "/evals"; }
 
 
 
@@ -298,8 +301,7 @@ const PunktParameters* English() {
 #define REQUIRE_ENGLISH()                                                               \
   const PunktParameters* en = English();                                                \
   if (en == nullptr) {                                                                  \
-    GTEST_SKIP() << PunktDir() << " is absent (../shared is not beside this checkout; " \
-                 << "set PIPETTE_SHARED_DIR)";                                          \
+    GTEST_SKIP() << NeedData("IFBench's model data");                                  \
   }
 
 TEST(SentTokenizeEnglish, TheDataHasItsDocumentedSize) {
@@ -941,8 +943,9 @@ const Corpus& IfbenchTexts() {
   REQUIRE_ENGLISH();                                                                     \
   const Corpus& corpus = IfbenchTexts();                                                 \
   if (corpus.texts.empty() && corpus.error.empty()) {                                    \
-    GTEST_SKIP() << EvalsDir() << " has no IFBench texts (../shared is not beside this " \
-                 << "checkout; set PIPETTE_SHARED_DIR)";                                 \
+    GTEST_SKIP() << NeedData(std::filesystem::exists(EvalsDir() + "/scoring")            \
+                                 ? "IFBench"                                             \
+                                 : "the scorer verdict corpus");                         \
   }                                                                                      \
   ASSERT_TRUE(corpus.error.empty()) << corpus.error;
 

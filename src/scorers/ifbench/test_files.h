@@ -1,27 +1,14 @@
-// Test only: where the shared data lies and how its files are read, for the IFBench tests (the
-// eval runner has the real loader, with the SHA-256 checks).
+// Test only: how the data's files are read, for the IFBench tests (where the data lies:
+// tests/support/test_data.h; the eval runner has the real loader, with the SHA-256 checks).
 #pragma once
 
 #include <zlib.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace pipette::scorers::ifbench::test_files {
-
-// $PIPETTE_SHARED_DIR, else the build's ../shared, else "../shared".
-inline std::string SharedDir() {
-  if (const char* env = std::getenv("PIPETTE_SHARED_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-#ifdef PIPETTE_SHARED_DIR
-  return PIPETTE_SHARED_DIR;
-#else
-  return "../shared";
-#endif
-}
 
 inline bool ReadFile(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
