@@ -3,8 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <thread>
+#include <algorithm>
 
 #include "pipette/fleet_plan.h"
 #include "platform/interrupt.h"
@@ -57,16 +56,6 @@ bool Settled(const std::string& state) {
   return state == "done" || state == "failed" || state == "expired";
 }
 
-// Sleeps `seconds` in short steps; false when a signal came meanwhile.
-bool Nap(double seconds) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    if (Interrupted()) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return !Interrupted();
-}
-
 }  // namespace
 
 Result<std::vector<SuiteCellOutcome>> FleetCells::Await(
@@ -104,7 +93,7 @@ Result<std::vector<SuiteCellOutcome>> FleetCells::Await(
       for (const json& j : jobs) all = all && Settled(j.value("state", ""));
       if (all) break;
     }
-    if (!Nap(poll_interval_s_)) {
+    if (!SleepUnlessInterrupted(poll_interval_s_)) {
       *interrupted = true;
       return std::vector<SuiteCellOutcome>{};
     }

@@ -16,6 +16,9 @@ void InstallInterruptHandler();
 // True once one of those signals arrived. Async-signal-safe, thread-safe.
 bool Interrupted();
 
+// Sleeps `seconds` in short steps, waking early on an interrupt. False when interrupted.
+bool SleepUnlessInterrupted(double seconds);
+
 // The process to stop on interrupt (0: none). Async-signal-safe, thread-safe.
 void SetInterruptTarget(pid_t pid);
 

@@ -1,6 +1,8 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "platform/interrupt.h"
 
@@ -29,6 +31,15 @@ void InstallInterruptHandler() {
 }
 
 bool Interrupted() { return g_interrupted.load(); }
+
+bool SleepUnlessInterrupted(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (Interrupted()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return !Interrupted();
+}
 
 void SetInterruptTarget(pid_t pid) { g_target = pid; }
 

@@ -216,6 +216,26 @@ struct ResultStore::Impl {
     return Status::Ok();
   }
 
+  // Inserts `record` (with its text) unless its result_id is stored: nothing to do when the
+  // stored record is the same, an error (ending in `on_conflict`) when it differs. Inside the
+  // caller's transaction.
+  Status StoreOnce(const std::string& path, const json& record, const std::string& text,
+                   const std::string& doing, const std::string& on_conflict) {
+    const std::string id = record["result_id"];
+    auto existing = db->Prepare("SELECT record FROM results WHERE result_id = ?");
+    if (!existing.ok()) return existing.error();
+    existing->Bind(1, id);
+    auto found = existing->Step(doing);
+    if (!found.ok()) return found.error();
+    if (!*found) return InsertRecord(record, text);
+    auto stored = ParseRecord(id, existing->Text(0));
+    if (!stored.ok()) return stored.error();
+    if (*stored == record) return Status::Ok();  // the same result again: nothing to do
+    return MakeError(path + ": result " + id + " is already stored with different content; " +
+                         on_conflict,
+                     "store");
+  }
+
   Status InsertRecord(const json& full, const std::string& full_text) {
     // Completions go to their own table; the record's JSON keeps the rest.
     json rest;
@@ -335,73 +355,53 @@ Result<std::unique_ptr<ResultStore>> ResultStore::Open(const std::string& path,
   return std::unique_ptr<ResultStore>(new ResultStore(path, std::move(impl)));
 }
 
-Status ResultStore::Put(const json& input) {
+namespace {
+
+// What is stored of `input`, and compared with what is already there: the record and its text
+// (invalid UTF-8, say in a runtime's stderr tail, becomes U+FFFD and non-finite numbers null, as
+// in any JSON text). Errors: a record the store refuses.
+Result<std::pair<json, std::string>> StoredForm(const json& input) {
   if (Status s = store::ValidateRecord(input); !s.ok()) {
     const std::string id = record::StringAt(input, "/result_id");
     return MakeError(
         "invalid result record" + (id.empty() ? "" : " " + id) + ": " + s.error().message, "store");
   }
-  // What is stored, and compared with what is already there: invalid UTF-8 (say in a runtime's
-  // stderr tail) becomes U+FFFD and non-finite numbers null, as in any JSON text.
-  const std::string text = input.dump(-1, ' ', false, json::error_handler_t::replace);
-  const json record = json::parse(text);
-  const std::string id = record["result_id"];
-  const std::string doing = "storing result " + id;
-  Db& db = *impl_->db;
-  store::WriteTransaction txn(db);
-  if (Status s = txn.Begin(doing); !s.ok()) return s;
+  std::string text = input.dump(-1, ' ', false, json::error_handler_t::replace);
+  json record = json::parse(text);
+  return std::make_pair(std::move(record), std::move(text));
+}
 
-  auto existing = db.Prepare("SELECT record FROM results WHERE result_id = ?");
-  if (!existing.ok()) return existing.error();
-  existing->Bind(1, id);
-  auto found = existing->Step(doing);
-  if (!found.ok()) return found.error();
-  if (*found) {
-    auto stored = impl_->ParseRecord(id, existing->Text(0));
-    if (!stored.ok()) return stored.error();
-    if (*stored == record) return Status::Ok();  // the same result again: nothing to do
-    return MakeError(path_ + ": result " + id +
-                         " is already stored with different content; a result is never "
-                         "changed, store it under a new result_id",
-                     "store");
+}  // namespace
+
+Status ResultStore::Put(const json& input) {
+  auto form = StoredForm(input);
+  if (!form.ok()) return form.error();
+  const auto& [record, text] = *form;
+  const std::string doing = "storing result " + record["result_id"].get<std::string>();
+  store::WriteTransaction txn(*impl_->db);
+  if (Status s = txn.Begin(doing); !s.ok()) return s;
+  if (Status s = impl_->StoreOnce(path_, record, text, doing,
+                           "a result is never changed, store it under a new result_id");
+      !s.ok()) {
+    return s;
   }
-  if (Status s = impl_->InsertRecord(record, text); !s.ok()) return s;
   return txn.Commit(doing);
 }
 
 Status ResultStore::PutAll(const std::vector<json>& inputs) {
-  std::vector<std::pair<json, std::string>> records;  // (record, its text), as Put stores them
+  std::vector<std::pair<json, std::string>> records;  // every one checked before any is stored
   for (const json& input : inputs) {
-    if (Status s = store::ValidateRecord(input); !s.ok()) {
-      const std::string id = record::StringAt(input, "/result_id");
-      return MakeError("invalid result record" + (id.empty() ? "" : " " + id) + ": " +
-                           s.error().message,
-                       "store");
-    }
-    std::string text = input.dump(-1, ' ', false, json::error_handler_t::replace);
-    json parsed = json::parse(text);
-    records.emplace_back(std::move(parsed), std::move(text));
+    auto form = StoredForm(input);
+    if (!form.ok()) return form.error();
+    records.push_back(std::move(*form));
   }
   const std::string doing = "storing " + std::to_string(records.size()) + " results";
-  Db& db = *impl_->db;
-  store::WriteTransaction txn(db);
+  store::WriteTransaction txn(*impl_->db);
   if (Status s = txn.Begin(doing); !s.ok()) return s;
   for (const auto& [record, text] : records) {
-    const std::string id = record["result_id"];
-    auto existing = db.Prepare("SELECT record FROM results WHERE result_id = ?");
-    if (!existing.ok()) return existing.error();
-    existing->Bind(1, id);
-    auto found = existing->Step(doing);
-    if (!found.ok()) return found.error();
-    if (*found) {
-      auto stored = impl_->ParseRecord(id, existing->Text(0));
-      if (!stored.ok()) return stored.error();
-      if (*stored == record) continue;
-      return MakeError(path_ + ": result " + id +
-                           " is already stored with different content; nothing was stored",
-                       "store");
+    if (Status s = impl_->StoreOnce(path_, record, text, doing, "nothing was stored"); !s.ok()) {
+      return s;
     }
-    if (Status s = impl_->InsertRecord(record, text); !s.ok()) return s;
   }
   return txn.Commit(doing);
 }

@@ -47,16 +47,6 @@ int64_t MemTotalBytes() {
   return 0;
 }
 
-// Sleeps `seconds`, waking early on an interrupt. Returns false when interrupted.
-bool Nap(double seconds) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    if (Interrupted()) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return !Interrupted();
-}
-
 // "20261201T030501Z": the UTC second, for log file names.
 std::string CompactUtcNow() {
   std::string t = NowRfc3339().substr(0, 19);
@@ -157,7 +147,7 @@ class Worker {
           say_(fmt::format("claim refused: {}; retrying in {:g} s", e.message, wait));
         }
         backoff = std::min(backoff * 2, o_.max_backoff_s);
-        if (!Nap(wait)) break;
+        if (!SleepUnlessInterrupted(wait)) break;
         continue;
       }
       if (!reachable) {
@@ -174,7 +164,7 @@ class Worker {
         say_(fmt::format("no job for this worker; next try in {:g} s", backoff));
         const double wait = backoff;
         backoff = std::min(backoff * 2, o_.max_backoff_s);
-        if (!Nap(wait)) break;
+        if (!SleepUnlessInterrupted(wait)) break;
         continue;
       }
       if (!IsJob(claim->body)) {
@@ -184,7 +174,7 @@ class Worker {
                          client_->server_url(), backoff));
         const double wait = backoff;
         backoff = std::min(backoff * 2, o_.max_backoff_s);
-        if (!Nap(wait)) break;
+        if (!SleepUnlessInterrupted(wait)) break;
         continue;
       }
       backoff = 1;

@@ -130,7 +130,10 @@ TEST(DecisionE2e, Stories260KTrialWithMemoryAndDecodeLimits) {
   EXPECT_NE(text.out.find("DECODE (tokens/s, 95% CI)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("\n" + label + ": "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("F32: fail\n  max_host_usage "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find(" <= limit 11.50 MiB: fail, needs 0.9"), std::string::npos) << text.out;
+  // How much less memory F32 needs: the ratio of the limit to its peak (which drifts by a few
+  // hundred KiB between runs, so not a fixed number).
+  EXPECT_NE(text.out.find(" <= limit 11.50 MiB: fail, needs 0."), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("x the peak memory"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("(decode_throughput_256_100"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(") >= limit 1000 tokens/s: "), std::string::npos) << text.out;
 
