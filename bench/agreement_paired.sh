@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Paired, interleaved agreement with llama-bench, before and after a harness change: each round
-# runs llama-bench, then pipette once per variant, on the same model, threads and CPUs, so every
-# pipette number has a llama-bench number from the same minute to be divided by.
+# runs llama-bench and pipette once per variant, on the same model, threads and CPUs, so every
+# pipette number has a llama-bench number from the same minutes to be divided by.
 #
 #   bench/agreement_paired.sh MODEL.gguf [ROUNDS] [P] [D] [REPS]
 #
@@ -9,12 +9,15 @@
 # the readiness gate's idle CPU left as is vs spun up for 100 ms before each repetition).
 # CPUS (default 0) pins both tools; THREADS (default 1). Prints per round and benchmark the ratio
 # pipette/llama-bench of the means and the coefficient of variation of each tool's repetitions,
-# then the median ratio per variant. Prefill of P tokens (default 256); decode of D (default 100)
-# after a P-token context. llama-bench runs REPS repetitions after its own warm-up, back to back;
-# pipette runs REPS after one warm-up, each behind its readiness gate (load criterion waived: the
-# other tool may still be exiting).
+# then the median ratio per variant. Odd rounds run llama-bench first, even rounds last (ABBA),
+# so a machine that drifts over the minutes of a round biases neither tool: use an even ROUNDS.
+# The machine's noise floor (`pipette device probe`) bounds what one ratio can resolve.
+# Prefill of P tokens (default 256); decode of D (default 100) after a P-token context.
+# llama-bench runs REPS repetitions after its own warm-up, back to back; pipette runs REPS after
+# one warm-up, each behind its readiness gate (load criterion waived: the other tool may still be
+# exiting).
 set -euo pipefail
-case "${1:-}" in -h|--help|"") sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help|"") sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 model=$1
 rounds=${2:-3}
 P=${3:-256}
@@ -45,14 +48,24 @@ pp() {  # "mean cv" of pipette's headline metric; $1 benchmark, $2 metric, rest:
 }
 
 out=$work/rows
-for ((r = 1; r <= rounds; r++)); do
+llama_bench_pair() {
   read -r lpp lppcv < <(lb -p "$P" -n 0)
   read -r ltg ltgcv < <(lb -p 0 -n "$D" -d "$P")
+}
+for ((r = 1; r <= rounds; r++)); do
+  # Odd rounds run llama-bench first, even rounds last (ABBA): a machine that slows or speeds up
+  # over minutes (a neighbour, a clock) then biases neither tool.
+  ((r % 2 == 1)) && llama_bench_pair
+  declare -a ppps=() pppcvs=() ptgs=() ptgcvs=()
   for v in "${!variants[@]}"; do
     # shellcheck disable=SC2086
-    read -r ppp pppcv < <(pp "prefill_throughput_$P" prefill_throughput ${variants[$v]})
+    read -r "ppps[$v]" "pppcvs[$v]" < <(pp "prefill_throughput_$P" prefill_throughput ${variants[$v]})
     # shellcheck disable=SC2086
-    read -r ptg ptgcv < <(pp "decode_throughput_${P}_$D" decode_throughput ${variants[$v]})
+    read -r "ptgs[$v]" "ptgcvs[$v]" < <(pp "decode_throughput_${P}_$D" decode_throughput ${variants[$v]})
+  done
+  ((r % 2 == 0)) && llama_bench_pair
+  for v in "${!variants[@]}"; do
+    ppp=${ppps[$v]} pppcv=${pppcvs[$v]} ptg=${ptgs[$v]} ptgcv=${ptgcvs[$v]}
     echo "$r $v $lpp $lppcv $ppp $pppcv $ltg $ltgcv $ptg $ptgcv" >>"$out"
     python3 -c 'import sys; r,v,a,acv,b,bcv,c,ccv,d,dcv=sys.argv[1:11]; print(f"round {r} [{sys.argv[11]}]: prefill {float(b)/float(a):.3f} (cv llama-bench {100*float(acv):.1f}%, pipette {100*float(bcv):.1f}%)  decode {float(d)/float(c):.3f} (cv {100*float(ccv):.1f}%, {100*float(dcv):.1f}%)")' \
       "$r" "$v" "$lpp" "$lppcv" "$ppp" "$pppcv" "$ltg" "$ltgcv" "$ptg" "$ptgcv" "${variants[$v]}" >&2

@@ -3,7 +3,8 @@
 # synthetic model of a real architecture's shape (llama, shaped like stories15M, with llama.cpp's
 # SentencePiece vocabulary), quantizes it to Q8_0 and Q4_0, measures prefill and decode at three
 # context lengths, end-to-end latency and peak memory on each (a suite of 24 cells), prints the
-# table of results and writes them as a report
+# table of results (with this machine's noise floor, from `pipette device probe`) and writes them
+# as a report
 # (out/quickstart/report.html: one self-contained HTML file with charts; open it in a browser).
 # A synthetic model's numbers stand for its shape, not for any quality.
 set -euo pipefail
@@ -24,6 +25,11 @@ for q in Q8_0 Q4_0; do
   [ -f "$m" ] || "$pipette" models quantize "$base" "$q" -o "$m"
   models+=("$m")
 done
+# The machine first: its memory bandwidth (the decode roofline) and its noise floor (how much its
+# timing varies run to run), which every result records and the table below states once.
+echo "measuring this machine: pipette device probe (memory bandwidth, noise floor; $out/device-probe.txt)"
+"$pipette" device probe >"$out/device-probe.txt" 2>&1 ||
+  echo "pipette device probe failed (see $out/device-probe.txt): the results will not state this machine's noise floor"
 # The measurements are a suite (docs/suites.md), written next to the models: rerunning this
 # script resumes it (cells already stored ok are skipped), and it can be edited and rerun with
 # `pipette suite run`.

@@ -220,13 +220,107 @@ std::vector<std::string> NoiseAdvice(const json& record) {
   return advice;
 }
 
-std::string NoiseRemedy(const json& record) {
-  if (!IsNoisy(record)) return "";
-  std::string out;
-  if (auto clusters = TwoClustersNote(record)) out += " (" + *clusters + ")";
-  std::string advice;
-  for (const std::string& a : NoiseAdvice(record)) advice += (advice.empty() ? "" : "; ") + a;
-  if (!advice.empty()) out += "; try: " + advice;
+GroupedAdvice GroupNoiseAdvice(const std::vector<json>& records) {
+  GroupedAdvice out;
+  std::vector<std::vector<std::string>> all;
+  for (const json& r : records) all.push_back(NoiseAdvice(r));
+  if (!all.empty()) {
+    for (const std::string& item : all.front()) {
+      const bool everywhere = std::all_of(all.begin(), all.end(), [&](const auto& items) {
+        return std::find(items.begin(), items.end(), item) != items.end();
+      });
+      if (everywhere) out.common.push_back(item);
+    }
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::vector<std::string> own;
+    if (auto clusters = TwoClustersNote(records[i])) own.push_back("(" + *clusters + ")");
+    for (const std::string& item : all[i]) {
+      if (std::find(out.common.begin(), out.common.end(), item) == out.common.end()) {
+        own.push_back(item);
+      }
+    }
+    out.own.push_back(std::move(own));
+  }
+  return out;
+}
+
+namespace {
+
+constexpr double kMedianCi95 = 1.96 * 1.2533;
+
+std::string Percent(double fraction) {
+  return fraction < 0.001 ? std::string("under 0.1%") : fmt::format("{:.1f}%", 100 * fraction);
+}
+
+bool Pinned(const json& record) {
+  const auto cpus = record::TextAt(record, "/runtime/settings/cpus");
+  return !cpus.empty();
+}
+
+}  // namespace
+
+std::vector<std::string> NoiseFloorNotes(const std::vector<json>& records,
+                                         const std::string& local_device_id) {
+  struct Device {
+    std::string id, name;
+    double pinned = 0, unpinned = 0;
+    bool any_pinned = false, any_unpinned = false;
+    double max_reps = 0, ci_target = 0;  // of its timed results: the most reps, the tightest target
+  };
+  std::vector<Device> devices;
+  for (const json& r : records) {
+    const auto pinned = record::NumberAt(r, "/device/noise_floor/pinned");
+    const auto unpinned = record::NumberAt(r, "/device/noise_floor/unpinned");
+    if (!pinned || !unpinned || *pinned < 0 || *unpinned < 0) continue;
+    const std::string id = record::TextAt(r, "/device/id");
+    auto it = std::find_if(devices.begin(), devices.end(), [&](const Device& d) { return d.id == id; });
+    if (it == devices.end()) {
+      devices.push_back({id, record::TextAt(r, "/device/name"), *pinned, *unpinned});
+      it = devices.end() - 1;
+    }
+    (Pinned(r) ? it->any_pinned : it->any_unpinned) = true;
+    const std::string type = record::TextAt(r, "/benchmark/type");
+    const auto reps = record::NumberAt(r, "/harness/max_reps");
+    const auto target = record::NumberAt(r, "/harness/ci_target");
+    if (type != "eval" && type != "soak" && reps && target && *reps > 0 && *target > 0) {
+      it->max_reps = std::max(it->max_reps, *reps);
+      it->ci_target = it->ci_target > 0 ? std::min(it->ci_target, *target) : *target;
+    }
+  }
+  std::vector<std::string> out;
+  for (const Device& d : devices) {
+    const std::string who = !local_device_id.empty() && d.id == local_device_id
+                                ? "this machine's"
+                                : "device " + (d.name.empty() ? d.id.substr(0, 8) : d.name) + "'s";
+    std::string spread;
+    if (d.any_pinned && d.any_unpinned) {
+      spread = fmt::format("{} run to run (pinned to one CPU {}, unpinned {})",
+                           Percent(std::max(d.pinned, d.unpinned)), Percent(d.pinned),
+                           Percent(d.unpinned));
+    } else if (d.any_pinned) {
+      spread = Percent(d.pinned) + " run to run pinned to one CPU";
+    } else {
+      spread = Percent(d.unpinned) + " run to run";
+      if (d.pinned <= 0.8 * d.unpinned) {
+        spread += " (about " + Percent(d.pinned) +
+                  " pinned to one CPU with the runtime's cpus setting)";
+      }
+    }
+    std::string line = who + " timing varies by about " + spread +
+                       "; differences smaller than that cannot be resolved here";
+    // The 95% interval of a median of n normal values is about 1.96 x 1.2533 x sd / sqrt(n).
+    const double sd = d.any_unpinned ? d.unpinned : d.pinned;
+    const double half_width = kMedianCi95 * sd / std::sqrt(std::max(1.0, d.max_reps));
+    if (d.max_reps > 0 && half_width > d.ci_target) {
+      line += fmt::format(
+          ", and the 95% CI of a median of {:.0f} repetitions is about +-{:.1f}% here, wider than "
+          "the +-{:.0f}% target: about {:.0f} repetitions would reach it",
+          d.max_reps, 100 * half_width, 100 * d.ci_target,
+          std::ceil(std::pow(kMedianCi95 * sd / d.ci_target, 2)));
+    }
+    out.push_back(std::move(line));
+  }
   return out;
 }
 

@@ -56,10 +56,32 @@ std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
 // and "more repeats (repeats 10): ..." below 10 repeats at a temperature above 0.
 std::vector<std::string> NoiseAdvice(const nlohmann::json& record);
 
-// The one way every command writes what a noisy record calls for, to append after the record's
-// name: " (two clusters: ...); try: more repetitions (...); a cool-down ..." (either part absent
-// when it does not apply); "" when the record is not noisy.
-std::string NoiseRemedy(const nlohmann::json& record);
+// Advice shared by a set of noisy records, said once (issue 27: the same remedies repeated on
+// every row fill a screen). `common` holds the NoiseAdvice items every record of `records` has,
+// in the first record's order; `own[i]` the rest of record i's items and its TwoClustersNote
+// (first, in parentheses), empty when it has nothing of its own. Records that are not noisy have
+// no advice: callers pass the noisy ones.
+struct GroupedAdvice {
+  std::vector<std::string> common;
+  std::vector<std::vector<std::string>> own;  // one entry per record, in order
+};
+GroupedAdvice GroupNoiseAdvice(const std::vector<nlohmann::json>& records);
+
+// The noise floor of the devices the records ran on (device.noise_floor, platform/noise_floor.h),
+// one sentence per device that has one, in the order first seen: "this machine's timing varies
+// by about 2.4% run to run (about 1.1% pinned to one CPU with the runtime's cpus setting);
+// differences smaller than that cannot be resolved here". The spread named first is the one
+// that applies to the records: pinned where every record of that device set cpus, unpinned where
+// none did, the larger where both; the other is added when it is lower by a fifth or more (what
+// pinning would gain) or when both apply. "this machine's" for `local_device_id`, else "device
+// NAME's" (device.name, else the id's first 8 characters). When that spread is too large for the
+// records' target, it says why they cannot reach it: ", and the 95% CI of a median of 10
+// repetitions is about +-4.8% here, wider than the +-2% target: about 58 repetitions would reach
+// it" (1.96 x 1.2533 x spread / sqrt(max_reps), the normal approximation of a median's interval;
+// the most max_reps and the tightest ci_target of its timed results; evals and soaks aside).
+// Records without a noise floor are skipped.
+std::vector<std::string> NoiseFloorNotes(const std::vector<nlohmann::json>& records,
+                                         const std::string& local_device_id);
 
 // When decode runs below 10% of the memory-bandwidth limit (metrics.decode_roofline_efficiency
 // median < 0.10), e.g. "overhead-bound: decode runs at 1.2% of the memory-bandwidth limit; of

@@ -61,15 +61,6 @@ TEST(TwoClustersNoteTest, NamesCentersUnitAndCounts) {
   EXPECT_EQ(TwoClustersNote(json::object()), std::nullopt);
 }
 
-TEST(NoiseRemedyTest, ClustersThenWhatToTryOnlyWhenNoisy) {
-  const std::string remedy = NoiseRemedy(DecodeRecord(kTwoSpeeds, false));
-  EXPECT_EQ(remedy.rfind(" (two clusters: about 360 and 470 tokens/s (6 and 4 repetitions)); try: ",
-                         0),
-            0u)
-      << remedy;
-  EXPECT_EQ(NoiseRemedy(DecodeRecord(kTwoSpeeds, true)), "");
-}
-
 TEST(TwoClustersNoteTest, BytesInBinaryUnits) {
   const double mib = 1048576;
   json r = {{"status", "ok"},
@@ -182,7 +173,6 @@ TEST(IsNoisyTest, KlDivergenceIsNeverFlagged) {
             {"harness", {{"reps", 1}, {"ci_reached", false}}}};
   EXPECT_FALSE(IsNoisy(r));
   EXPECT_TRUE(NoiseAdvice(r).empty());
-  EXPECT_EQ(NoiseRemedy(r), "");
 }
 
 // An eval whose interval missed its target is flagged only while an option narrows it.
@@ -239,6 +229,85 @@ TEST(OverheadBoundNoteTest, WithoutBandwidthTheEfficiencyGivesTheWeightsShare) {
             "make it faster");
   r["metrics"].erase("decode_throughput");
   EXPECT_EQ(OverheadBoundNote(r), std::nullopt);
+}
+
+}  // namespace
+}  // namespace pipette::analysis
+
+namespace pipette::analysis {
+namespace {
+
+TEST(GroupNoiseAdviceTest, SharedAdviceOnceAndEachRecordsOwnApart) {
+  json a = DecodeRecord(kOneSpeed, false);
+  json b = DecodeRecord(kTwoSpeeds, false);
+  json c = DecodeRecord(kOneSpeed, false, /*busy=*/0.45);  // saw other processes: advice of its own
+  const GroupedAdvice g = GroupNoiseAdvice({a, b, c});
+  ASSERT_FALSE(g.common.empty());
+  for (const json& r : {a, b, c}) {
+    for (const std::string& item : g.common) {
+      const auto all = NoiseAdvice(r);
+      EXPECT_NE(std::find(all.begin(), all.end(), item), all.end()) << item;
+    }
+  }
+  ASSERT_EQ(g.own.size(), 3u);
+  EXPECT_TRUE(g.own[0].empty());
+  ASSERT_FALSE(g.own[1].empty());
+  EXPECT_EQ(g.own[1][0], "(two clusters: about 360 and 470 tokens/s (6 and 4 repetitions))");
+  ASSERT_EQ(g.own[2].size(), 1u);
+  EXPECT_NE(g.own[2][0].find("stopping other processes: they kept up to 45%"), std::string::npos)
+      << g.own[2][0];
+  // One record: all of its advice is shared.
+  const GroupedAdvice one = GroupNoiseAdvice({a});
+  EXPECT_EQ(one.common, NoiseAdvice(a));
+  EXPECT_TRUE(GroupNoiseAdvice({}).common.empty());
+}
+
+json WithFloor(json r, const std::string& device_id, double pinned, double unpinned,
+               const std::string& cpus = "") {
+  r["device"] = {{"id", device_id},
+                 {"noise_floor", {{"pinned", pinned}, {"unpinned", unpinned}, {"cpu", 0}}}};
+  if (!cpus.empty()) r["runtime"]["settings"]["cpus"] = cpus;
+  return r;
+}
+
+TEST(NoiseFloorNotesTest, TheSpreadThatAppliesOncePerDevice) {
+  const json r = DecodeRecord(kOneSpeed, false);
+  // Unpinned results on this machine, where pinning would help: both said.
+  EXPECT_EQ(NoiseFloorNotes({WithFloor(r, "aa", 0.011, 0.024), WithFloor(r, "aa", 0.011, 0.024)},
+                            "aa"),
+            std::vector<std::string>{
+                "this machine's timing varies by about 2.4% run to run (about 1.1% pinned to one "
+                "CPU with the runtime's cpus setting); differences smaller than that cannot be "
+                "resolved here"});
+  // Pinning would not help: the unpinned spread alone.
+  EXPECT_EQ(NoiseFloorNotes({WithFloor(r, "aa", 0.07, 0.06)}, "aa"),
+            std::vector<std::string>{
+                "this machine's timing varies by about 6.0% run to run; differences smaller than "
+                "that cannot be resolved here, and the 95% CI of a median of 10 repetitions is "
+                "about +-4.7% here, wider than the +-2% target: about 55 repetitions would reach "
+                "it"});
+  // Pinned results: the pinned spread.
+  EXPECT_EQ(NoiseFloorNotes({WithFloor(r, "aa", 0.011, 0.024, "0")}, "aa")[0],
+            "this machine's timing varies by about 1.1% run to run pinned to one CPU; differences "
+            "smaller than that cannot be resolved here");
+  // Both kinds: the larger first, then each.
+  EXPECT_EQ(NoiseFloorNotes({WithFloor(r, "aa", 0.011, 0.024, "0"), WithFloor(r, "aa", 0.011, 0.024)},
+                            "aa")[0],
+            "this machine's timing varies by about 2.4% run to run (pinned to one CPU 1.1%, "
+            "unpinned 2.4%); differences smaller than that cannot be resolved here");
+  // Another device by its name, else its id's first 8 characters; tiny spreads are not 0.0%.
+  json named = WithFloor(r, "bbbbbbbbbbbb", 0.0004, 0.0004);
+  named["device"]["name"] = "pixel-8";
+  const auto notes = NoiseFloorNotes({named, WithFloor(r, "cccccccccccc", 0.03, 0.03)}, "aa");
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0].rfind("device pixel-8's timing varies by about under 0.1% run to run", 0), 0u)
+      << notes[0];
+  EXPECT_EQ(notes[1].rfind("device cccccccc's timing varies by about 3.0% run to run", 0), 0u)
+      << notes[1];
+  // Without a noise floor (never probed, or an older record): nothing.
+  json none = r;
+  none["device"] = {{"id", "aa"}, {"noise_floor", nullptr}};
+  EXPECT_TRUE(NoiseFloorNotes({none, r}, "aa").empty());
 }
 
 }  // namespace

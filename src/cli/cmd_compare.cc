@@ -12,6 +12,7 @@
 #include "analysis/noise.h"
 #include "cli/compare_metrics.h"
 #include "cli/limit_options.h"
+#include "cli/noise_notes.h"
 #include "cli/result_source.h"
 #include "cli/store_reading.h"
 #include "pipette/analysis.h"
@@ -84,17 +85,29 @@ void NoteSameResult(const json& a, const json& b, const char* why, SideNotes& no
 }
 
 // A noisy result (the ! of `results list`, analysis::IsNoisy) makes any verdict on it weak: say
-// so, naming the side, with what to try.
-void NoteNoisy(const json& r, const char* side, SideNotes& notes) {
+// so, naming the side; what to try is said once for all of them (NoteNoiseFloorAndAdvice).
+void NoteNoisy(const json& r, const char* side, SideNotes& notes,
+               std::vector<std::pair<std::string, json>>& noisy) {
   if (!analysis::IsNoisy(r)) return;
   const json none = json::object();
   const std::string id = r.contains("pooled") ? fmt::format("{} pooled results",
                                                              r["pooled"].value("results", 0))
                                                 : r["result_id"].get<std::string>();
   notes.Add(fmt::format("note: {} ({}, {}) is noisy: its 95% CI stayed wider than the target, so "
-                        "a verdict on it is weak{}",
-                        side, id, r.value("benchmark", none).value("id", ""),
-                        analysis::NoiseRemedy(r)));
+                        "a verdict on it is weak",
+                        side, id, r.value("benchmark", none).value("id", "")));
+  noisy.emplace_back(fmt::format("{} ({})", side, id), r);
+}
+
+// The noise floor of the compared results' devices (when measured, or when a side is noisy),
+// then what to try for the noisy sides, once.
+void NoteNoiseFloorAndAdvice(const std::vector<json>& compared,
+                             const std::vector<std::pair<std::string, json>>& noisy,
+                             SideNotes& notes) {
+  for (const std::string& line : NoiseFloorLines(compared, !noisy.empty())) {
+    notes.Add("note: " + line);
+  }
+  for (const std::string& line : AdviceLines(noisy)) notes.Add("  " + line);
 }
 
 // A side measured under an emulator (device.emulated): its speeds are not the hardware's. Said
@@ -118,8 +131,10 @@ int ComparePair(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   if (!rb) return ReportError(ctx, rb.error());
   SideNotes notes;
   NoteSameResult(*ra, *rb, "both ids name it", notes);
-  NoteNoisy(*ra, "A", notes);
-  NoteNoisy(*rb, "B", notes);
+  std::vector<std::pair<std::string, json>> noisy;
+  NoteNoisy(*ra, "A", notes, noisy);
+  NoteNoisy(*rb, "B", notes, noisy);
+  NoteNoiseFloorAndAdvice({*ra, *rb}, noisy, notes);
   NoteEmulated({*ra}, "A", notes);
   NoteEmulated({*rb}, "B", notes);
   const json rows = CompareMetrics(*ra, *rb, a.options);
@@ -219,11 +234,15 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
       analysis::PairByBenchmark(*ga, *gb, a.newest ? Repeats::kNewest : Repeats::kPool);
   json out_pairs = json::array(), rows = json::array();
   size_t pooled = 0;
+  std::vector<std::pair<std::string, json>> noisy;
+  std::vector<json> compared;
   for (const auto& p : pairs.pairs) {
+    compared.push_back(p.a);
+    compared.push_back(p.b);
     pooled += p.a.contains("pooled") || p.b.contains("pooled") ? 1 : 0;
     NoteSameResult(p.a, p.b, "the filters overlap", notes);
-    NoteNoisy(p.a, "A", notes);
-    NoteNoisy(p.b, "B", notes);
+    NoteNoisy(p.a, "A", notes, noisy);
+    NoteNoisy(p.b, "B", notes, noisy);
     json metrics = CompareMetrics(p.a, p.b, a.options);
     for (json& m : metrics) {
       json row = m;
@@ -249,6 +268,7 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
   };
   warn_mixed("--a", a.group_a, *ga);
   warn_mixed("--b", a.group_b, *gb);
+  NoteNoiseFloorAndAdvice(compared, noisy, notes);
   std::set<std::string> ids_a;
   for (const json& r : *ga) ids_a.insert(r.value("result_id", ""));
   size_t shared = 0;

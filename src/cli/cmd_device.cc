@@ -15,6 +15,7 @@
 #include "platform/device.h"
 #include "platform/device_access.h"
 #include "platform/device_names.h"
+#include "platform/noise_floor.h"
 
 namespace pipette::cli {
 namespace {
@@ -83,12 +84,22 @@ std::string Battery(const DeviceInfo& d) {
   return s;
 }
 
+// "1.1% run to run pinned to CPU 0, 2.4% unpinned (60 runs of 40 ms each, measured ...)".
+std::string NoiseFloorLine(const NoiseFloorResult& f) {
+  return fmt::format("{:.1f}% run to run pinned to CPU {}, {:.1f}% unpinned ({} runs of {:.0f} ms "
+                     "each, measured {})",
+                     100 * f.pinned.spread, f.pinned.cpu, 100 * f.unpinned.spread,
+                     f.pinned.run_ms.size(), f.pinned.median_ms, f.measured_at);
+}
+
 void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
   const std::string id = block["id"];
   const auto bw = CachedBandwidth(id);
+  const auto floor = CachedNoiseFloor(id);
   if (ctx.json) {
     json out = block;
     AddCachedBandwidth(out);
+    AddCachedNoiseFloor(out);
     out["memory_bandwidth"] = bw ? BandwidthJson(*bw) : json(nullptr);
     std::cout << out.dump(2) << "\n";
     return;
@@ -132,6 +143,7 @@ void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
       {"bandwidth", bw ? fmt::format("{} (stream triad, {} threads, measured {})",
                                      GbPerS(bw->bytes_per_s), bw->threads, bw->measured_at)
                        : "not measured; run `pipette device probe`"},
+      {"noise floor", floor ? NoiseFloorLine(*floor) : "not measured; run `pipette device probe`"},
   };
   std::cout << fmt::format("{:<14}{}\n", "name",
                            block.contains("name") ? block["name"].get<std::string>()
@@ -188,10 +200,17 @@ void Probe(const ProbeArgs& args, const std::string& uri, const std::string& dri
   const std::string id = (*block)["id"];
   const Status stored = StoreBandwidth(id, *result);
   const std::string path = BandwidthCachePath(id);
+  std::cerr << "measuring the noise floor: a fixed kernel timed " << NoiseFloorOptions{}.runs
+            << " times pinned and unpinned..." << std::endl;
+  auto floor = (*device)->NoiseFloor({});
+  const Status floor_stored = floor ? StoreNoiseFloor(id, *floor) : Status::Ok();
   if (ctx.json) {
     json out = BandwidthJson(*result);
     out["device_id"] = id;
     out["cache_path"] = stored.ok() ? json(path) : json(nullptr);
+    out["noise_floor"] = floor ? NoiseFloorJson(*floor) : json(nullptr);
+    out["noise_floor_cache_path"] =
+        floor && floor_stored.ok() ? json(NoiseFloorCachePath(id)) : json(nullptr);
     std::cout << out.dump(2) << "\n";
   } else {
     std::vector<std::string> runs;
@@ -206,23 +225,28 @@ void Probe(const ProbeArgs& args, const std::string& uri, const std::string& dri
         {"threads", fmt::format("{}{}", result->threads,
                                 cpus.empty() ? " (not pinned)" : " on CPUs " + Joined(cpus, ""))},
         {"working set", fmt::format("3 x {}", Binary(result->array_bytes))},
+        {"noise floor", floor ? NoiseFloorLine(*floor) : "not measured"},
         {"device", id},
         {"cached in", stored.ok() ? path : "(not cached)"},
     };
     for (const auto& [k, v] : rows) std::cout << fmt::format("{:<13}{}\n", k, v);
   }
-  if (!stored.ok()) ReportError(ctx, stored.error().Wrap("device probe"), kExitFailure);
+  if (!stored.ok()) return (void)ReportError(ctx, stored.error().Wrap("device probe"), kExitFailure);
+  if (!floor) return (void)ReportError(ctx, floor.error().Wrap("device probe: noise floor"), kExitFailure);
+  if (!floor_stored.ok()) ReportError(ctx, floor_stored.error().Wrap("device probe"), kExitFailure);
 }
 
 }  // namespace
 
 void AddDeviceCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* device = app.add_subcommand(
-      "device", "This machine's fingerprint (--json: the record's device block); probe: bandwidth");
+      "device",
+      "This machine's fingerprint (--json: the record's device block); probe: bandwidth, noise floor");
   device->require_subcommand(0, 1);
   auto args = std::make_shared<ProbeArgs>();
   CLI::App* probe = device->add_subcommand(
-      "probe", "Measure memory bandwidth (STREAM-like triad) and cache it for this device");
+      "probe", "Measure memory bandwidth (STREAM-like triad) and the noise floor (run-to-run spread of a fixed "
+      "kernel, pinned and unpinned) and cache them for this device");
   probe->add_option("--threads", args->threads, "worker threads (default: one per physical core)");
   probe->add_option("--runs", args->runs, "timed runs; the best is kept (1 to 1000)")
       ->capture_default_str();

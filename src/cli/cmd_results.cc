@@ -20,6 +20,7 @@
 #include "analysis/noise.h"
 #include "analysis/record_fields.h"
 #include "cli/eval_output.h"
+#include "cli/noise_notes.h"
 #include "cli/result_source.h"
 #include "cli/store_reading.h"
 #include "cli/text_table.h"
@@ -174,6 +175,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
   // under an emulator, "(emulated)": its speeds are not the hardware's.
   std::set<std::string> runtimes;
   std::map<std::string, std::string> devices;  // device_id -> as shown
+  std::vector<json> device_records;             // one record of each device (its noise floor)
   const std::map<std::string, std::string> names = ReadDeviceNames();
   bool emulated = false;
   for (const ResultRow& r : rows) {
@@ -181,6 +183,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     if (devices.count(r.device_id)) continue;
     std::string shown = DeviceShownAs(r.device_id, names);
     auto record = store->Get(r.result_id);
+    if (record.ok() && record->has_value()) device_records.push_back(**record);
     if (record.ok() && record->has_value() &&
         (**record).value("device", json::object()).value("emulated", false)) {
       shown += " (emulated)";
@@ -211,21 +214,16 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     std::cout << "(emulated): measured under an emulator (another architecture than the "
                  "device's kernel): its speeds are not the hardware's\n";
   }
+  std::vector<std::pair<std::string, json>> noisy_records;
+  for (const ResultRow& r : rows) {
+    if (!noisy_row(r)) continue;
+    auto record = store->Get(r.result_id);
+    if (record.ok() && record->has_value()) noisy_records.emplace_back(r.short_id, **record);
+  }
   if (noisy) {
-    std::cout << "! the 95% CI of the median stayed wider than the harness target: a noisy "
-                 "measurement; what to try:\n";
-    size_t shown = 0, total = 0;
-    for (const ResultRow& r : rows) {
-      if (!noisy_row(r)) continue;
-      if (++total > 10) continue;  // the newest ten; the rest are alike
-      ++shown;
-      auto record = store->Get(r.result_id);
-      const std::string line = "  " + r.short_id + " " + r.benchmark_id +
-                               (record.ok() && record->has_value() ? analysis::NoiseRemedy(**record)
-                                                                   : std::string());
-      std::cout << line << "\n";
-    }
-    if (total > shown) std::cout << "  (and " << total - shown << " more)\n";
+    PrintNoisyBlock(noisy_records, std::cout);
+  } else {
+    for (const std::string& line : NoiseFloorLines(device_records)) std::cout << line << "\n";
   }
   return kExitOk;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/noise.h"
+#include "cli/noise_notes.h"
 #include "cli/text_table.h"
 
 namespace pipette::cli {
@@ -165,8 +166,9 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
            "(--newest uses the newest alone)\n";
   }
   if (synthetic) out << "* synthetic model: its speed stands for its shape, not for any quality\n";
-  // Per result: why it is noisy and what to try, clusters, where decode time goes.
+  // Per result: where decode time goes; then what the noisy ones call for, said once.
   std::set<std::string> said, overhead_said;
+  std::vector<std::pair<std::string, json>> noisy_results;
   for (const json* r : RecordsOf(s)) {
     const std::string id = r->value("benchmark", json::object()).value("id", "");
     std::string who;
@@ -176,8 +178,7 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
       }
     }
     std::vector<std::string> lines;
-    if (analysis::IsNoisy(*r))
-      lines.push_back("! " + who + " " + id + " is noisy" + analysis::NoiseRemedy(*r));
+    if (analysis::IsNoisy(*r)) noisy_results.emplace_back(who, *r);
     // Where the time goes, once per configuration.
     if (!overhead_said.count(who)) {
       if (auto note = analysis::OverheadBoundNote(*r)) {
@@ -189,6 +190,11 @@ void PrintSelection(const SelectResult& s, const Limits& limits, const std::stri
       if (said.insert(l).second) out << l << "\n";
     }
   }
+  if (noisy_results.empty()) return;
+  std::vector<json> records;
+  for (const auto& [who, r] : noisy_results) records.push_back(r);
+  for (const std::string& l : NoiseFloorLines(records)) out << "! " << l << "\n";
+  for (const std::string& l : AdviceLines(noisy_results)) out << "! " << l << "\n";
 }
 
 json SelectionJson(const SelectResult& s) {

@@ -1,11 +1,14 @@
 #include "driver/engine.h"
 
+#include "driver/argmax.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
+#include "driver/argmax.h"
 #include "driver/chat_prompt.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -239,7 +242,7 @@ int32_t Engine::GreedyNext() const {
   // argmax is then one branch-free pass over the vocabulary.
   float* logits = llama_get_logits_ith(ctx_, -1);
   for (int32_t t : eog_tokens_) logits[t] = -INFINITY;
-  return static_cast<int32_t>(std::max_element(logits, logits + facts_.n_vocab) - logits);
+  return ArgMax(logits, facts_.n_vocab);
 }
 
 Status Engine::CheckLogitsFinite(size_t n_tokens, const char* stage) const {

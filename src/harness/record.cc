@@ -15,6 +15,7 @@
 #include "pipette/gguf.h"
 #include "pipette/record.h"
 #include "platform/bandwidth.h"
+#include "platform/noise_floor.h"
 #include "platform/cpu_affinity.h"
 #include "platform/device.h"
 #include "platform/device_access.h"
@@ -252,6 +253,7 @@ Result<json> ResolveCell(const CellSpec& spec, const CellHooks& hooks) {
   if (!reference.is_null()) record["input"] = {{"reference_model", reference}};
   record["config_id"] = ConfigId(record);  // computed once, before anything runs
   AddCachedBandwidth(record["device"]);  // from `pipette device probe`; never measured here
+  AddCachedNoiseFloor(record["device"]);
   for (const SettingDef& d : runtime.Settings()) {
     if (d.test_only && settings->contains(d.name)) {
       AddWarning(record, fmt::format("test setting {} = {}: {}", d.name, (*settings)[d.name].dump(),

@@ -20,6 +20,7 @@
 #include "pipette/record_schema.h"
 #include "pipette/stats.h"
 #include "platform/bandwidth.h"
+#include "platform/noise_floor.h"
 #include "platform/device.h"
 #include "platform/device_names.h"
 #include "runtimes/llamacpp_stock/llama_bench_file.h"
@@ -279,6 +280,7 @@ Result<json> ThisDevice(const std::string& where, const json& f) {
   json device = DeviceFingerprint("");
   if (auto name = DeviceNameOf(device.value("id", "")); name) device["name"] = *name;
   AddCachedBandwidth(device);
+  AddCachedNoiseFloor(device);
   const std::string cpu = TextField(f, "cpu_info");
   const json& model = device["cpu"]["model"];
   // llama-bench's cpu_info is ggml's CPU description(s), e.g. "AMD EPYC" or "Apple M2, Apple M2

@@ -19,18 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool IsLowerHex(const std::string& s) {
-  return !s.empty() && s.size() <= 128 && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isdigit(c) || (c >= 'a' && c <= 'f');
-  });
-}
-
-
 }  // namespace
 
 std::string BandwidthCachePath(const std::string& device_id) {
-  if (!IsLowerHex(device_id)) return {};
-  return PipetteCacheDir() + "/bandwidth-" + device_id + ".json";
+  return DeviceCacheFile("bandwidth", device_id);
 }
 
 void AddCachedBandwidth(json& device) {

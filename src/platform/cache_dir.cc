@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace pipette {
@@ -18,6 +19,15 @@ std::string PipetteCacheDir() {
     if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) home = pw->pw_dir;
   }
   return (home.empty() ? std::string(".") : home) + "/.cache/pipette";
+}
+
+std::string DeviceCacheFile(const std::string& prefix, const std::string& device_id) {
+  const bool hex = !device_id.empty() && device_id.size() <= 128 &&
+                   std::all_of(device_id.begin(), device_id.end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  if (!hex) return {};
+  return PipetteCacheDir() + "/" + prefix + "-" + device_id + ".json";
 }
 
 }  // namespace pipette

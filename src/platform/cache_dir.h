@@ -10,4 +10,8 @@ namespace pipette {
 
 std::string PipetteCacheDir();
 
+// A per-device file of the cache, PipetteCacheDir()/<prefix>-<device_id>.json (bandwidth,
+// noise floor); empty when device_id is not a lowercase hex string (it would escape the folder).
+std::string DeviceCacheFile(const std::string& prefix, const std::string& device_id);
+
 }  // namespace pipette

@@ -249,6 +249,15 @@ Result<BandwidthResult> DeviceAccess::Bandwidth(const BandwidthOptions& options)
   return measured;
 }
 
+Result<NoiseFloorResult> DeviceAccess::NoiseFloor(const NoiseFloorOptions& options) {
+  if (IsHost()) return MeasureNoiseFloor(options);
+  auto reply = Probe({{"noise_floor", {{"runs", options.runs}, {"run_ms", options.run_ms}}}});
+  if (!reply) return reply.error();
+  auto measured = NoiseFloorFromProbe(*reply);
+  if (!measured) return MakeError(uri_ + ": " + measured.error().message);  // options refused
+  return measured;
+}
+
 std::optional<ProcMemory> DeviceAccess::Memory(int pid) {
   if (IsHost()) return ReadProcMemory(pid, proc_root_);
   auto r = Probe({{"memory_pid", pid}});

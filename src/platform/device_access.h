@@ -16,6 +16,7 @@
 
 #include "pipette/status.h"
 #include "platform/bandwidth.h"
+#include "platform/noise_floor.h"
 #include "platform/device.h"
 #include "platform/device_readings.h"
 #include "platform/driver_builds.h"
@@ -75,6 +76,11 @@ class DeviceAccess : public DeviceReadings {
   // disturbs the device: never during a cell. Errors: the options do not fit the device (its one
   // line, no stage), the link (stage "device").
   Result<BandwidthResult> Bandwidth(const BandwidthOptions& options);
+
+  // The noise floor measured on the device (platform/noise_floor.h): here by MeasureNoiseFloor, on
+  // a remote device by its driver's probe (runs and run_ms are passed; the CPUs are the
+  // device's). Takes seconds: never during a cell. Errors as Bandwidth's.
+  Result<NoiseFloorResult> NoiseFloor(const NoiseFloorOptions& options);
 
   // A file already on the device (a model named `device:/PATH`): its size, its SHA-256 computed
   // there (the device's sha256sum: coreutils, busybox or Android's toybox), and a host copy of

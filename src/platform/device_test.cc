@@ -11,6 +11,9 @@
 #include <fstream>
 
 #include "platform/bandwidth.h"
+#include "platform/cpu_affinity.h"
+#include "platform/noise_floor.h"
+#include "platform/probe.h"
 
 namespace pipette {
 namespace {
@@ -652,6 +655,110 @@ TEST(DecodeRoofline, RatioOfStreamedBytesToBandwidth) {
   EXPECT_FALSE(DecodeRooflineEfficiency(0, 1e9, 40e9).has_value());
   EXPECT_FALSE(DecodeRooflineEfficiency(std::nan(""), 1e9, 40e9).has_value());
   EXPECT_FALSE(DecodeRooflineEfficiency(20, 1e9, INFINITY).has_value());
+}
+
+
+// ---- The noise floor (platform/noise_floor.h) ----------------------------------------------------
+
+using nlohmann::json;
+
+TEST(NoiseFloor, RobustSpreadIsTheSpreadOfTheBulkNotOfOutliers) {
+  EXPECT_EQ(RobustSpread({}), 0);
+  EXPECT_EQ(RobustSpread({5}), 0);
+  EXPECT_EQ(RobustSpread({10, 10, 10, 10}), 0);
+  // Median 10, absolute deviations {1, 0, 1, 0, 0.5}: MAD 0.5 -> 1.4826 x 0.5 / 10.
+  EXPECT_NEAR(RobustSpread({9, 10, 11, 10, 10.5}), 0.07413, 1e-6);
+  // One run 100x longer (a preempted run) leaves it under 10%, where the plain coefficient of
+  // variation would be over 200%.
+  EXPECT_LT(RobustSpread({9, 10, 11, 10, 10.5, 1000}), 0.1);
+}
+
+TEST(NoiseFloor, MeasuresBothModesAlternatingOnTheAllowedCpus) {
+  NoiseFloorOptions o;
+  o.runs = 12;
+  o.run_ms = 2;
+  auto r = MeasureNoiseFloor(o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::vector<int> allowed = AllowedCpus();
+  EXPECT_EQ(r->pinned.run_ms.size(), 12u);
+  EXPECT_EQ(r->unpinned.run_ms.size(), 12u);
+  EXPECT_EQ(r->pinned.cpu, allowed.front());
+  EXPECT_EQ(r->unpinned.cpu, -1);
+  EXPECT_EQ(r->cpus, FormatCpuList(allowed));
+  for (const NoiseFloorMode* m : {&r->pinned, &r->unpinned}) {
+    EXPECT_GT(m->median_ms, 0);
+    EXPECT_TRUE(std::isfinite(m->spread));
+    EXPECT_GE(m->spread, 0);
+    EXPECT_DOUBLE_EQ(m->spread, RobustSpread(m->run_ms));
+  }
+  EXPECT_EQ(r->method, "fma-l1-alternating/1");
+  EXPECT_EQ(r->measured_at.size(), 24u) << r->measured_at;  // 2026-01-02T03:04:05.678Z
+  // The caller's own affinity is left as it was.
+  EXPECT_EQ(AllowedCpus(), allowed);
+  // JSON and back.
+  const NoiseFloorResult back = NoiseFloorFromJson(NoiseFloorJson(*r));
+  EXPECT_EQ(back.pinned.run_ms, r->pinned.run_ms);
+  EXPECT_EQ(back.unpinned.spread, r->unpinned.spread);
+  EXPECT_EQ(back.measured_at, r->measured_at);
+}
+
+TEST(NoiseFloor, OptionsOutOfRangeAreOneLineErrors) {
+  NoiseFloorOptions o;
+  o.runs = 9;
+  auto few = MeasureNoiseFloor(o);
+  ASSERT_FALSE(few.ok());
+  EXPECT_EQ(few.error().message, "noise floor runs must be from 10 to 10000, not 9");
+  o.runs = 10;
+  o.run_ms = 0;
+  EXPECT_EQ(MeasureNoiseFloor(o).error().message, "noise floor run_ms must be from 1 to 1000");
+  o.run_ms = 1;
+  o.allowed_cpus = {4095};
+  auto absent = MeasureNoiseFloor(o);
+  ASSERT_FALSE(absent.ok());
+  EXPECT_NE(absent.error().message.find("CPU 4095 is not available here"), std::string::npos)
+      << absent.error().message;
+}
+
+TEST(NoiseFloor, TheProbeMeasuresItAndRefusesWhatDoesNotFit) {
+  auto measured = NoiseFloorFromProbe(AnswerProbe({{"noise_floor", {{"runs", 10}, {"run_ms", 1}}}}));
+  ASSERT_TRUE(measured.ok()) << measured.error().message;
+  EXPECT_EQ(measured->pinned.run_ms.size(), 10u);
+  auto refused = NoiseFloorFromProbe(AnswerProbe({{"noise_floor", {{"runs", 3}}}}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "noise floor runs must be from 10 to 10000, not 3");
+  auto older = NoiseFloorFromProbe(AnswerProbe({{"thermal", true}}));
+  ASSERT_FALSE(older.ok());
+  EXPECT_NE(older.error().message.find("older build"), std::string::npos);
+  // Mistyped members: defaults, never a throw.
+  EXPECT_EQ(NoiseFloorFromJson({{"pinned", {{"spread", "wide"}}}}).pinned.spread, 0);
+}
+
+TEST_F(BandwidthCache, NoiseFloorIsCachedPerDeviceAndSummarizedInTheDeviceBlock) {
+  const std::string id = "00aa11bb";
+  json device = {{"id", id}};
+  AddCachedNoiseFloor(device);
+  EXPECT_TRUE(device["noise_floor"].is_null());  // never probed
+  NoiseFloorResult r;
+  r.pinned = {0.011, 40.2, {40.0, 40.2, 40.9}, 0};
+  r.unpinned = {0.024, 40.6, {40.1, 40.6, 42.0}, -1};
+  r.cpus = "0-1";
+  r.measured_at = "2026-01-02T03:04:05.678Z";
+  ASSERT_TRUE(StoreNoiseFloor(id, r).ok());
+  EXPECT_EQ(NoiseFloorCachePath(id), (fs::path(dir_) / ("noise-floor-" + id + ".json")).string());
+  auto cached = CachedNoiseFloor(id);
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_EQ(cached->unpinned.run_ms, r.unpinned.run_ms);
+  AddCachedNoiseFloor(device);
+  EXPECT_EQ(device["noise_floor"], json({{"pinned", 0.011}, {"unpinned", 0.024}, {"cpu", 0},
+                                         {"measured_at", "2026-01-02T03:04:05.678Z"}}));
+  // Another device's id, an id that would escape the folder, a file of another device: absent.
+  EXPECT_FALSE(CachedNoiseFloor("00aa11bc").has_value());
+  EXPECT_EQ(NoiseFloorCachePath("../x"), "");
+  EXPECT_FALSE(StoreNoiseFloor("../x", r).ok());
+  fs::copy_file(NoiseFloorCachePath(id), NoiseFloorCachePath("00aa11bc"));
+  EXPECT_FALSE(CachedNoiseFloor("00aa11bc").has_value());
+  std::ofstream(NoiseFloorCachePath(id)) << "{not json";
+  EXPECT_FALSE(CachedNoiseFloor(id).has_value());
 }
 
 }  // namespace

@@ -72,6 +72,17 @@ json AnswerProbe(const json& request, const DeviceRoots& roots) {
     auto measured = MeasureBandwidth(o);
     reply["bandwidth"] = measured ? BandwidthJson(*measured) : json{{"error", measured.error().message}};
   }
+  if (request.contains("noise_floor") && request["noise_floor"].is_object()) {
+    const json& n = request["noise_floor"];
+    NoiseFloorOptions o;
+    if (n.contains("runs") && n["runs"].is_number_integer()) {
+      o.runs = static_cast<int>(std::clamp<int64_t>(n["runs"].get<int64_t>(), -1, 1 << 30));
+    }
+    if (n.contains("run_ms") && n["run_ms"].is_number()) o.run_ms = n["run_ms"].get<double>();
+    auto measured = MeasureNoiseFloor(o);
+    reply["noise_floor"] =
+        measured ? NoiseFloorJson(*measured) : json{{"error", measured.error().message}};
+  }
   if (request.contains("memory_pid") && request["memory_pid"].is_number_integer()) {
     const auto m = ReadProcMemory(request["memory_pid"].get<int>(), roots.proc);
     reply["memory"] = m ? ProcMemoryToJson(*m) : json(nullptr);
@@ -88,6 +99,20 @@ Result<BandwidthResult> BandwidthFromProbe(const json& reply) {
   if (b.contains("error")) return MakeError(b.value("error", std::string("the probe failed")));
   BandwidthResult r = BandwidthFromJson(b);
   if (!(r.bytes_per_s > 0)) return MakeError("the device's probe gave no bandwidth");
+  return r;
+}
+
+Result<NoiseFloorResult> NoiseFloorFromProbe(const json& reply) {
+  if (!reply.is_object() || !reply.contains("noise_floor") || !reply["noise_floor"].is_object()) {
+    return MakeError("the driver there does not measure the noise floor (an older build); rebuild "
+                     "it with scripts/build-device.sh");
+  }
+  const json& n = reply["noise_floor"];
+  if (n.contains("error")) return MakeError(n.value("error", std::string("the probe failed")));
+  NoiseFloorResult r = NoiseFloorFromJson(n);
+  if (!(r.pinned.median_ms > 0) || !(r.unpinned.median_ms > 0)) {
+    return MakeError("the device's probe gave no noise floor");
+  }
   return r;
 }
 

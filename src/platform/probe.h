@@ -14,9 +14,13 @@
 //    "bandwidth": {"threads": N, "runs": R, "total_bytes": B}}
 //                              a memory bandwidth measurement (platform/bandwidth.h; each member
 //                              optional, 0 or absent: the default). Takes seconds.
+//    "noise_floor": {"runs": R, "run_ms": M}}
+//                              the noise floor (platform/noise_floor.h; each member optional).
+//                              Takes about 2 x R x M ms.
 // Reply: {"ok": true, and a member per item asked: "device", "thermal", "throttle", "cpu",
 // "memory" (null when the process is gone), "energy", "bandwidth" (BandwidthJson, or
-// {"error": "one line"} when the options do not fit the device)}.
+// {"error": "one line"} when the options do not fit the device), "noise_floor" (NoiseFloorJson,
+// or {"error": "one line"})}.
 #pragma once
 
 #include <optional>
@@ -29,6 +33,7 @@
 #include "platform/cpu_load.h"
 #include "platform/device.h"
 #include "platform/energy.h"
+#include "platform/noise_floor.h"
 #include "platform/proc_memory.h"
 #include "platform/thermal.h"
 
@@ -47,6 +52,8 @@ std::optional<ProcMemory> MemoryFromProbe(const nlohmann::json& reply);
 EnergyReading EnergyFromProbe(const nlohmann::json& reply);
 // The bandwidth measured, or the device's one-line refusal (PlanBandwidth's errors).
 Result<BandwidthResult> BandwidthFromProbe(const nlohmann::json& reply);
+// The noise floor measured, or the device's one-line refusal (MeasureNoiseFloor's errors).
+Result<NoiseFloorResult> NoiseFloorFromProbe(const nlohmann::json& reply);
 
 // One ProcMemory as JSON ({"vm_hwm", "vm_rss", "vm_swap", "rss_anon", "rss_file", "rss_shmem",
 // "has_rss_split"}, bytes) and back.

@@ -1062,13 +1062,42 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
     if (noisy) {
       res.paragraphs.push_back("! the 95% CI of the median stayed wider than the harness target.");
     }
+    // What the noisy results call for, said once for all of them (analysis::GroupNoiseAdvice),
+    // after the noise floor of their devices.
+    std::vector<json> noisy_records;
+    std::vector<std::string> noisy_names;
+    for (const Configuration& c : configs) {
+      for (const json& r : c.results) {
+        if (!analysis::IsNoisy(r)) continue;
+        noisy_records.push_back(r);
+        noisy_names.push_back(c.name + " " + TextAt(r, "/benchmark/id"));
+      }
+    }
+    if (!noisy_records.empty()) {
+      for (const std::string& line : analysis::NoiseFloorNotes(noisy_records, "")) {
+        res.bullets.push_back(line);
+      }
+      const analysis::GroupedAdvice advice = analysis::GroupNoiseAdvice(noisy_records);
+      const auto joined = [](const std::vector<std::string>& items) {
+        std::string j;
+        for (const std::string& item : items) j.append(j.empty() ? "" : "; ").append(item);
+        return j;
+      };
+      if (!advice.common.empty()) {
+        res.bullets.push_back(fmt::format("! {} noisy result{}: try {}", noisy_records.size(),
+                                          noisy_records.size() == 1 ? "" : "s",
+                                          joined(advice.common)));
+      }
+      for (size_t i = 0; i < noisy_records.size(); ++i) {
+        if (!advice.own[i].empty()) {
+          res.bullets.push_back("! " + noisy_names[i] + ": " + joined(advice.own[i]));
+        }
+      }
+    }
     for (const Configuration& c : configs) {
       bool overhead_said = false;
       for (const json& r : c.results) {
         const std::string id = TextAt(r, "/benchmark/id");
-        if (analysis::IsNoisy(r)) {
-          res.bullets.push_back("! " + c.name + " " + id + " is noisy" + analysis::NoiseRemedy(r));
-        }
         // Where the time goes, once per configuration: its first decode benchmark says it.
         if (!overhead_said && TextAt(r, "/benchmark/type") == "decode") {
           if (auto note = analysis::OverheadBoundNote(r)) {

@@ -215,7 +215,7 @@ TEST(DecisionE2e, PooledRepeatsDecideTheRankingAndNewestKeepsTheOldOne) {
   EXPECT_TRUE(n["candidates"][1]["noisy"].get<bool>());
   // The text says what was pooled, and what to do about the noisy rerun.
   auto text = RunPipette({"--store", store, "select", "--newest"});
-  EXPECT_NE(text.out.find("Q8_0 decode_throughput_256_100 is noisy (two clusters: about 363 and "
+  EXPECT_NE(text.out.find("! Q8_0 decode_throughput_256_100: (two clusters: about 363 and "
                           "470 tokens/s"),
             std::string::npos)
       << text.out;

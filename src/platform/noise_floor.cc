@@ -1,0 +1,77 @@
+// The per-device noise-floor cache (platform/noise_floor.h); the kernel that measures is
+// noise_floor_kernel.cc.
+#include "platform/noise_floor.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "platform/cache_dir.h"
+#include "platform/output_path.h"
+
+namespace pipette {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kSchema = "pipette.noise_floor/1";
+
+bool Plausible(const NoiseFloorMode& m) {
+  return std::isfinite(m.spread) && m.spread >= 0 && std::isfinite(m.median_ms) && m.median_ms > 0;
+}
+
+}  // namespace
+
+std::string NoiseFloorCachePath(const std::string& device_id) {
+  return DeviceCacheFile("noise-floor", device_id);
+}
+
+std::optional<NoiseFloorResult> CachedNoiseFloor(const std::string& device_id) {
+  const std::string path = NoiseFloorCachePath(device_id);
+  if (path.empty()) return std::nullopt;
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.value("schema", "") != kSchema || j.value("device_id", "") != device_id) {
+    return std::nullopt;
+  }
+  NoiseFloorResult r = NoiseFloorFromJson(j);
+  if (r.method != NoiseFloorResult{}.method || !Plausible(r.pinned) || !Plausible(r.unpinned)) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+Status StoreNoiseFloor(const std::string& device_id, const NoiseFloorResult& result) {
+  const std::string path = NoiseFloorCachePath(device_id);
+  if (path.empty()) {
+    return MakeError("invalid device id '" + device_id + "' for the noise-floor cache");
+  }
+  std::error_code ec;
+  const fs::path dir = fs::path(path).parent_path();
+  fs::create_directories(dir, ec);
+  if (ec) return MakeError("cannot create the cache folder " + dir.string() + ": " + ec.message());
+  json j = NoiseFloorJson(result);
+  j["schema"] = kSchema;
+  j["device_id"] = device_id;
+  return WriteFileAtomically(path, "the noise-floor cache", [&](std::ostream& out) {
+    out << j.dump(2) << "\n";
+    return Status::Ok();
+  });
+}
+
+json NoiseFloorSummary(const NoiseFloorResult& r) {
+  return {{"pinned", r.pinned.spread},
+          {"unpinned", r.unpinned.spread},
+          {"cpu", r.pinned.cpu},
+          {"measured_at", r.measured_at}};
+}
+
+void AddCachedNoiseFloor(json& device) {
+  const json& id = device.contains("id") ? device["id"] : json();
+  const auto cached = id.is_string() ? CachedNoiseFloor(id.get<std::string>()) : std::nullopt;
+  device["noise_floor"] = cached ? NoiseFloorSummary(*cached) : json(nullptr);
+}
+
+}  // namespace pipette
