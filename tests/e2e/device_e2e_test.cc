@@ -316,8 +316,9 @@ TEST_F(DeviceOverSsh, TheDefaultFolderUnderTheLoginsHomeWorks) {
   EXPECT_EQ((*r)["status"], "ok") << (*r)["failure"].dump();
 }
 
-// `device probe --device`: the bandwidth is measured on the device (its driver's probe), cached
-// under the device's id, and then recorded with every result measured there.
+// `device probe --device`: the bandwidth and the noise floor are measured on the device (its
+// driver's probe), cached under the device's id, and then recorded with every result measured
+// there.
 TEST_F(DeviceOverSsh, BandwidthIsMeasuredOnTheDeviceAndRecordedWithItsResults) {
   if (!HostRunsX86V3() || access(Build("x86_64-linux", "x86-64-v3").c_str(), X_OK) != 0) {
     GTEST_SKIP() << "no runnable x86_64 device build (scripts/build-device.sh --target x86_64-linux)";
@@ -351,6 +352,18 @@ TEST_F(DeviceOverSsh, BandwidthIsMeasuredOnTheDeviceAndRecordedWithItsResults) {
   EXPECT_EQ(rec["device"]["id"], measured["device_id"]);
   EXPECT_DOUBLE_EQ(rec["device"]["memory_bandwidth_bytes_per_s"].get<double>(),
                    measured["bytes_per_s"].get<double>());
+  // The noise floor too: measured there (60 runs of each mode), cached beside the bandwidth and
+  // recorded with the device's results.
+  const json& floor = measured["noise_floor"];
+  ASSERT_TRUE(floor.is_object()) << probe.out;
+  EXPECT_EQ(floor["pinned"]["run_ms"].size(), 60u);
+  EXPECT_EQ(floor["unpinned"]["run_ms"].size(), 60u);
+  EXPECT_EQ(measured["noise_floor_cache_path"],
+            cache + "/noise-floor-" + measured["device_id"].get<std::string>() + ".json");
+  EXPECT_DOUBLE_EQ(rec["device"]["noise_floor"]["pinned"].get<double>(),
+                   floor["pinned"]["spread"].get<double>());
+  EXPECT_DOUBLE_EQ(rec["device"]["noise_floor"]["unpinned"].get<double>(),
+                   floor["unpinned"]["spread"].get<double>());
 }
 
 // --model device:/PATH: a file already on the device is measured where it is: hashed there, its

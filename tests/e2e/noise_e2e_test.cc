@@ -75,6 +75,51 @@ TEST(NoiseEndToEnd, FewRepetitionsShowNoIntervalAndAdviseMore) {
   EXPECT_TRUE(Has(r.out, "  - a cool-down between cells (cooldown_s, e.g. 30)")) << r.out;
 }
 
+// Issue 27: "the screen filled with the same advice 21 times". results list says what noisy
+// results share once, with the machine's noise floor, or how to measure it when it never was.
+TEST(NoiseEndToEnd, ResultsListSaysSharedAdviceAndTheNoiseFloorOnce) {
+  const std::string store = WorkDir() + "/noise-grouped.db";
+  const std::string cache = WorkDir() + "/noise-grouped-cache";
+  fs::remove_all(cache);
+  setenv("PIPETTE_CACHE", cache.c_str(), 1);
+  for (const char* b : {"decode_throughput_8_8", "decode_throughput_8_4", "prefill_throughput_16"}) {
+    auto r = RunPipette({"--store", store, "run", "-q", "--model", TinySynthetic(), "--benchmark",
+                         b, "--threads", "1", "--min-reps", "1", "--max-reps", "2",
+                         "--no-readiness-load"});
+    ASSERT_EQ(r.exit.code, 0) << r.err;
+  }
+  const auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  auto unmeasured = RunPipette({"--store", store, "results", "list"});
+  ASSERT_EQ(unmeasured.exit.code, 0) << unmeasured.err;
+  EXPECT_TRUE(Has(unmeasured.out,
+                  "! 3 results are noisy: their 95% CI stayed wider than the harness target\n"))
+      << unmeasured.out;
+  EXPECT_EQ(count(unmeasured.out, "more repetitions (max_reps 4; this run stopped at its max_reps 2)"),
+            1u)
+      << unmeasured.out;
+  EXPECT_TRUE(Has(unmeasured.out, "  for all of them, try: more repetitions")) << unmeasured.out;
+  EXPECT_TRUE(Has(unmeasured.out, "  the noise floor of this device is not measured: `pipette "
+                                  "device probe` measures how much its timing varies run to run"))
+      << unmeasured.out;
+  // After the probe, the results measured before it take the noise floor from the cache.
+  auto probe = RunPipette({"device", "probe", "--runs", "1"});
+  ASSERT_EQ(probe.exit.code, 0) << probe.err;
+  EXPECT_TRUE(Has(probe.out, "noise floor  ")) << probe.out;
+  auto measured = RunPipette({"--store", store, "results", "list"});
+  unsetenv("PIPETTE_CACHE");
+  ASSERT_EQ(measured.exit.code, 0) << measured.err;
+  EXPECT_EQ(count(measured.out, "this machine's timing varies by about "), 1u) << measured.out;
+  EXPECT_TRUE(std::regex_search(
+      measured.out, std::regex("this machine's timing varies by about [0-9.]+% run to run[^\n]*; "
+                               "differences smaller than that cannot be resolved here")))
+      << measured.out;
+  EXPECT_FALSE(Has(measured.out, "not measured")) << measured.out;
+}
+
 // Issue 7: "KL shown as '0.00 nats' for 0.000779"; "kl_divergence cells keep no runtime log".
 // Issue 27: "kl_divergence results are always flagged `!` with advice that says not to rerun".
 TEST(NoiseEndToEnd, KlDivergenceShowsThreeDigitsIsJudgedOnItsIntervalAndKeepsLogs) {

@@ -34,7 +34,16 @@ TEST(Roofline, DecodeEfficiencyIsBetweenZeroAndTheLimit) {
     const double eff = rec["metrics"]["decode_roofline_efficiency"]["median"].get<double>();
     EXPECT_GT(eff, 0.0) << model;
     EXPECT_LE(eff, 1.2) << model;
+    // The probe's noise floor is recorded with the device (issue 27).
+    ASSERT_TRUE(rec["device"]["noise_floor"].is_object()) << rec["device"].dump();
+    EXPECT_GE(rec["device"]["noise_floor"]["unpinned"].get<double>(), 0.0);
   }
+  // results list states it once, as this machine's.
+  auto listed = testing_models::RunPipette(
+      {"--store", testing_models::WorkDir() + "/roofline.db", "results", "list"});
+  ASSERT_EQ(listed.exit.code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("this machine's timing varies by about "), std::string::npos)
+      << listed.out;
   unsetenv("PIPETTE_CACHE");
 }
 
