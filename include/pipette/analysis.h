@@ -75,6 +75,11 @@ std::vector<Configuration> GroupConfigurations(const std::vector<nlohmann::json>
 // on the pooled headline interval against harness.ci_target (n >= 3), and
 // "pooled": {results, result_ids[], reps, noisy_results}. A single result, or another benchmark
 // type (soak: a time series; kl_divergence: deterministic), gives the newest record unchanged.
+// Results without per-repetition values of the headline metric (a mean-only import, such as
+// llama-bench's sql output) are left out of the pool when another result has them: the estimate
+// is the others' (a lone one keeps its own numbers), and "pooled" says so with
+// left_out[{result_id, reason}] (results then counts only those pooled, possibly 1); when none
+// has them, the newest record unchanged.
 nlohmann::json PoolResults(const std::vector<const nlohmann::json*>& results);
 
 // One point of a throughput-vs-context curve: the median and 95% CI of `metric` for a benchmark

@@ -785,6 +785,40 @@ TEST(Pooling, OnlyTheSameConfigIdAndPoolableTypesArePooled) {
   EXPECT_EQ(PoolResults({&soak2, &soak1}), soak2);
 }
 
+// Issue 27: a mean-only import (llama-bench's sql output: no samples, n 0) has no repetitions to
+// pool; the pool is the sampled results' and names the one it left out.
+TEST(Pooling, AMeanOnlyResultIsLeftOutOfThePoolAndNamed) {
+  json sampled_old = WithSamples(kQ8, {400, 401, 399, 400, 402}, "2026-01-01T00:00:00.000Z", true);
+  sampled_old["result_id"] = "old";
+  json sampled_new = WithSamples(kQ8, {410, 411, 409}, "2026-01-02T00:00:00.000Z", true);
+  sampled_new["result_id"] = "new";
+  json mean_only = WithSamples(kQ8, {1, 2, 3}, "2026-01-03T00:00:00.000Z", true);
+  mean_only["result_id"] = "sql";
+  mean_only.erase("samples");
+  mean_only["metrics"]["decode_throughput"] = {{"unit", "tokens/s"}, {"n", 0}, {"median", 999.0},
+                                               {"mean", 999.0}, {"estimate", "mean"}};
+  // Newest first, as the store gives them: the mean-only import is the newest.
+  const json pooled = PoolResults({&mean_only, &sampled_new, &sampled_old});
+  EXPECT_EQ(pooled["pooled"]["results"], 2);
+  EXPECT_EQ(pooled["pooled"]["result_ids"], json({"new", "old"}));
+  ASSERT_EQ(pooled["pooled"]["left_out"].size(), 1u);
+  EXPECT_EQ(pooled["pooled"]["left_out"][0]["result_id"], "sql");
+  EXPECT_EQ(pooled["pooled"]["left_out"][0]["reason"],
+            "no per-repetition values of decode_throughput (a mean without samples)");
+  EXPECT_EQ(pooled["metrics"]["decode_throughput"]["n"], 8);
+  EXPECT_DOUBLE_EQ(pooled["metrics"]["decode_throughput"]["median"].get<double>(), 401.5);
+  // With one sampled result: its own numbers, and the pool still says what it left out.
+  const json lone = PoolResults({&mean_only, &sampled_new});
+  EXPECT_EQ(lone["result_id"], "new");
+  EXPECT_EQ(lone["pooled"]["results"], 1);
+  EXPECT_EQ(lone["pooled"]["left_out"][0]["result_id"], "sql");
+  EXPECT_DOUBLE_EQ(lone["metrics"]["decode_throughput"]["median"].get<double>(), 410);
+  // Only mean-only results: the newest as it is.
+  json mean_older = mean_only;
+  mean_older["result_id"] = "sql-old";
+  EXPECT_EQ(PoolResults({&mean_only, &mean_older}), mean_only);
+}
+
 // --- honest labels (issue 7) ---
 
 TEST(QuantLabel, NamesWhatTheTensorsHoldWhenTheyDoNotCarryTheLabel) {

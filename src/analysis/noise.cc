@@ -100,6 +100,18 @@ std::optional<std::string> MoreRepetitions(const json& record) {
                      2 * *max_reps, *max_reps);
 }
 
+// An imported result was measured by another tool: what narrows it is a new run of that tool
+// (imported again), or pipette's own runtime for it, which repeats to a target behind its gate.
+std::vector<std::string> ImportedAdvice(const json& record, const std::string& tool) {
+  const auto reps = record::NumberAt(record, "/harness/reps");
+  const double more = std::max(10.0, 2 * reps.value_or(5));
+  return {fmt::format("rerunning {} with more repetitions and pinned to fixed CPUs, then importing "
+                      "it again (taskset -c 0 {} ... -r {:g} -t 1; this run had {})",
+                      tool, tool, more, reps ? fmt::format("{:g}", *reps) : "no samples"),
+          "measuring it with pipette's llamacpp-stock runtime (the same llama.cpp build), which "
+          "repeats to its target behind the readiness gate"};
+}
+
 // Whether a server command line already pins the server (a launcher that sets CPU affinity).
 bool CommandPins(const std::string& command) {
   for (const char* launcher : {"taskset", "numactl"}) {
@@ -207,6 +219,9 @@ std::optional<std::string> TwoClustersNote(const json& record) {
 std::vector<std::string> NoiseAdvice(const json& record) {
   if (!IsNoisy(record)) return {};
   if (BenchmarkTypeOf(record) == "eval") return EvalAdvice(record);
+  if (const json* tool = record::Find(record, "/imported/tool"); tool != nullptr) {
+    return ImportedAdvice(record, tool->is_string() ? tool->get<std::string>() : "the tool");
+  }
   std::vector<std::string> advice;
   const auto add = [&advice](std::optional<std::string> line) {
     if (line) advice.push_back(std::move(*line));

@@ -51,6 +51,10 @@ std::optional<std::string> TwoClustersNote(const nlohmann::json& record);
 //    criterion was waived it says so instead of naming max_busy_fraction);
 //   "letting the CPU cool: it reached 82 C during the readiness checks (max_cpu_celsius 70)"
 //    when an observation was above the threshold.
+// For an imported result (imported.tool, e.g. llama-bench): "rerunning llama-bench with more
+// repetitions and pinned to fixed CPUs, then importing it again (taskset -c 0 llama-bench ... -r
+// 10 -t 1; this run had 5)" and "measuring it with pipette's llamacpp-stock runtime ...": the
+// settings of a suite cannot change a run that another tool made.
 // For an eval (noisy when its accuracy's 95% interval is wider than eval.accuracy_ci_target_pp):
 // "more samples (limit about 420; this run had 40): ..." while the data set has more questions,
 // and "more repeats (repeats 10): ..." below 10 repeats at a temperature above 0.

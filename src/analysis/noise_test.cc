@@ -312,3 +312,28 @@ TEST(NoiseFloorNotesTest, TheSpreadThatAppliesOncePerDevice) {
 
 }  // namespace
 }  // namespace pipette::analysis
+
+namespace pipette::analysis {
+namespace {
+
+// Issue 27: an imported llama-bench result that is noisy is narrowed by a new llama-bench run (or
+// pipette's own), never by a suite's cpus or cooldown_s, which did not make it.
+TEST(NoiseAdviceTest, ImportedResultsAreNarrowedWhereTheyWereMeasured) {
+  json r = DecodeRecord(kOneSpeed, false);
+  r["runtime"] = {{"name", "llamacpp-stock"}, {"settings", {{"threads", 4}}}};
+  r["imported"] = {{"tool", "llama-bench"}, {"format", "json"}};
+  r["harness"] = {{"reps", 5}, {"ci_reached", false}, {"ci_target", 0.02}};
+  const auto advice = NoiseAdvice(r);
+  ASSERT_EQ(advice.size(), 2u);
+  EXPECT_EQ(advice[0],
+            "rerunning llama-bench with more repetitions and pinned to fixed CPUs, then importing "
+            "it again (taskset -c 0 llama-bench ... -r 10 -t 1; this run had 5)");
+  EXPECT_EQ(advice[1].rfind("measuring it with pipette's llamacpp-stock runtime", 0), 0u);
+  for (const std::string& a : advice) {
+    EXPECT_EQ(a.find("cooldown_s"), std::string::npos) << a;
+    EXPECT_EQ(a.find("(cpus"), std::string::npos) << a;
+  }
+}
+
+}  // namespace
+}  // namespace pipette::analysis

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/noise.h"
 #include "analysis/record_fields.h"
 #include "pipette/analysis.h"
 #include "pipette/record.h"
@@ -58,6 +59,34 @@ json PoolResults(const std::vector<const json*>& results) {
   if (results.empty()) return json();
   const json& newest = *results.front();
   if (results.size() == 1 || !Poolable(analysis::BenchmarkTypeOf(newest))) return newest;
+  // A result without per-repetition values of the headline metric (a mean-only import: llama-bench's
+  // sql output) cannot join a pool of repetitions: the pool is made of the others and says which it
+  // left out, rather than keeping the newest estimate and counting results that gave nothing.
+  const std::string headline_metric = analysis::HeadlineMetricOf(newest);
+  std::vector<const json*> contributing;
+  json left_out = json::array();
+  for (const json* r : results) {
+    bool per_token = false;
+    if (ValuesOf(*r, headline_metric, per_token)) {
+      contributing.push_back(r);
+    } else {
+      left_out.push_back({{"result_id", record::StringAt(*r, "/result_id")},
+                          {"reason", "no per-repetition values of " + headline_metric +
+                                         " (a mean without samples)"}});
+    }
+  }
+  if (contributing.empty()) return newest;  // nothing to pool: the newest estimate as it is
+  if (!left_out.empty()) {
+    json pooled = PoolResults(contributing);
+    if (!pooled.contains("pooled")) {
+      pooled["pooled"] = {{"results", 1},
+                          {"result_ids", {record::StringAt(pooled, "/result_id")}},
+                          {"reps", pooled.value("harness", json::object()).value("reps", 0)},
+                          {"noisy_results", analysis::IsNoisy(pooled) ? 1 : 0}};
+    }
+    pooled["pooled"]["left_out"] = left_out;
+    return pooled;
+  }
   json pooled = newest;
   json metrics = json::object();
   const json newest_metrics = newest.value("metrics", json::object());

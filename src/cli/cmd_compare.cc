@@ -17,6 +17,7 @@
 #include "cli/store_reading.h"
 #include "pipette/analysis.h"
 #include "pipette/gguf.h"
+#include "pipette/record.h"
 #include "pipette/store.h"
 #include "platform/device_names.h"
 
@@ -90,9 +91,9 @@ void NoteNoisy(const json& r, const char* side, SideNotes& notes,
                std::vector<std::pair<std::string, json>>& noisy) {
   if (!analysis::IsNoisy(r)) return;
   const json none = json::object();
-  const std::string id = r.contains("pooled") ? fmt::format("{} pooled results",
-                                                             r["pooled"].value("results", 0))
-                                                : r["result_id"].get<std::string>();
+  const std::string id = r.contains("pooled") && r["pooled"].value("results", 0) > 1
+                             ? fmt::format("{} pooled results", r["pooled"].value("results", 0))
+                             : r["result_id"].get<std::string>();
   notes.Add(fmt::format("note: {} ({}, {}) is noisy: its 95% CI stayed wider than the target, so "
                         "a verdict on it is weak",
                         side, id, r.value("benchmark", none).value("id", "")));
@@ -108,6 +109,16 @@ void NoteNoiseFloorAndAdvice(const std::vector<json>& compared,
     notes.Add("note: " + line);
   }
   for (const std::string& line : AdviceLines(noisy)) notes.Add("  " + line);
+}
+
+// A pooled side that left a result out (a mean-only import: PoolResults) says which and why.
+void NoteLeftOut(const json& r, const char* side, SideNotes& notes) {
+  const json* left_out = record::Find(r, "/pooled/left_out");
+  if (left_out == nullptr || !left_out->is_array()) return;
+  for (const json& l : *left_out) {
+    notes.Add(fmt::format("note: {} leaves result {} out of its pool: {}", side,
+                          l.value("result_id", std::string("?")), l.value("reason", std::string())));
+  }
 }
 
 // A side measured under an emulator (device.emulated): its speeds are not the hardware's. Said
@@ -243,6 +254,8 @@ int CompareGroups(const CompareArgs& a, ResultSource& store, CliContext& ctx) {
     NoteSameResult(p.a, p.b, "the filters overlap", notes);
     NoteNoisy(p.a, "A", notes, noisy);
     NoteNoisy(p.b, "B", notes, noisy);
+    NoteLeftOut(p.a, "A", notes);
+    NoteLeftOut(p.b, "B", notes);
     json metrics = CompareMetrics(p.a, p.b, a.options);
     for (json& m : metrics) {
       json row = m;
