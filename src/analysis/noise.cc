@@ -235,6 +235,12 @@ std::vector<std::string> NoiseAdvice(const json& record) {
   return advice;
 }
 
+std::string JoinAdvice(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out.append(out.empty() ? "" : "; ").append(item);
+  return out;
+}
+
 GroupedAdvice GroupNoiseAdvice(const std::vector<json>& records) {
   GroupedAdvice out;
   std::vector<std::vector<std::string>> all;
@@ -289,7 +295,8 @@ std::vector<std::string> NoiseFloorNotes(const std::vector<json>& records,
     const auto unpinned = record::NumberAt(r, "/device/noise_floor/unpinned");
     if (!pinned || !unpinned || *pinned < 0 || *unpinned < 0) continue;
     const std::string id = record::TextAt(r, "/device/id");
-    auto it = std::find_if(devices.begin(), devices.end(), [&](const Device& d) { return d.id == id; });
+    auto it = std::find_if(devices.begin(), devices.end(),
+                           [&](const Device& d) { return d.id == id; });
     if (it == devices.end()) {
       devices.push_back({id, record::TextAt(r, "/device/name"), *pinned, *unpinned});
       it = devices.end() - 1;

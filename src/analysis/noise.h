@@ -71,6 +71,9 @@ struct GroupedAdvice {
 };
 GroupedAdvice GroupNoiseAdvice(const std::vector<nlohmann::json>& records);
 
+// Advice items as one phrase: "a; b; c" ("" for none).
+std::string JoinAdvice(const std::vector<std::string>& items);
+
 // The noise floor of the devices the records ran on (device.noise_floor, platform/noise_floor.h),
 // one sentence per device that has one, in the order first seen: "this machine's timing varies
 // by about 2.4% run to run (about 1.1% pinned to one CPU with the runtime's cpus setting);

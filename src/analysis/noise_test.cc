@@ -291,8 +291,8 @@ TEST(NoiseFloorNotesTest, TheSpreadThatAppliesOncePerDevice) {
             "this machine's timing varies by about 1.1% run to run pinned to one CPU; differences "
             "smaller than that cannot be resolved here");
   // Both kinds: the larger first, then each.
-  EXPECT_EQ(NoiseFloorNotes({WithFloor(r, "aa", 0.011, 0.024, "0"), WithFloor(r, "aa", 0.011, 0.024)},
-                            "aa")[0],
+  EXPECT_EQ(NoiseFloorNotes(
+                {WithFloor(r, "aa", 0.011, 0.024, "0"), WithFloor(r, "aa", 0.011, 0.024)}, "aa")[0],
             "this machine's timing varies by about 2.4% run to run (pinned to one CPU 1.1%, "
             "unpinned 2.4%); differences smaller than that cannot be resolved here");
   // Another device by its name, else its id's first 8 characters; tiny spreads are not 0.0%.

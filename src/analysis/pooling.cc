@@ -59,9 +59,10 @@ json PoolResults(const std::vector<const json*>& results) {
   if (results.empty()) return json();
   const json& newest = *results.front();
   if (results.size() == 1 || !Poolable(analysis::BenchmarkTypeOf(newest))) return newest;
-  // A result without per-repetition values of the headline metric (a mean-only import: llama-bench's
-  // sql output) cannot join a pool of repetitions: the pool is made of the others and says which it
-  // left out, rather than keeping the newest estimate and counting results that gave nothing.
+  // A result without per-repetition values of the headline metric (a mean-only import:
+  // llama-bench's sql output) cannot join a pool of repetitions: the pool is made of the others
+  // and says which it left out, rather than keeping the newest estimate and counting results
+  // that gave nothing.
   const std::string headline_metric = analysis::HeadlineMetricOf(newest);
   std::vector<const json*> contributing;
   json left_out = json::array();

@@ -117,7 +117,8 @@ void NoteLeftOut(const json& r, const char* side, SideNotes& notes) {
   if (left_out == nullptr || !left_out->is_array()) return;
   for (const json& l : *left_out) {
     notes.Add(fmt::format("note: {} leaves result {} out of its pool: {}", side,
-                          l.value("result_id", std::string("?")), l.value("reason", std::string())));
+                          l.value("result_id", std::string("?")),
+                          l.value("reason", std::string())));
   }
 }
 

@@ -231,8 +231,12 @@ void Probe(const ProbeArgs& args, const std::string& uri, const std::string& dri
     };
     for (const auto& [k, v] : rows) std::cout << fmt::format("{:<13}{}\n", k, v);
   }
-  if (!stored.ok()) return (void)ReportError(ctx, stored.error().Wrap("device probe"), kExitFailure);
-  if (!floor) return (void)ReportError(ctx, floor.error().Wrap("device probe: noise floor"), kExitFailure);
+  if (!stored.ok()) {
+    return (void)ReportError(ctx, stored.error().Wrap("device probe"), kExitFailure);
+  }
+  if (!floor) {
+    return (void)ReportError(ctx, floor.error().Wrap("device probe: noise floor"), kExitFailure);
+  }
   if (!floor_stored.ok()) ReportError(ctx, floor_stored.error().Wrap("device probe"), kExitFailure);
 }
 
@@ -241,12 +245,14 @@ void Probe(const ProbeArgs& args, const std::string& uri, const std::string& dri
 void AddDeviceCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* device = app.add_subcommand(
       "device",
-      "This machine's fingerprint (--json: the record's device block); probe: bandwidth, noise floor");
+      "This machine's fingerprint (--json: the record's device block); probe: bandwidth, noise "
+      "floor");
   device->require_subcommand(0, 1);
   auto args = std::make_shared<ProbeArgs>();
   CLI::App* probe = device->add_subcommand(
-      "probe", "Measure memory bandwidth (STREAM-like triad) and the noise floor (run-to-run spread of a fixed "
-      "kernel, pinned and unpinned) and cache them for this device");
+      "probe",
+      "Measure memory bandwidth (STREAM-like triad) and the noise floor (run-to-run spread of a "
+      "fixed kernel, pinned and unpinned) and cache them for this device");
   probe->add_option("--threads", args->threads, "worker threads (default: one per physical core)");
   probe->add_option("--runs", args->runs, "timed runs; the best is kept (1 to 1000)")
       ->capture_default_str();

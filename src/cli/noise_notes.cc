@@ -33,13 +33,9 @@ std::vector<std::string> AdviceLines(const std::vector<std::pair<std::string, js
   std::vector<json> records;
   for (const auto& [name, record] : noisy) records.push_back(record);
   const analysis::GroupedAdvice advice = analysis::GroupNoiseAdvice(records);
-  const auto joined = [](const std::vector<std::string>& items) {
-    std::string s;
-    for (const std::string& item : items) s.append(s.empty() ? "" : "; ").append(item);
-    return s;
-  };
   if (!advice.common.empty()) {
-    lines.push_back((noisy.size() == 1 ? "try: " : "for all of them, try: ") + joined(advice.common));
+    lines.push_back((noisy.size() == 1 ? "try: " : "for all of them, try: ") +
+                    analysis::JoinAdvice(advice.common));
   }
   size_t shown = 0, more = 0;
   for (size_t i = 0; i < noisy.size(); ++i) {
@@ -50,7 +46,8 @@ std::vector<std::string> AdviceLines(const std::vector<std::pair<std::string, js
     }
     const std::string benchmark =
         noisy[i].second.value("benchmark", json::object()).value("id", std::string());
-    lines.push_back(noisy[i].first + " " + benchmark + ": " + joined(advice.own[i]));
+    lines.push_back(noisy[i].first + " " + benchmark + ": " +
+                    analysis::JoinAdvice(advice.own[i]));
   }
   if (more > 0) lines.push_back(fmt::format("(and {} more with advice of their own)", more));
   return lines;

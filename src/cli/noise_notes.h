@@ -24,7 +24,8 @@ std::vector<std::string> NoiseFloorLines(std::vector<nlohmann::json> records,
 // (analysis::GroupNoiseAdvice): "for all of them, try: ..." ("try: ..." for one), then
 // "<name> <benchmark>: <advice of its own>" for those that have some, at most 10, then
 // "(and K more with advice of their own)". Empty when `noisy` is.
-std::vector<std::string> AdviceLines(const std::vector<std::pair<std::string, nlohmann::json>>& noisy);
+std::vector<std::string> AdviceLines(
+    const std::vector<std::pair<std::string, nlohmann::json>>& noisy);
 
 // The block under a table of results for its noisy ones, each given as (what names it in the
 // table, its record), newest first:

@@ -7,16 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 
 #include "platform/cache_dir.h"
-#include "platform/output_path.h"
 
 namespace pipette {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 }  // namespace
@@ -60,21 +57,8 @@ std::optional<BandwidthResult> CachedBandwidth(const std::string& device_id) {
 }
 
 Status StoreBandwidth(const std::string& device_id, const BandwidthResult& result) {
-  const std::string path = BandwidthCachePath(device_id);
-  if (path.empty()) {
-    return MakeError("invalid device id '" + device_id + "' for the bandwidth cache");
-  }
-  std::error_code ec;
-  const fs::path dir = fs::path(path).parent_path();
-  fs::create_directories(dir, ec);
-  if (ec) return MakeError("cannot create the cache folder " + dir.string() + ": " + ec.message());
-  json j = BandwidthJson(result);
-  j["schema"] = "pipette.bandwidth/1";
-  j["device_id"] = device_id;
-  return WriteFileAtomically(path, "the bandwidth cache", [&](std::ostream& out) {
-    out << j.dump(2) << "\n";
-    return Status::Ok();
-  });
+  return StoreDeviceCacheFile("bandwidth", device_id, "pipette.bandwidth/1", BandwidthJson(result),
+                              "the bandwidth cache");
 }
 
 std::optional<double> DecodeRooflineEfficiency(double decode_tokens_per_s, double bytes_per_token,

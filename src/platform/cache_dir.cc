@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+
+#include "platform/output_path.h"
 
 namespace pipette {
 
@@ -28,6 +31,23 @@ std::string DeviceCacheFile(const std::string& prefix, const std::string& device
                    });
   if (!hex) return {};
   return PipetteCacheDir() + "/" + prefix + "-" + device_id + ".json";
+}
+
+Status StoreDeviceCacheFile(const std::string& prefix, const std::string& device_id,
+                            const std::string& schema, nlohmann::json body,
+                            const std::string& what) {
+  const std::string path = DeviceCacheFile(prefix, device_id);
+  if (path.empty()) return MakeError("invalid device id '" + device_id + "' for " + what);
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return MakeError("cannot create the cache folder " + dir.string() + ": " + ec.message());
+  body["schema"] = schema;
+  body["device_id"] = device_id;
+  return WriteFileAtomically(path, what, [&](std::ostream& out) {
+    out << body.dump(2) << "\n";
+    return Status::Ok();
+  });
 }
 
 }  // namespace pipette

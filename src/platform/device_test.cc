@@ -658,7 +658,7 @@ TEST(DecodeRoofline, RatioOfStreamedBytesToBandwidth) {
 }
 
 
-// ---- The noise floor (platform/noise_floor.h) ----------------------------------------------------
+// ---- The noise floor (platform/noise_floor.h) ------------------------------------------------
 
 using nlohmann::json;
 
@@ -720,7 +720,8 @@ TEST(NoiseFloor, OptionsOutOfRangeAreOneLineErrors) {
 }
 
 TEST(NoiseFloor, TheProbeMeasuresItAndRefusesWhatDoesNotFit) {
-  auto measured = NoiseFloorFromProbe(AnswerProbe({{"noise_floor", {{"runs", 10}, {"run_ms", 1}}}}));
+  auto measured =
+      NoiseFloorFromProbe(AnswerProbe({{"noise_floor", {{"runs", 10}, {"run_ms", 1}}}}));
   ASSERT_TRUE(measured.ok()) << measured.error().message;
   EXPECT_EQ(measured->pinned.run_ms.size(), 10u);
   auto refused = NoiseFloorFromProbe(AnswerProbe({{"noise_floor", {{"runs", 3}}}}));

@@ -3,16 +3,13 @@
 #include "platform/noise_floor.h"
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 
 #include "platform/cache_dir.h"
-#include "platform/output_path.h"
 
 namespace pipette {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* kSchema = "pipette.noise_floor/1";
@@ -44,21 +41,8 @@ std::optional<NoiseFloorResult> CachedNoiseFloor(const std::string& device_id) {
 }
 
 Status StoreNoiseFloor(const std::string& device_id, const NoiseFloorResult& result) {
-  const std::string path = NoiseFloorCachePath(device_id);
-  if (path.empty()) {
-    return MakeError("invalid device id '" + device_id + "' for the noise-floor cache");
-  }
-  std::error_code ec;
-  const fs::path dir = fs::path(path).parent_path();
-  fs::create_directories(dir, ec);
-  if (ec) return MakeError("cannot create the cache folder " + dir.string() + ": " + ec.message());
-  json j = NoiseFloorJson(result);
-  j["schema"] = kSchema;
-  j["device_id"] = device_id;
-  return WriteFileAtomically(path, "the noise-floor cache", [&](std::ostream& out) {
-    out << j.dump(2) << "\n";
-    return Status::Ok();
-  });
+  return StoreDeviceCacheFile("noise-floor", device_id, kSchema, NoiseFloorJson(result),
+                              "the noise-floor cache");
 }
 
 json NoiseFloorSummary(const NoiseFloorResult& r) {

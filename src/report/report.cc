@@ -1078,19 +1078,14 @@ Document Build(const std::vector<json>& all, const ReportOptions& o) {
         res.bullets.push_back(line);
       }
       const analysis::GroupedAdvice advice = analysis::GroupNoiseAdvice(noisy_records);
-      const auto joined = [](const std::vector<std::string>& items) {
-        std::string j;
-        for (const std::string& item : items) j.append(j.empty() ? "" : "; ").append(item);
-        return j;
-      };
       if (!advice.common.empty()) {
         res.bullets.push_back(fmt::format("! {} noisy result{}: try {}", noisy_records.size(),
                                           noisy_records.size() == 1 ? "" : "s",
-                                          joined(advice.common)));
+                                          analysis::JoinAdvice(advice.common)));
       }
       for (size_t i = 0; i < noisy_records.size(); ++i) {
         if (!advice.own[i].empty()) {
-          res.bullets.push_back("! " + noisy_names[i] + ": " + joined(advice.own[i]));
+          res.bullets.push_back("! " + noisy_names[i] + ": " + analysis::JoinAdvice(advice.own[i]));
         }
       }
     }

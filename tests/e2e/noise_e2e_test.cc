@@ -82,7 +82,8 @@ TEST(NoiseEndToEnd, ResultsListSaysSharedAdviceAndTheNoiseFloorOnce) {
   const std::string cache = WorkDir() + "/noise-grouped-cache";
   fs::remove_all(cache);
   setenv("PIPETTE_CACHE", cache.c_str(), 1);
-  for (const char* b : {"decode_throughput_8_8", "decode_throughput_8_4", "prefill_throughput_16"}) {
+  for (const char* b :
+       {"decode_throughput_8_8", "decode_throughput_8_4", "prefill_throughput_16"}) {
     auto r = RunPipette({"--store", store, "run", "-q", "--model", TinySynthetic(), "--benchmark",
                          b, "--threads", "1", "--min-reps", "1", "--max-reps", "2",
                          "--no-readiness-load"});
@@ -98,8 +99,9 @@ TEST(NoiseEndToEnd, ResultsListSaysSharedAdviceAndTheNoiseFloorOnce) {
   EXPECT_TRUE(Has(unmeasured.out,
                   "! 3 results are noisy: their 95% CI stayed wider than the harness target\n"))
       << unmeasured.out;
-  EXPECT_EQ(count(unmeasured.out, "more repetitions (max_reps 4; this run stopped at its max_reps 2)"),
-            1u)
+  EXPECT_EQ(
+      count(unmeasured.out, "more repetitions (max_reps 4; this run stopped at its max_reps 2)"),
+      1u)
       << unmeasured.out;
   EXPECT_TRUE(Has(unmeasured.out, "  for all of them, try: more repetitions")) << unmeasured.out;
   EXPECT_TRUE(Has(unmeasured.out, "  the noise floor of this device is not measured: `pipette "
