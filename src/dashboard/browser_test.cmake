@@ -4,6 +4,7 @@
 # Included from tests/e2e/CMakeLists.txt.
 pipette_test(dashboard_browser_test
   SOURCES ${CMAKE_SOURCE_DIR}/tests/e2e/dashboard_browser_test.cc
+    ${CMAKE_SOURCE_DIR}/tests/e2e/headless_chromium.cc
   LIBS pipette_fleet_store pipette_store pipette_platform PkgConfig::CPP_HTTPLIB
   LABELS slow e2e)
 target_compile_definitions(dashboard_browser_test PRIVATE PIPETTE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "headless_chromium.h"
 #include "pipette/fleet_store.h"
 #include "pipette/store.h"
 #include "platform/process.h"
@@ -36,40 +37,17 @@ using nlohmann::json;
 constexpr int64_t kNow = 1764568800;
 const std::string kClient = "pc_0123456789abcdef0123456789abcdef";
 
-std::string FindChromium() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "chrome"}) {
-    std::stringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-      if (dir.empty()) continue;
-      const fs::path candidate = fs::path(dir) / name;
-      std::error_code ec;
-      if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) {
-        return candidate.string();
-      }
-    }
-  }
-  return "";
-}
+using testing_browser::BrowserRun;
+using testing_browser::Count;
+using testing_browser::FindChromium;
+using testing_browser::ProbeFacts;
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-size_t Count(const std::string& s, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size()))
-    ++n;
-  return n;
-}
 
-struct BrowserRun {
-  bool finished = false;
-  std::string out, err;
-};
 
 class DashboardInBrowser : public ::testing::Test {
  protected:
@@ -203,42 +181,10 @@ class DashboardInBrowser : public ::testing::Test {
   // --screenshot=FILE), at most 60 s.
   // `extra` flags go before the action.
   BrowserRun Browse(const std::string& action, const std::string& url, int width, int height,
-                    const std::vector<std::string>& extra = {}) {
-    static int counter = 0;
-    const std::string err_path =
-        (dir_ / ("chromium-" + std::to_string(counter++) + ".txt")).string();
-    BrowserRun run;
-    std::vector<std::string> argv = {
-        chromium_, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-        "--v=0", "--no-first-run", "--hide-scrollbars",
-        "--user-data-dir=" + (dir_ / "chromium-profile").string(),
-        "--window-size=" + std::to_string(width) + "," + std::to_string(height)};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    argv.push_back(action);
-    argv.push_back(url);
-    auto child = ChildProcess::Start(argv, err_path);
-    if (!child.ok()) {
-      run.err = child.error().message;
-      return run;
-    }
-    child->CloseStdin();
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto line = child->ReadLine(std::chrono::milliseconds(1000));
-      if (line) {
-        run.out += *line + "\n";
-      } else if (!child->TimedOut()) {
-        break;
-      }
-    }
-    auto exit = child->Wait(std::chrono::milliseconds(5000));
-    if (!exit) {
-      child->Kill(SIGKILL);
-      child->Wait();
-    }
-    run.finished = exit.has_value() && exit->exited && exit->code == 0;
-    run.err = ReadFile(err_path);
-    return run;
+                    std::vector<std::string> extra = {}) {
+    extra.push_back("--hide-scrollbars");
+    return testing_browser::Browse(chromium_, action, url, dir_.string(),
+                                   std::to_string(width) + "," + std::to_string(height), extra);
   }
 
   // Console messages and failed loads in chromium's log.
@@ -416,20 +362,6 @@ pages.forEach(function (p, i) {
 )";
 }
 
-// The JSON the probe page wrote, from Chromium's dump of its DOM.
-json ProbeFacts(const std::string& dom) {
-  const size_t start = dom.find("<pre id=\"probe\">");
-  if (start == std::string::npos) return {};
-  const size_t from = start + 16;
-  std::string text = dom.substr(from, dom.find("</pre>", from) - from);
-  for (const auto& [entity, c] : std::vector<std::pair<std::string, std::string>>{
-           {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
-    for (size_t at = text.find(entity); at != std::string::npos; at = text.find(entity, at + 1)) {
-      text.replace(at, entity.size(), c);
-    }
-  }
-  return json::parse(text, nullptr, false);
-}
 
 TEST_F(DashboardInBrowser, EveryPageRendersWithItsRowsAndPointsAndNoConsoleErrors) {
   Fill();

@@ -22,6 +22,7 @@
 #include "cli_runner.h"
 #include "model_fixtures.h"
 #include "models/llama_tools.h"
+#include "headless_chromium.h"
 #include "pipette/cell.h"
 #include "pipette/store.h"
 #include "platform/process.h"
@@ -33,74 +34,16 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace testing_models;
 
-// The first of the usual Chromium binary names on $PATH, or "".
-std::string FindChromium() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "chrome"}) {
-    std::stringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-      if (dir.empty()) continue;
-      const fs::path candidate = fs::path(dir) / name;
-      std::error_code ec;
-      if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) {
-        return candidate.string();
-      }
-    }
-  }
-  return "";
-}
+using testing_browser::BrowserRun;
+using testing_browser::Count;
+using testing_browser::FindChromium;
+using testing_browser::ProbeFacts;
 
-struct BrowserRun {
-  bool finished = false;
-  std::string out, err;
-};
-
-// Runs chromium headless on `url` with `action` ("--screenshot=FILE" or "--dump-dom") in a window
-// of `window` ("WIDTH,HEIGHT") pixels, with `extra` flags, at most 90 seconds.
+// Chromium on one page, its profile and log in this test's work folder.
 BrowserRun Browse(const std::string& chromium, const std::string& action, const std::string& url,
                   const std::string& window = "1280,4000",
                   const std::vector<std::string>& extra = {}) {
-  static int counter = 0;
-  const std::string err_path = WorkDir() + "/chromium-" + std::to_string(counter++) + ".txt";
-  const std::string profile = WorkDir() + "/chromium-profile";
-  BrowserRun run;
-  std::vector<std::string> argv = {chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                                   "--enable-logging=stderr", "--v=0", "--no-first-run",
-                                   "--user-data-dir=" + profile, "--window-size=" + window};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.push_back(action);
-  argv.push_back(url);
-  auto child = ChildProcess::Start(argv, err_path);
-  if (!child.ok()) {
-    run.err = child.error().message;
-    return run;
-  }
-  child->CloseStdin();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto line = child->ReadLine(std::chrono::milliseconds(1000));
-    if (line) {
-      run.out += *line + "\n";
-    } else if (!child->TimedOut()) {
-      break;  // end of output
-    }
-  }
-  auto exit = child->Wait(std::chrono::milliseconds(
-      std::max<long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
-                            deadline - std::chrono::steady_clock::now())
-                            .count())));
-  if (!exit) {
-    child->Kill(SIGKILL);
-    child->Wait();
-  }
-  run.finished = exit.has_value() && exit->exited && exit->code == 0;
-  std::ifstream in(err_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  run.err = ss.str();
-  return run;
+  return testing_browser::Browse(chromium, action, url, WorkDir(), window, extra);
 }
 
 // Lines of chromium's log that carry a page's console message.
@@ -114,11 +57,6 @@ std::vector<std::string> ConsoleLines(const std::string& log) {
   return out;
 }
 
-size_t Count(const std::string& s, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size())) ++n;
-  return n;
-}
 
 // The element <svg ... id="ID" ...>...</svg> in `dom`, or "".
 std::string SvgById(const std::string& dom, const std::string& id) {
@@ -490,20 +428,6 @@ document.getElementById('report').addEventListener('load', function () {
 )";
 }
 
-// The JSON the probe page wrote, from Chromium's dump of its DOM.
-json ProbeFacts(const std::string& dom) {
-  const size_t start = dom.find("<pre id=\"probe\">");
-  if (start == std::string::npos) return {};
-  const size_t from = start + 16;
-  std::string text = dom.substr(from, dom.find("</pre>", from) - from);
-  for (const auto& [entity, c] : std::vector<std::pair<std::string, std::string>>{
-           {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
-    for (size_t at = text.find(entity); at != std::string::npos; at = text.find(entity, at + 1)) {
-      text.replace(at, entity.size(), c);
-    }
-  }
-  return json::parse(text, nullptr, false);
-}
 
 // Issue 26's funnel, rendered: the real `pipette decide` on stories260K in F32 and Q4_0 with a
 // memory limit between their peaks (F32 leaves at screen), its state found beside the store by
