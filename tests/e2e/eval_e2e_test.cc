@@ -54,11 +54,6 @@ class EvalE2e : public ::testing::Test {
     return a;
   }
 
-  static json Record(const CliResult& r) {
-    const json j = json::parse(r.out, nullptr, false);
-    EXPECT_TRUE(j.is_object()) << r.out << r.err;
-    return j.is_object() ? j : json::object();
-  }
 
   // key -> completion text.
   static std::map<std::string, std::string> Texts(const json& record) {
@@ -69,27 +64,6 @@ class EvalE2e : public ::testing::Test {
     return out;
   }
 
-  // Runs `args`; once stderr shows `marker`, calls act(pipette pid).
-  static CliResult RunAndActAt(const std::vector<std::string>& args, const std::string& marker,
-                               const std::function<void(int)>& act) {
-    std::thread watcher;
-    std::atomic<bool> acted{false};
-    auto r = RunPipette(args, [&](int pid, const std::string& err_path) {
-      watcher = std::thread([&, pid, err_path] {
-        for (int i = 0; i < 6000 && !acted; ++i) {
-          if (ReadFile(err_path).find(marker) != std::string::npos) {
-            act(pid);
-            acted = true;
-            return;
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-      });
-    });
-    if (watcher.joinable()) watcher.join();
-    EXPECT_TRUE(acted) << "never saw '" << marker << "' in:\n" << r.err;
-    return r;
-  }
 
   std::string dir_;
 };
@@ -98,7 +72,7 @@ TEST_F(EvalE2e, MathOnStories260KStoresFortyScoredCompletionsAndReproducesThem) 
   const std::string store = dir_ + "/a.db";
   auto r = RunPipette(MathArgs(store));
   ASSERT_EQ(r.exit.code, 0) << r.err;
-  const json rec = Record(r);
+  const json rec = RecordOf(r);
   EXPECT_EQ(rec["status"], "ok");
   EXPECT_EQ(rec["benchmark"]["type"], "eval");
   const json& e = rec["eval"];
@@ -143,7 +117,7 @@ TEST_F(EvalE2e, MathOnStories260KStoresFortyScoredCompletionsAndReproducesThem) 
   // The same seed, a fresh store: the same completions.
   auto again = RunPipette(MathArgs(dir_ + "/b.db"));
   ASSERT_EQ(again.exit.code, 0) << again.err;
-  EXPECT_EQ(Texts(Record(again)), Texts(rec));
+  EXPECT_EQ(Texts(RecordOf(again)), Texts(rec));
 }
 
 TEST_F(EvalE2e, CtrlCThenRerunRedoesNothing) {
@@ -158,17 +132,17 @@ TEST_F(EvalE2e, CtrlCThenRerunRedoesNothing) {
   // Another store in the same folder starts afresh: checkpoints are keyed by the store too.
   auto other = RunPipette(MathArgs(dir_ + "/d.db"));
   ASSERT_EQ(other.exit.code, 0) << other.err;
-  EXPECT_EQ(Record(other)["eval"]["resumed_attempts"], 0);
+  EXPECT_EQ(RecordOf(other)["eval"]["resumed_attempts"], 0);
   auto resumed = RunPipette(MathArgs(store));
   ASSERT_EQ(resumed.exit.code, 0) << resumed.err;
-  const json rec = Record(resumed);
+  const json rec = RecordOf(resumed);
   EXPECT_EQ(rec["completions"].size(), 40u);
   const int before = rec["eval"]["resumed_attempts"];
   EXPECT_GE(before, 10);
   EXPECT_LT(before, 40);
   EXPECT_EQ(rec["eval"]["attempts_run_here"].get<int>() + before, 40);
   // Resuming changes nothing: an uninterrupted run gives the same completions.
-  EXPECT_EQ(Texts(Record(other)), Texts(rec));
+  EXPECT_EQ(Texts(RecordOf(other)), Texts(rec));
   // The checkpoint goes once the result is stored.
   EXPECT_FALSE(fs::exists(rec["eval"]["checkpoint"].get<std::string>()));
 }
@@ -182,7 +156,7 @@ TEST_F(EvalE2e, DriverKilledMidAttemptFailsThatAttemptAndTheCellGoesOn) {
   });
   ASSERT_GT(killed, 0) << "no driver process found";
   ASSERT_EQ(r.exit.code, 0) << r.err;
-  const json rec = Record(r);
+  const json rec = RecordOf(r);
   EXPECT_EQ(rec["status"], "ok");
   ASSERT_EQ(rec["completions"].size(), 16u);
   int killed_attempts = 0;
@@ -208,7 +182,7 @@ TEST_F(EvalE2e, GpqaOnASyntheticModelWithA4096TokenContext) {
                        "-t", "1", "--data-dir", kEvalsDir, "--limit", "20", "--repeats", "2",
                        "--max-tokens", "96"});
   ASSERT_EQ(r.exit.code, 0) << r.err;
-  const json rec = Record(r);
+  const json rec = RecordOf(r);
   EXPECT_EQ(rec["eval"]["fingerprint"],
             "60d4d93801f979b3dc52847f1eadb9d14a495a427fbb4934858f18530fab9281");
   EXPECT_EQ(rec["eval"]["scorer"], "pipette-gpqa/1");
@@ -236,7 +210,7 @@ TEST_F(EvalE2e, IfBenchIsScoredPerInstructionAndJudgedWithItsInterval) {
   args.insert(args.end(), kShortContextDetector.begin(), kShortContextDetector.end());
   auto r = RunPipette(args);
   ASSERT_EQ(r.exit.code, 0) << r.err;
-  const json rec = Record(r);
+  const json rec = RecordOf(r);
   ASSERT_EQ(rec["status"], "ok") << rec.dump();
   EXPECT_EQ(rec["eval"]["scorer"], "pipette-ifbench/1");
   ASSERT_EQ(rec["completions"].size(), 8u);
@@ -291,7 +265,7 @@ TEST_F(EvalE2e, MathThroughTheDriverAndThroughLlamaServerAgree) {
                              std::string(PIPETTE_LLAMA_PREFIX) + "/bin"});
   auto b = RunPipette(stock);
   ASSERT_EQ(b.exit.code, 0) << b.err;
-  const json ra = Record(a), rb = Record(b);
+  const json ra = RecordOf(a), rb = RecordOf(b);
   ASSERT_EQ(rb["status"], "ok") << rb.dump();
   EXPECT_EQ(rb["runtime"]["name"], "llamacpp-stock");
   EXPECT_EQ(rb["eval"]["prompt_format"], "server_chat_template");
@@ -375,7 +349,7 @@ TEST_F(EvalE2e, BadInputIsOneLineAndStoresNothing) {
                              "--data-dir", dir_ + "/changed", "--limit", "2", "--repeats", "1",
                              "--max-tokens", "32"});
   ASSERT_EQ(changed.exit.code, 0) << changed.err;
-  const json rec = Record(changed);
+  const json rec = RecordOf(changed);
   EXPECT_EQ(rec["eval"]["fingerprint_matches_published"], false);
   bool warned = false;
   for (const json& w : rec["logs"]["warnings"]) {

@@ -1,8 +1,13 @@
 #include "eval_fixtures.h"
 
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace pipette::testing_models {
 
@@ -32,6 +37,33 @@ int DriverPid(int parent) {
     }
   }
   return -1;
+}
+
+CliResult RunAndActAt(const std::vector<std::string>& args, const std::string& marker,
+                      const std::function<void(int)>& act) {
+  std::thread watcher;
+  std::atomic<bool> acted{false};
+  auto r = RunPipette(args, [&](int pid, const std::string& err_path) {
+    watcher = std::thread([&, pid, err_path] {
+      for (int i = 0; i < 6000 && !acted; ++i) {
+        if (ReadFile(err_path).find(marker) != std::string::npos) {
+          act(pid);
+          acted = true;
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  });
+  if (watcher.joinable()) watcher.join();
+  EXPECT_TRUE(acted) << "never saw '" << marker << "' in:\n" << r.err;
+  return r;
+}
+
+nlohmann::json RecordOf(const CliResult& r) {
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_TRUE(j.is_object()) << r.out << r.err;
+  return j.is_object() ? j : nlohmann::json::object();
 }
 
 }  // namespace pipette::testing_models

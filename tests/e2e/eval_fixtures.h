@@ -1,9 +1,15 @@
 // What the eval end-to-end tests share: the doom-loop detector tuned for stories260K, a whole-file
-// reader, and the pid of a running pipette's driver (to kill it mid-run).
+// reader, the pid of a running pipette's driver (to kill it mid-run), acting on a run at a point
+// of its output, and the record a --json run printed.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
 
 namespace pipette::testing_models {
 
@@ -16,5 +22,13 @@ std::string ReadFile(const std::string& path);
 
 // The pid of `parent`'s child named like the driver, or -1.
 int DriverPid(int parent);
+
+// Runs pipette with `args`; once its stderr shows `marker`, calls act(pipette's pid) (e.g. to
+// interrupt it there). A test failure when the marker never shows.
+CliResult RunAndActAt(const std::vector<std::string>& args, const std::string& marker,
+                      const std::function<void(int)>& act);
+
+// The record a `--json` run printed; an empty object, and a test failure, when it printed none.
+nlohmann::json RecordOf(const CliResult& r);
 
 }  // namespace pipette::testing_models

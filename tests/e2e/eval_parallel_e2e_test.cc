@@ -87,33 +87,7 @@ class EvalParallelE2e : public ::testing::Test {
     return a;
   }
 
-  static json Record(const CliResult& r) {
-    const json j = json::parse(r.out, nullptr, false);
-    EXPECT_TRUE(j.is_object()) << r.out << r.err;
-    return j.is_object() ? j : json::object();
-  }
 
-  // Runs `args`; once stderr shows `marker`, calls act(pipette pid).
-  static CliResult RunAndActAt(const std::vector<std::string>& args, const std::string& marker,
-                               const std::function<void(int)>& act) {
-    std::thread watcher;
-    std::atomic<bool> acted{false};
-    auto r = RunPipette(args, [&](int pid, const std::string& err_path) {
-      watcher = std::thread([&, pid, err_path] {
-        for (int i = 0; i < 6000 && !acted; ++i) {
-          if (ReadFile(err_path).find(marker) != std::string::npos) {
-            act(pid);
-            acted = true;
-            return;
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-      });
-    });
-    if (watcher.joinable()) watcher.join();
-    EXPECT_TRUE(acted) << "never saw '" << marker << "' in:\n" << r.err;
-    return r;
-  }
 
   std::string dir_;
 };
@@ -126,7 +100,7 @@ TEST_F(EvalParallelE2e, GreedyCompletionsAtFourEqualThoseAtOne) {
   ASSERT_EQ(one.exit.code, 0) << one.err;
   auto four = RunPipette(MathArgs(dir_ + "/four.db", 4, "0", "12", "1"));
   ASSERT_EQ(four.exit.code, 0) << four.err;
-  const json r1 = Record(one), r4 = Record(four);
+  const json r1 = RecordOf(one), r4 = RecordOf(four);
   ASSERT_EQ(r4["status"], "ok") << r4.dump();
   EXPECT_EQ(r1["eval"]["parallel"], 1);
   EXPECT_EQ(r4["eval"]["parallel"], 4);
@@ -175,7 +149,7 @@ TEST_F(EvalParallelE2e, TwoThreadsWithoutFlashAttentionStillEqualOne) {
   ASSERT_EQ(one.exit.code, 0) << one.err;
   auto four = RunPipette(MathArgs(dir_ + "/four.db", 4, "0", "8", "1", "200", two));
   ASSERT_EQ(four.exit.code, 0) << four.err;
-  const json r1 = Record(one), r4 = Record(four);
+  const json r1 = RecordOf(one), r4 = RecordOf(four);
   EXPECT_EQ(r4["runtime"]["settings"]["threads"], 2);
   EXPECT_EQ(Outcomes(r4), Outcomes(r1));
   int past_256 = 0;
@@ -192,7 +166,7 @@ TEST_F(EvalParallelE2e, SeededSamplingAtThreeEqualsOne) {
   ASSERT_EQ(one.exit.code, 0) << one.err;
   auto three = RunPipette(MathArgs(dir_ + "/three.db", 3, "0.8", "6", "2"));
   ASSERT_EQ(three.exit.code, 0) << three.err;
-  const json r1 = Record(one), r3 = Record(three);
+  const json r1 = RecordOf(one), r3 = RecordOf(three);
   ASSERT_EQ(r3["status"], "ok") << r3.dump();
   EXPECT_EQ(r3["eval"]["sampling"]["chain"], "top_k,top_p,min_p,temp,dist");
   const auto o1 = Outcomes(r1), o3 = Outcomes(r3);
@@ -220,7 +194,7 @@ TEST_F(EvalParallelE2e, DriverKilledMidStepFailsTheAttemptsItRanAndTheCellGoesOn
   });
   ASSERT_GT(killed, 0) << "no driver process found";
   ASSERT_EQ(r.exit.code, 0) << r.err;
-  const json rec = Record(r);
+  const json rec = RecordOf(r);
   EXPECT_EQ(rec["status"], "ok");
   ASSERT_EQ(rec["completions"].size(), 16u);
   int killed_attempts = 0;
@@ -241,7 +215,7 @@ TEST_F(EvalParallelE2e, DriverKilledMidStepFailsTheAttemptsItRanAndTheCellGoesOn
   // The attempts that ran after the restart are the ones a run alone gives.
   auto alone = RunPipette(MathArgs(dir_ + "/alone.db", 1, "0", "8", "2", "280"));
   ASSERT_EQ(alone.exit.code, 0) << alone.err;
-  const auto oa = Outcomes(Record(alone));
+  const auto oa = Outcomes(RecordOf(alone));
   for (const auto& [key, o] : Outcomes(rec)) {
     if (o.stop != "failure" || o.error_stage == "context") {
       EXPECT_EQ(o, oa.at(key)) << key;
@@ -258,14 +232,14 @@ TEST_F(EvalParallelE2e, CtrlCThenResumeGivesTheUninterruptedCompletions) {
   EXPECT_EQ(stopped.exit.code, 130) << stopped.err;
   auto resumed = RunPipette(args);
   ASSERT_EQ(resumed.exit.code, 0) << resumed.err;
-  const json rec = Record(resumed);
+  const json rec = RecordOf(resumed);
   const int before = rec["eval"]["resumed_attempts"];
   EXPECT_GE(before, 6);
   EXPECT_LT(before, 20);
   EXPECT_EQ(rec["eval"]["attempts_run_here"].get<int>() + before, 20);
   auto whole = RunPipette(MathArgs(dir_ + "/w.db", 1, "0.8", "10", "2"));
   ASSERT_EQ(whole.exit.code, 0) << whole.err;
-  EXPECT_EQ(Outcomes(rec), Outcomes(Record(whole)));
+  EXPECT_EQ(Outcomes(rec), Outcomes(RecordOf(whole)));
 }
 
 // A suite's [eval] parallel reaches the cell and its record.
@@ -307,7 +281,7 @@ TEST_F(EvalParallelE2e, WhereBatchedArithmeticDiffersTheRecordSaysSo) {
     a.insert(a.end(), extra.begin(), extra.end());
     auto r = RunPipette(a);
     EXPECT_EQ(r.exit.code, 0) << r.err;
-    return Record(r);
+    return RecordOf(r);
   };
   const auto warned = [](const json& rec, const std::string& what) {
     for (const json& w : rec["logs"]["warnings"]) {
