@@ -26,6 +26,13 @@
 #
 # PIPETTE_LLAMA_CPP_DIR=/path/to/llama.cpp uses that checkout instead of the pinned one (its
 # commit is recorded in every result like the pinned one's).
+#
+# PIPETTE_LLAMA_TOOLS="llama-quantize" builds and installs the libraries and those programs alone
+# (any of llama-bench, llama-quantize, llama-convert-llama2c-to-ggml, llama-server; default: all
+# four). The quick start asks for llama-quantize, the one program it runs, so that a first run
+# measures sooner (llama-server and its multimodal library are about a third of the build); a
+# later call without it builds the rest in the same build folder under the same key (the same
+# build, more of its targets) and only then marks the prefix complete.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -135,6 +142,13 @@ else
   commit=$release_commit
 fi
 
+all_tools=(llama-bench llama-quantize llama-convert-llama2c-to-ggml llama-server)
+read -ra tools <<<"${PIPETTE_LLAMA_TOOLS:-${all_tools[*]}}"
+for t in "${tools[@]}"; do
+  [[ " ${all_tools[*]} " == *" $t "* ]] ||
+    { echo "pipette: error: PIPETTE_LLAMA_TOOLS names '$t', which is not one of: ${all_tools[*]}" >&2; exit 2; }
+done
+
 flags=(
   -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=ON
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=ON -DLLAMA_BUILD_TOOLS=ON
@@ -169,6 +183,17 @@ install_common() {  # source tree, build folder
   [ ! -d "$s/common/jinja" ] || cp -f "$s"/common/jinja/*.h "$prefix/include/common/jinja/"
 }
 
+# The libraries and the programs asked for, installed by an earlier call that built only some of
+# the programs (PIPETTE_LLAMA_TOOLS): nothing to do.
+has_tools() {
+  local t
+  for t in "${tools[@]}"; do [ -x "$prefix/bin/$t" ] || return 1; done
+}
+if [[ "$commit" != *-dirty && ! -f "$prefix/.complete" && -f "$prefix/.libraries" ]] &&
+  has_common && has_tools; then
+  echo "$prefix"; exit 0
+fi
+
 if [[ "$commit" != *-dirty && -f "$prefix/.complete" ]]; then
   has_common && { echo "$prefix"; exit 0; }
   # One upgrade at a time (a second caller waits, then finds it done).
@@ -194,14 +219,20 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-log "building llama.cpp $commit into $prefix (first time only: several minutes)"
+if [ -f "$prefix/.libraries" ]; then
+  log "building llama.cpp's ${tools[*]} into $prefix (beside the libraries built before)"
+elif [ ${#tools[@]} -lt ${#all_tools[@]} ]; then
+  log "building llama.cpp $commit into $prefix: its libraries and ${tools[*]} (first time only: several minutes)"
+else
+  log "building llama.cpp $commit into $prefix (first time only: several minutes)"
+fi
 build=$prefix/build
 mkdir -p "$prefix"
 cmake -S "$src" -B "$build" "${gen[@]}" "${flags[@]}" "${launcher[@]}" \
   -DCMAKE_INSTALL_PREFIX="$prefix" >"$prefix/configure.log" 2>&1 \
   || { tail -20 "$prefix/configure.log" >&2; fail "configuring llama.cpp failed (log: $prefix/configure.log)"; }
-cmake --build "$build" -j"$(nproc)" --target llama "$(common_target "$src")" llama-bench \
-  llama-quantize llama-convert-llama2c-to-ggml llama-server >"$prefix/build.log" 2>&1 \
+cmake --build "$build" -j"$(nproc)" --target llama "$(common_target "$src")" "${tools[@]}" \
+  >"$prefix/build.log" 2>&1 \
   || { tail -30 "$prefix/build.log" >&2; fail "building llama.cpp failed (log: $prefix/build.log)"; }
 # Assemble the prefix by hand: llama.cpp's own install step also installs every example, most of
 # which we do not build. cmake/llama_prefix.cmake turns this layout into imported targets.
@@ -210,12 +241,17 @@ cp -f "$build/src/libllama.a" "$build"/ggml/src/libggml*.a "$prefix/lib/"
 cp -f "$src"/include/*.h "$src"/ggml/include/*.h "$prefix/include/"
 install_common "$src" "$build"
 grep -q '^GGML_OPENMP_ENABLED:INTERNAL=ON' "$build/CMakeCache.txt" && echo ON >"$prefix/GGML_OPENMP" || echo OFF >"$prefix/GGML_OPENMP"
-for t in llama-bench llama-quantize llama-convert-llama2c-to-ggml llama-server; do
-  cp -f "$build/bin/$t" "$prefix/bin/$t"
+for t in "${tools[@]}"; do  # copied, then renamed: a program in bin/ is a whole one
+  cp -f "$build/bin/$t" "$prefix/bin/.$t.tmp"
+  mv -f "$prefix/bin/.$t.tmp" "$prefix/bin/$t"
 done
 mkdir -p "$prefix/share/pipette"
 cp -f "$src"/models/ggml-vocab-*.gguf "$prefix/share/pipette/" 2>/dev/null || true
 printf '%s\n' "$commit" >"$prefix/COMMIT"
 printf '%s\n' "${flags[*]}" >"$prefix/BUILD_FLAGS"
-[[ "$commit" == *-dirty ]] || touch "$prefix/.complete"
+if [[ "$commit" != *-dirty ]]; then
+  touch "$prefix/.libraries"
+  tools=("${all_tools[@]}")
+  ! has_tools || touch "$prefix/.complete"
+fi
 echo "$prefix"

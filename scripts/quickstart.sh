@@ -10,9 +10,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-# Only what the quick start runs (pipette and its driver): the tests' programs are built by
-# scripts/test.sh, so a first run measures sooner.
-PIPETTE_BUILD_TARGETS="pipette pipette-llamacpp-driver" bash scripts/build.sh
+# Only what the quick start runs (pipette, its driver, and of llama.cpp's programs llama-quantize):
+# the tests' programs and llama.cpp's other tools are built by scripts/test.sh, so a first run
+# measures sooner.
+PIPETTE_LLAMA_TOOLS=llama-quantize PIPETTE_BUILD_TARGETS="pipette pipette-llamacpp-driver" \
+  bash scripts/build.sh
 pipette=${PIPETTE_BUILD_DIR:-$root/build}/src/cli/pipette
 out=${PIPETTE_QUICKSTART_DIR:-$root/out/quickstart}
 store=$out/results.db

@@ -223,7 +223,9 @@ int List(const ResultsArgs& a, CliContext& ctx) {
   if (noisy) {
     PrintNoisyBlock(noisy_records, std::cout);
   } else {
-    for (const std::string& line : NoiseFloorLines(device_records)) std::cout << line << "\n";
+    for (const std::string& line : NoiseFloorLines(device_records, /*say_unmeasured=*/false)) {
+      std::cout << line << "\n";
+    }
   }
   return kExitOk;
 }
