@@ -157,31 +157,46 @@ std::optional<std::string> CoolDown(const json& record) {
   return std::string("a cool-down between cells (cooldown_s, e.g. 30)");
 }
 
+// What the readiness gate saw while a cell ran that calls for advice: the largest share of the
+// CPUs other processes kept busy (from 5%), the hottest CPU above the gate's threshold.
+std::optional<double> BusySeen(const json& record) {
+  const auto busy = MaxObserved(ReadinessObservations(record), "busy_fraction");
+  return busy && *busy >= kBusyWorthSaying ? busy : std::nullopt;
+}
+
+std::optional<double> HeatSeen(const json& record) {
+  const auto celsius = MaxObserved(ReadinessObservations(record), "hottest_cpu_celsius");
+  const auto max_celsius = record::NumberAt(record, "/harness/readiness/policy/max_cpu_celsius");
+  return celsius && max_celsius && *celsius > *max_celsius ? celsius : std::nullopt;
+}
+
+// `of` is "" for one record's advice, or " in 8 of them" for several records' merged.
+std::string BusyAdvice(double busy, const json& record, const std::string& of = "") {
+  const double max_busy =
+      record::NumberAt(record, "/harness/readiness/policy/max_busy_fraction").value_or(0.30);
+  const std::string gate =
+      Waived(record, "load")
+          ? std::string("the load criterion was waived; without it the gate waits for them")
+          : fmt::format("max_busy_fraction {:.2f}; a lower one waits for them", max_busy);
+  return fmt::format(
+      "stopping other processes: they kept up to {:.0f}% of the CPUs busy during the readiness "
+      "checks{} ({})",
+      100 * busy, of, gate);
+}
+
+std::string HeatAdvice(double celsius, const json& record, const std::string& of = "") {
+  return fmt::format(
+      "letting the CPU cool: it reached {:.0f} C during the readiness checks{} (max_cpu_celsius "
+      "{:g})",
+      celsius, of,
+      record::NumberAt(record, "/harness/readiness/policy/max_cpu_celsius").value_or(0));
+}
+
 // What the readiness gate saw while this cell ran: other processes' load and the CPU's heat.
 std::vector<std::string> ReadinessAdvice(const json& record) {
   std::vector<std::string> advice;
-  const std::vector<json> observations = ReadinessObservations(record);
-  const auto busy = MaxObserved(observations, "busy_fraction");
-  const double max_busy =
-      record::NumberAt(record, "/harness/readiness/policy/max_busy_fraction").value_or(0.30);
-  if (busy && *busy >= kBusyWorthSaying) {
-    const std::string gate =
-        Waived(record, "load")
-            ? std::string("the load criterion was waived; without it the gate waits for them")
-            : fmt::format("max_busy_fraction {:.2f}; a lower one waits for them", max_busy);
-    advice.push_back(fmt::format(
-        "stopping other processes: they kept up to {:.0f}% of the CPUs busy during the "
-        "readiness checks ({})",
-        100 * *busy, gate));
-  }
-  const auto celsius = MaxObserved(observations, "hottest_cpu_celsius");
-  const auto max_celsius = record::NumberAt(record, "/harness/readiness/policy/max_cpu_celsius");
-  if (celsius && max_celsius && *celsius > *max_celsius) {
-    advice.push_back(fmt::format(
-        "letting the CPU cool: it reached {:.0f} C during the readiness checks (max_cpu_celsius "
-        "{:g})",
-        *celsius, *max_celsius));
-  }
+  if (const auto busy = BusySeen(record)) advice.push_back(BusyAdvice(*busy, record));
+  if (const auto celsius = HeatSeen(record)) advice.push_back(HeatAdvice(*celsius, record));
   return advice;
 }
 
@@ -245,6 +260,30 @@ GroupedAdvice GroupNoiseAdvice(const std::vector<json>& records) {
   GroupedAdvice out;
   std::vector<std::vector<std::string>> all;
   for (const json& r : records) all.push_back(NoiseAdvice(r));
+  // What the readiness gate saw differs in its number from cell to cell: seen in several, it is
+  // said once with the largest value and how many saw it.
+  std::vector<std::string> merged;
+  for (const auto& [seen, advise] :
+       {std::pair{&BusySeen, &BusyAdvice}, std::pair{&HeatSeen, &HeatAdvice}}) {
+    size_t count = 0, worst = 0;
+    double largest = 0;
+    for (size_t i = 0; i < records.size(); ++i) {
+      const auto v = IsNoisy(records[i]) ? seen(records[i]) : std::nullopt;
+      if (!v) continue;
+      if (count++ == 0 || *v > largest) largest = *v, worst = i;
+    }
+    if (count < 2) continue;
+    for (size_t i = 0; i < records.size(); ++i) {
+      const auto v = IsNoisy(records[i]) ? seen(records[i]) : std::nullopt;
+      if (!v) continue;
+      const std::string own = advise(*v, records[i], "");
+      all[i].erase(std::remove(all[i].begin(), all[i].end(), own), all[i].end());
+    }
+    merged.push_back(advise(largest, records[worst],
+                            count == records.size()
+                                ? std::string()
+                                : fmt::format(" of {} of them", count)));
+  }
   if (!all.empty()) {
     for (const std::string& item : all.front()) {
       const bool everywhere = std::all_of(all.begin(), all.end(), [&](const auto& items) {
@@ -253,6 +292,7 @@ GroupedAdvice GroupNoiseAdvice(const std::vector<json>& records) {
       if (everywhere) out.common.push_back(item);
     }
   }
+  out.common.insert(out.common.end(), merged.begin(), merged.end());
   for (size_t i = 0; i < records.size(); ++i) {
     std::vector<std::string> own;
     if (auto clusters = TwoClustersNote(records[i])) own.push_back("(" + *clusters + ")");

@@ -62,9 +62,12 @@ std::vector<std::string> NoiseAdvice(const nlohmann::json& record);
 
 // Advice shared by a set of noisy records, said once (issue 27: the same remedies repeated on
 // every row fill a screen). `common` holds the NoiseAdvice items every record of `records` has,
-// in the first record's order; `own[i]` the rest of record i's items and its TwoClustersNote
-// (first, in parentheses), empty when it has nothing of its own. Records that are not noisy have
-// no advice: callers pass the noisy ones.
+// in the first record's order, then what the readiness gate saw during two or more of them
+// (other processes' load, the CPU's heat), said once with the largest value and, when not all
+// saw it, how many did: "stopping other processes: they kept up to 12% of the CPUs busy during
+// the readiness checks of 8 of them (max_busy_fraction 0.30; ...)"; `own[i]` the rest of record
+// i's items and its TwoClustersNote (first, in parentheses), empty when it has nothing of its
+// own. Records that are not noisy have no advice: callers pass the noisy ones.
 struct GroupedAdvice {
   std::vector<std::string> common;
   std::vector<std::vector<std::string>> own;  // one entry per record, in order

@@ -256,6 +256,18 @@ TEST(GroupNoiseAdviceTest, SharedAdviceOnceAndEachRecordsOwnApart) {
   ASSERT_EQ(g.own[2].size(), 1u);
   EXPECT_NE(g.own[2][0].find("stopping other processes: they kept up to 45%"), std::string::npos)
       << g.own[2][0];
+  // Other processes seen during several: once, with the largest share and how many saw it.
+  json d = DecodeRecord(kOneSpeed, false, /*busy=*/0.12);
+  json e = DecodeRecord(kOneSpeed, false, /*busy=*/0.06);
+  const GroupedAdvice busy = GroupNoiseAdvice({a, d, e});
+  EXPECT_EQ(busy.common.back(),
+            "stopping other processes: they kept up to 12% of the CPUs busy during the readiness "
+            "checks of 2 of them (max_busy_fraction 0.30; a lower one waits for them)");
+  for (const auto& own : busy.own) EXPECT_TRUE(own.empty()) << own.front();
+  const GroupedAdvice all_busy = GroupNoiseAdvice({d, e});
+  EXPECT_EQ(all_busy.common.back(),
+            "stopping other processes: they kept up to 12% of the CPUs busy during the readiness "
+            "checks (max_busy_fraction 0.30; a lower one waits for them)");
   // One record: all of its advice is shared.
   const GroupedAdvice one = GroupNoiseAdvice({a});
   EXPECT_EQ(one.common, NoiseAdvice(a));
