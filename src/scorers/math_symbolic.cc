@@ -306,9 +306,18 @@ GiNaC::ex IntegerRadical(GiNaC::numeric n, const GiNaC::numeric& e) {
   return out;
 }
 
+// An expression with no value (0^0, a zero denominator): thrown before GiNaC would throw its own.
+struct Undefined {};
+
 // base^e with a canonical form for radicals of rational numbers (principal branch for a negative
 // base: (-r)^e = (-1)^e r^e).
 GiNaC::ex Power(const GiNaC::ex& base, const GiNaC::ex& e) {
+  // GiNaC throws on 0^0 and 0^-q only after allocating the power, which then leaks (LeakSanitizer
+  // in fuzz_scorers): refused here first, as undefined.
+  if (base.is_zero() && GiNaC::is_a<GiNaC::numeric>(e)) {
+    const auto& q = GiNaC::ex_to<GiNaC::numeric>(e);
+    if (q.is_zero() || !q.is_real() || q.is_negative()) throw Undefined();
+  }
   if (GiNaC::is_a<GiNaC::numeric>(base) && GiNaC::is_a<GiNaC::numeric>(e)) {
     const auto& r = GiNaC::ex_to<GiNaC::numeric>(base);
     const auto& q = GiNaC::ex_to<GiNaC::numeric>(e);
@@ -345,12 +354,18 @@ class Builder {
         return build(n.a) - build(n.b);
       case Kind::kMul:
         return build(n.a) * build(n.b);
-      case Kind::kDiv:
-        return build(n.a) / build(n.b);  // GiNaC throws on a zero denominator
+      case Kind::kDiv: {
+        const GiNaC::ex denominator = build(n.b);
+        if (denominator.is_zero()) throw Undefined();  // before GiNaC allocates (see Power)
+        return build(n.a) / denominator;
+      }
       case Kind::kPow:
         return Power(build(n.a), build(n.b));
-      case Kind::kRoot:
-        return Power(build(n.b), 1 / build(n.a));
+      case Kind::kRoot: {
+        const GiNaC::ex index = build(n.a);
+        if (index.is_zero()) throw Undefined();
+        return Power(build(n.b), 1 / index);
+      }
     }
     return 0;
   }

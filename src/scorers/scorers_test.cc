@@ -297,6 +297,13 @@ TEST(MathSymbolic, ExactVerdicts) {
   // Undecided: GiNaC does not denest radicals; infinity and words are not its grammar.
   EXPECT_EQ(SymbolicallyEqual("\\sqrt{3+2\\sqrt{2}}", "1+\\sqrt{2}"), std::nullopt);
   EXPECT_EQ(SymbolicallyEqual("\\infty", "\\infty"), std::nullopt);
+  // No value: undefined, never an exception out of GiNaC (which leaked the power it had made).
+  EXPECT_EQ(SymbolicallyEqual("0^0", "1"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("0^{-2}", "x"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("\\frac{1}{0}", "x"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("\\frac{x}{x-x}", "1"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("\\sqrt[0]{4}", "2"), std::nullopt);
+  EXPECT_EQ(SymbolicallyEqual("0^{2}", "0"), true);
   EXPECT_EQ(SymbolicallyEqual("\\frac{1}{0}", "1"), std::nullopt);
 }
 
