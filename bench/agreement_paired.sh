@@ -8,8 +8,9 @@
 # VARIANTS: ;-separated lists of extra `pipette run` options (default "--spin-up 0;--spin-up 100",
 # the readiness gate's idle CPU left as is vs spun up for 100 ms before each repetition).
 # CPUS (default 0) pins both tools; THREADS (default 1). Prints per round and benchmark the ratio
-# pipette/llama-bench of the means and the coefficient of variation of each tool's repetitions,
-# then the median ratio per variant. Odd rounds run llama-bench first, even rounds last (ABBA),
+# pipette/llama-bench of the medians (pipette's headline statistic; a mean is pulled by the slow
+# repetitions llama-bench has on tiny models) and the coefficient of variation of each tool's
+# repetitions, then the median ratio per variant. Odd rounds run llama-bench first, even rounds last (ABBA),
 # so a machine that drifts over the minutes of a round biases neither tool: use an even ROUNDS.
 # The machine's noise floor (`pipette device probe`) bounds what one ratio can resolve.
 # Prefill of P tokens (default 256); decode of D (default 100) after a P-token context.
@@ -17,7 +18,7 @@
 # one warm-up, each behind its readiness gate (load criterion waived: the other tool may still be
 # exiting).
 set -euo pipefail
-case "${1:-}" in -h|--help|"") sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help|"") sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 model=$1
 rounds=${2:-3}
 P=${3:-256}
@@ -34,17 +35,17 @@ llama_bench=$prefix/bin/llama-bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-lb() {  # "mean_tokens_per_s cv" of llama-bench's repetitions
+lb() {  # "median_tokens_per_s cv" of llama-bench's repetitions
   taskset -c "$cpus" "$llama_bench" -m "$model" -t "$threads" -r "$reps" -lm none -o json "$@" 2>/dev/null |
-    python3 -c 'import json,sys,statistics as s; t=json.load(sys.stdin)[0]; x=t["samples_ts"]; print(s.mean(x), s.stdev(x)/s.mean(x))'
+    python3 -c 'import json,sys,statistics as s; t=json.load(sys.stdin)[0]; x=t["samples_ts"]; print(s.median(x), s.stdev(x)/s.mean(x))'
 }
-pp() {  # "mean cv" of pipette's headline metric; $1 benchmark, $2 metric, rest: variant options
+pp() {  # "median cv" of pipette's headline metric; $1 benchmark, $2 metric, rest: variant options
   local b=$1 m=$2; shift 2
   # shellcheck disable=SC2086
   "$pipette" --store "$work/paired.db" --json run -q --model "$model" --benchmark "$b" \
     --threads "$threads" --cpus "$cpus" --min-reps "$reps" --max-reps "$reps" \
     --no-readiness-load "$@" |
-    python3 -c "import json,sys; m=json.load(sys.stdin)['metrics']['$m']; print(m['mean'], m['cv'])"
+    python3 -c "import json,sys; m=json.load(sys.stdin)['metrics']['$m']; print(m['median'], m['cv'])"
 }
 
 out=$work/rows
