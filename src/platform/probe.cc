@@ -90,26 +90,34 @@ json AnswerProbe(const json& request, const DeviceRoots& roots) {
   return reply;
 }
 
-Result<BandwidthResult> BandwidthFromProbe(const json& reply) {
-  if (!reply.is_object() || !reply.contains("bandwidth") || !reply["bandwidth"].is_object()) {
-    return MakeError("the driver there does not measure bandwidth (an older build); rebuild it "
-                     "with scripts/build-device.sh");
+namespace {
+
+// A measurement's member of a probe reply: the object, or one line when the driver there predates
+// it or refused the request (its {"error": ...}).
+Result<const json*> MeasuredMember(const json& reply, const char* key, const char* what) {
+  if (!reply.is_object() || !reply.contains(key) || !reply[key].is_object()) {
+    return MakeError(std::string("the driver there does not measure ") + what +
+                     " (an older build); rebuild it with scripts/build-device.sh");
   }
-  const json& b = reply["bandwidth"];
-  if (b.contains("error")) return MakeError(b.value("error", std::string("the probe failed")));
-  BandwidthResult r = BandwidthFromJson(b);
+  const json& m = reply[key];
+  if (m.contains("error")) return MakeError(m.value("error", std::string("the probe failed")));
+  return &m;
+}
+
+}  // namespace
+
+Result<BandwidthResult> BandwidthFromProbe(const json& reply) {
+  auto member = MeasuredMember(reply, "bandwidth", "bandwidth");
+  if (!member) return member.error();
+  BandwidthResult r = BandwidthFromJson(**member);
   if (!(r.bytes_per_s > 0)) return MakeError("the device's probe gave no bandwidth");
   return r;
 }
 
 Result<NoiseFloorResult> NoiseFloorFromProbe(const json& reply) {
-  if (!reply.is_object() || !reply.contains("noise_floor") || !reply["noise_floor"].is_object()) {
-    return MakeError("the driver there does not measure the noise floor (an older build); rebuild "
-                     "it with scripts/build-device.sh");
-  }
-  const json& n = reply["noise_floor"];
-  if (n.contains("error")) return MakeError(n.value("error", std::string("the probe failed")));
-  NoiseFloorResult r = NoiseFloorFromJson(n);
+  auto member = MeasuredMember(reply, "noise_floor", "the noise floor");
+  if (!member) return member.error();
+  NoiseFloorResult r = NoiseFloorFromJson(**member);
   if (!(r.pinned.median_ms > 0) || !(r.unpinned.median_ms > 0)) {
     return MakeError("the device's probe gave no noise floor");
   }
