@@ -682,7 +682,7 @@ TEST(NoiseFloor, MeasuresBothModesAlternatingOnTheAllowedCpus) {
   const std::vector<int> allowed = AllowedCpus();
   EXPECT_EQ(r->pinned.run_ms.size(), 12u);
   EXPECT_EQ(r->unpinned.run_ms.size(), 12u);
-  EXPECT_EQ(r->pinned.cpu, allowed.front());
+  EXPECT_EQ(r->pinned.cpu, allowed.back());
   EXPECT_EQ(r->unpinned.cpu, -1);
   EXPECT_EQ(r->cpus, FormatCpuList(allowed));
   for (const NoiseFloorMode* m : {&r->pinned, &r->unpinned}) {

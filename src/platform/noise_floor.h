@@ -29,7 +29,8 @@ struct NoiseFloorOptions {
   // Each run's length, milliseconds: about one repetition of a short benchmark; 1 to 1000.
   double run_ms = 40;
   // The CPUs it may use. Empty: this process's affinity mask (sched_getaffinity(2)). The pinned
-  // mode runs on the first of them.
+  // mode runs on the last of them: CPU 0 takes most interrupts, and the quick start pins its
+  // runtime to the last CPU too, so the floor it states is the one its cells ran on.
   std::vector<int> allowed_cpus;
 };
 

@@ -90,7 +90,7 @@ Result<NoiseFloorResult> MeasureNoiseFloor(const NoiseFloorOptions& options) {
   std::thread worker([&] {
     NoiseFloorResult r;
     r.cpus = FormatCpuList(cpus);
-    r.pinned.cpu = cpus.front();
+    r.pinned.cpu = cpus.back();
     std::vector<float> a(kFloats, 1.0f);
     volatile float sink = 0;
     // Calibration: double the sweeps until one run lasts 5 ms, then scale to run_ms.
@@ -106,7 +106,7 @@ Result<NoiseFloorResult> MeasureNoiseFloor(const NoiseFloorOptions& options) {
       }
       sweeps *= 2;
     }
-    const std::vector<int> one = {cpus.front()};
+    const std::vector<int> one = {cpus.back()};
     for (int i = -2; i < options.runs; ++i) {  // two untimed rounds first
       for (int pinned = 1; pinned >= 0; --pinned) {
         if (auto s = SetOwnAffinity(pinned ? one : cpus); !s) {
