@@ -48,6 +48,23 @@ const std::string& TinySynthetic() {
   return path;
 }
 
+std::string Synthetic(const std::string& preset, const std::string& type) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  static std::map<std::string, std::string> made;
+  const std::string name = preset + "-" + type;
+  if (auto it = made.find(name); it != made.end()) return it->second;
+  SynthOptions o;
+  o.preset = preset;
+  o.type = type;
+  o.n_ctx = 512;
+  o.out_path = WorkDir() + "/" + name + ".gguf";
+  if (const Status s = WriteSyntheticModel(o); !s.ok()) {
+    ADD_FAILURE() << s.error().message;
+    std::abort();
+  }
+  return made[name] = o.out_path;
+}
+
 std::string SharedMissingReason() {
   return pipette::testing::NeedData("stories260K");
 }

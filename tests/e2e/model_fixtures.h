@@ -19,6 +19,14 @@ const std::string& WorkDir();
 // Synthetic "tiny" preset (context 512). Aborts the test on failure.
 const std::string& TinySynthetic();
 
+// A synthetic model of `preset` (pipette/synth.h) written directly in `type` ("F32", "Q4_0",
+// ...), context 512, named "<preset>-<type>.gguf"; made once per test process, always available.
+// Where a test needs quantizations whose peak memory differs by far more than run-to-run noise:
+// stories15m's F32 and Q4_0 differ by about 80 MiB of weights, stories260K's by 0.8 MiB, within
+// reach of the 0.4 MiB that address-space randomization moves a process's mapped library pages.
+// Aborts the test on failure.
+std::string Synthetic(const std::string& preset, const std::string& type);
+
 // stories260K converted with llama.cpp's converter; "F32", "Q8_0", "Q4_0", "Q4_K_M".
 // Empty string when stories260K is absent from the data folder (pipette::testing::DataDir()).
 std::string Stories260K(const std::string& quant);
