@@ -72,4 +72,7 @@ echo "Results are in $store (pipette --store $store results show ID)."
 "$pipette" --store "$store" report --label quickstart --title "pipette quick start" \
   -o "$out/report.html"
 echo "Report: $out/report.html"
+# The commands pipette suggests are spelled `pipette ...`: say where it is.
+command -v pipette >/dev/null ||
+  echo "pipette is $pipette: export PATH=\"$(dirname "$pipette"):\$PATH\" runs the commands it suggests as they are written."
 exit "$status"

@@ -326,7 +326,9 @@ std::vector<std::string> NoiseFloorNotes(const std::vector<json>& records,
   struct Device {
     std::string id, name;
     double pinned = 0, unpinned = 0;
+    double memory = -1;  // the memory mode's spread; -1: not measured (an older probe)
     bool any_pinned = false, any_unpinned = false;
+    bool any_memory_bound = false;  // decode or end-to-end results: they stream the weights
     double max_reps = 0, ci_target = 0;  // of its timed results: the most reps, the tightest target
   };
   std::vector<Device> devices;
@@ -341,8 +343,12 @@ std::vector<std::string> NoiseFloorNotes(const std::vector<json>& records,
       devices.push_back({id, record::TextAt(r, "/device/name"), *pinned, *unpinned});
       it = devices.end() - 1;
     }
+    if (const auto memory = record::NumberAt(r, "/device/noise_floor/memory"); memory && *memory >= 0) {
+      it->memory = *memory;
+    }
     (Pinned(r) ? it->any_pinned : it->any_unpinned) = true;
     const std::string type = record::TextAt(r, "/benchmark/type");
+    if (type == "decode" || type == "end_to_end") it->any_memory_bound = true;
     const auto reps = record::NumberAt(r, "/harness/max_reps");
     const auto target = record::NumberAt(r, "/harness/ci_target");
     if (type != "eval" && type != "soak" && reps && target && *reps > 0 && *target > 0) {
@@ -369,10 +375,16 @@ std::vector<std::string> NoiseFloorNotes(const std::vector<json>& records,
                   " pinned to one CPU with the runtime's cpus setting)";
       }
     }
+    double sd = d.any_unpinned ? d.unpinned : d.pinned;
+    // Decode streams the weights: where the memory bandwidth a CPU gets varies more than its
+    // arithmetic (a VM's neighbours), that is the floor of decode results.
+    if (d.any_memory_bound && d.memory > 1.25 * sd) {
+      spread += " (" + Percent(d.memory) + " for memory-bound work such as decode)";
+      sd = d.memory;
+    }
     std::string line = who + " timing varies by about " + spread +
                        "; differences smaller than that cannot be resolved here";
     // The 95% interval of a median of n normal values is about 1.96 x 1.2533 x sd / sqrt(n).
-    const double sd = d.any_unpinned ? d.unpinned : d.pinned;
     const double half_width = kMedianCi95 * sd / std::sqrt(std::max(1.0, d.max_reps));
     if (d.max_reps > 0 && half_width > d.ci_target) {
       line += fmt::format(

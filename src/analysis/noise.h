@@ -83,7 +83,9 @@ std::string JoinAdvice(const std::vector<std::string>& items);
 // differences smaller than that cannot be resolved here". The spread named first is the one
 // that applies to the records: pinned where every record of that device set cpus, unpinned where
 // none did, the larger where both; the other is added when it is lower by a fifth or more (what
-// pinning would gain) or when both apply. "this machine's" for `local_device_id`, else "device
+// pinning would gain) or when both apply. Where some records are decode or end-to-end and the
+// floor's memory mode varied more than a quarter above that spread, it follows: "(6.0% for
+// memory-bound work such as decode)", and it is the spread the interval below is computed from. "this machine's" for `local_device_id`, else "device
 // NAME's" (device.name, else the id's first 8 characters). When that spread is too large for the
 // records' target, it says why they cannot reach it: ", and the 95% CI of a median of 10
 // repetitions is about +-4.8% here, wider than the +-2% target: about 58 repetitions would reach

@@ -322,6 +322,33 @@ TEST(NoiseFloorNotesTest, TheSpreadThatAppliesOncePerDevice) {
   EXPECT_TRUE(NoiseFloorNotes({none, r}, "aa").empty());
 }
 
+// Decode streams the weights: where the floor's memory mode varies more than its compute kernel
+// (a VM whose neighbours share the memory bandwidth), decode results are held to that spread.
+TEST(NoiseFloorNotesTest, MemoryBoundResultsAreHeldToTheMemorySpread) {
+  const json decode = DecodeRecord(kOneSpeed, false);
+  json floor = WithFloor(decode, "aa", 0.002, 0.003, "1");
+  floor["device"]["noise_floor"]["memory"] = 0.06;
+  EXPECT_EQ(NoiseFloorNotes({floor}, "aa"),
+            std::vector<std::string>{
+                "this machine's timing varies by about 0.2% run to run pinned to one CPU (6.0% "
+                "for memory-bound work such as decode); differences smaller than that cannot be "
+                "resolved here, and the 95% CI of a median of 10 repetitions is about +-4.7% "
+                "here, wider than the +-2% target: about 55 repetitions would reach it"});
+  // Prefill is compute-bound: the compute spread alone.
+  json prefill = floor;
+  prefill["benchmark"] = {{"id", "prefill_throughput_256"}, {"type", "prefill"}};
+  EXPECT_EQ(NoiseFloorNotes({prefill}, "aa")[0],
+            "this machine's timing varies by about 0.2% run to run pinned to one CPU; differences "
+            "smaller than that cannot be resolved here");
+  // Memory no noisier than compute (within a quarter), or not measured: not named.
+  json close = floor;
+  close["device"]["noise_floor"]["memory"] = 0.0024;
+  EXPECT_EQ(NoiseFloorNotes({close}, "aa")[0].find("memory-bound"), std::string::npos);
+  json older = floor;
+  older["device"]["noise_floor"].erase("memory");
+  EXPECT_EQ(NoiseFloorNotes({older}, "aa")[0].find("memory-bound"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipette::analysis
 

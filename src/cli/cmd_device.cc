@@ -84,12 +84,29 @@ std::string Battery(const DeviceInfo& d) {
   return s;
 }
 
-// "1.1% run to run pinned to CPU 0, 2.4% unpinned (60 runs of 40 ms each, measured ...)".
+// "1.1% run to run pinned to CPU 0, 2.4% unpinned, 6.0% for memory-bound work such as decode
+// (60 runs of 40 ms each, measured ...)".
 std::string NoiseFloorLine(const NoiseFloorResult& f) {
-  return fmt::format("{:.1f}% run to run pinned to CPU {}, {:.1f}% unpinned ({} runs of {:.0f} ms "
-                     "each, measured {})",
-                     100 * f.pinned.spread, f.pinned.cpu, 100 * f.unpinned.spread,
+  const std::string memory =
+      f.memory.run_ms.empty()
+          ? ""
+          : fmt::format(", {:.1f}% for memory-bound work such as decode", 100 * f.memory.spread);
+  return fmt::format("{:.1f}% run to run pinned to CPU {}, {:.1f}% unpinned{} ({} runs of {:.0f} "
+                     "ms each, measured {})",
+                     100 * f.pinned.spread, f.pinned.cpu, 100 * f.unpinned.spread, memory,
                      f.pinned.run_ms.size(), f.pinned.median_ms, f.measured_at);
+}
+
+// Where the probe's two files went (either empty: not stored), and what reads them.
+std::string StoredLine(const std::string& bandwidth_path, const std::string& floor_path) {
+  std::vector<std::string> files;
+  for (const std::string& p : {bandwidth_path, floor_path}) {
+    if (!p.empty()) files.push_back(p);
+  }
+  if (files.empty()) return "nothing (see the error below)";
+  return Joined(files, "") + (files.size() == 2 ? "; every result measured on this device "
+                                                  "from now on records both"
+                                                : "");
 }
 
 void PrintDevice(const DeviceInfo& d, const json& block, CliContext& ctx) {
@@ -201,7 +218,7 @@ void Probe(const ProbeArgs& args, const std::string& uri, const std::string& dri
   const Status stored = StoreBandwidth(id, *result);
   const std::string path = BandwidthCachePath(id);
   std::cerr << "measuring the noise floor: a fixed kernel timed " << NoiseFloorOptions{}.runs
-            << " times pinned and unpinned..." << std::endl;
+            << " times pinned, unpinned and reading memory..." << std::endl;
   auto floor = (*device)->NoiseFloor({});
   const Status floor_stored = floor ? StoreNoiseFloor(id, *floor) : Status::Ok();
   if (ctx.json) {
@@ -227,7 +244,8 @@ void Probe(const ProbeArgs& args, const std::string& uri, const std::string& dri
         {"working set", fmt::format("3 x {}", Binary(result->array_bytes))},
         {"noise floor", floor ? NoiseFloorLine(*floor) : "not measured"},
         {"device", id},
-        {"cached in", stored.ok() ? path : "(not cached)"},
+        {"stored", StoredLine(stored.ok() ? path : "",
+                              floor && floor_stored.ok() ? NoiseFloorCachePath(id) : "")},
     };
     for (const auto& [k, v] : rows) std::cout << fmt::format("{:<13}{}\n", k, v);
   }

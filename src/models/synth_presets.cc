@@ -37,8 +37,16 @@ std::vector<uint32_t> EveryKth(uint32_t n_layer, uint32_t k) {
 std::vector<SynthPreset> Build() {
   std::vector<SynthPreset> v = {
       Llama("tiny", "no real model: a minimal llama shape for tests", 64, 2, 4, 4, 256),
-      Llama("stories15m", "llama2.c stories15M", 288, 6, 6, 6, 768),
-      Llama("stories110m", "llama2.c stories110M", 768, 12, 12, 12, 2048),
+      // llama2.c ties the output matrix to the token embedding; llama.cpp's llama2.c converter
+      // writes it apart, as here, so the GGUF counts 32000 x n_embd more parameters.
+      Llama("stories15m",
+            "llama2.c stories15M as llama.cpp converts it (24.4M parameters: its 15.2M and the "
+            "output matrix it ties to the token embedding, stored apart)",
+            288, 6, 6, 6, 768),
+      Llama("stories110m",
+            "llama2.c stories110M as llama.cpp converts it (134M parameters: its 110M and the "
+            "output matrix it ties to the token embedding, stored apart)",
+            768, 12, 12, 12, 2048),
       Llama("llama-160m", "JackFram/llama-160m", 768, 12, 12, 12, 3072),
       Llama("smollm-135m", "HuggingFaceTB/SmolLM-135M (its layers; llama-spm vocabulary)", 576,
             30, 9, 3, 1536),

@@ -682,16 +682,18 @@ TEST(NoiseFloor, MeasuresBothModesAlternatingOnTheAllowedCpus) {
   const std::vector<int> allowed = AllowedCpus();
   EXPECT_EQ(r->pinned.run_ms.size(), 12u);
   EXPECT_EQ(r->unpinned.run_ms.size(), 12u);
+  EXPECT_EQ(r->memory.run_ms.size(), 12u);
   EXPECT_EQ(r->pinned.cpu, allowed.back());
   EXPECT_EQ(r->unpinned.cpu, -1);
+  EXPECT_EQ(r->memory.cpu, allowed.back());  // streaming on the pinned mode's CPU
   EXPECT_EQ(r->cpus, FormatCpuList(allowed));
-  for (const NoiseFloorMode* m : {&r->pinned, &r->unpinned}) {
+  for (const NoiseFloorMode* m : {&r->pinned, &r->unpinned, &r->memory}) {
     EXPECT_GT(m->median_ms, 0);
     EXPECT_TRUE(std::isfinite(m->spread));
     EXPECT_GE(m->spread, 0);
     EXPECT_DOUBLE_EQ(m->spread, RobustSpread(m->run_ms));
   }
-  EXPECT_EQ(r->method, "fma-l1-alternating/1");
+  EXPECT_EQ(r->method, "fma-l1-stream-alternating/2");
   EXPECT_EQ(r->measured_at.size(), 24u) << r->measured_at;  // 2026-01-02T03:04:05.678Z
   // The caller's own affinity is left as it was.
   EXPECT_EQ(AllowedCpus(), allowed);
@@ -699,6 +701,7 @@ TEST(NoiseFloor, MeasuresBothModesAlternatingOnTheAllowedCpus) {
   const NoiseFloorResult back = NoiseFloorFromJson(NoiseFloorJson(*r));
   EXPECT_EQ(back.pinned.run_ms, r->pinned.run_ms);
   EXPECT_EQ(back.unpinned.spread, r->unpinned.spread);
+  EXPECT_EQ(back.memory.run_ms, r->memory.run_ms);
   EXPECT_EQ(back.measured_at, r->measured_at);
 }
 
@@ -712,6 +715,10 @@ TEST(NoiseFloor, OptionsOutOfRangeAreOneLineErrors) {
   o.run_ms = 0;
   EXPECT_EQ(MeasureNoiseFloor(o).error().message, "noise floor run_ms must be from 1 to 1000");
   o.run_ms = 1;
+  o.memory_bytes = 1000;
+  EXPECT_EQ(MeasureNoiseFloor(o).error().message,
+            "noise floor memory_bytes must be from 1 MiB to 4 GiB");
+  o.memory_bytes = 1 << 20;
   o.allowed_cpus = {4095};
   auto absent = MeasureNoiseFloor(o);
   ASSERT_FALSE(absent.ok());
@@ -724,6 +731,15 @@ TEST(NoiseFloor, TheProbeMeasuresItAndRefusesWhatDoesNotFit) {
       NoiseFloorFromProbe(AnswerProbe({{"noise_floor", {{"runs", 10}, {"run_ms", 1}}}}));
   ASSERT_TRUE(measured.ok()) << measured.error().message;
   EXPECT_EQ(measured->pinned.run_ms.size(), 10u);
+  EXPECT_EQ(measured->memory.run_ms.size(), 10u);
+  auto small = NoiseFloorFromProbe(
+      AnswerProbe({{"noise_floor", {{"runs", 10}, {"run_ms", 1}, {"memory_bytes", 1 << 20}}}}));
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  EXPECT_EQ(small->memory.run_ms.size(), 10u);
+  auto huge = NoiseFloorFromProbe(
+      AnswerProbe({{"noise_floor", {{"runs", 10}, {"memory_bytes", 1ull << 40}}}}));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().message, "noise floor memory_bytes must be from 1 MiB to 4 GiB");
   auto refused = NoiseFloorFromProbe(AnswerProbe({{"noise_floor", {{"runs", 3}}}}));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message, "noise floor runs must be from 10 to 10000, not 3");
@@ -758,6 +774,23 @@ TEST_F(BandwidthCache, NoiseFloorIsCachedPerDeviceAndSummarizedInTheDeviceBlock)
   EXPECT_FALSE(StoreNoiseFloor("../x", r).ok());
   fs::copy_file(NoiseFloorCachePath(id), NoiseFloorCachePath("00aa11bc"));
   EXPECT_FALSE(CachedNoiseFloor("00aa11bc").has_value());
+  // With the memory mode, the summary has its spread.
+  r.memory = {0.06, 41.0, {39.0, 41.0, 44.0}, 0};
+  ASSERT_TRUE(StoreNoiseFloor(id, r).ok());
+  AddCachedNoiseFloor(device);
+  EXPECT_EQ(device["noise_floor"]["memory"], 0.06);
+  // A cache of the first method (no memory mode) is still read, without one.
+  json v1 = NoiseFloorJson(r);
+  v1.erase("memory");
+  v1["method"] = "fma-l1-alternating/1";
+  v1["schema"] = "pipette.noise_floor/1";
+  v1["device_id"] = id;
+  std::ofstream(NoiseFloorCachePath(id)) << v1.dump();
+  ASSERT_TRUE(CachedNoiseFloor(id).has_value());
+  EXPECT_TRUE(CachedNoiseFloor(id)->memory.run_ms.empty());
+  v1["method"] = "something-else/9";
+  std::ofstream(NoiseFloorCachePath(id)) << v1.dump();
+  EXPECT_FALSE(CachedNoiseFloor(id).has_value());
   std::ofstream(NoiseFloorCachePath(id)) << "{not json";
   EXPECT_FALSE(CachedNoiseFloor(id).has_value());
 }

@@ -34,7 +34,9 @@ std::optional<NoiseFloorResult> CachedNoiseFloor(const std::string& device_id) {
     return std::nullopt;
   }
   NoiseFloorResult r = NoiseFloorFromJson(j);
-  if (r.method != NoiseFloorResult{}.method || !Plausible(r.pinned) || !Plausible(r.unpinned)) {
+  // The first method is this one without the memory mode: its compute spreads still hold.
+  const bool known = r.method == NoiseFloorResult{}.method || r.method == "fma-l1-alternating/1";
+  if (!known || !Plausible(r.pinned) || !Plausible(r.unpinned)) {
     return std::nullopt;
   }
   return r;
@@ -46,10 +48,12 @@ Status StoreNoiseFloor(const std::string& device_id, const NoiseFloorResult& res
 }
 
 json NoiseFloorSummary(const NoiseFloorResult& r) {
-  return {{"pinned", r.pinned.spread},
-          {"unpinned", r.unpinned.spread},
-          {"cpu", r.pinned.cpu},
-          {"measured_at", r.measured_at}};
+  json j = {{"pinned", r.pinned.spread},
+            {"unpinned", r.unpinned.spread},
+            {"cpu", r.pinned.cpu},
+            {"measured_at", r.measured_at}};
+  if (!r.memory.run_ms.empty()) j["memory"] = r.memory.spread;
+  return j;
 }
 
 void AddCachedNoiseFloor(json& device) {

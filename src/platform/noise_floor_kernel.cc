@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <thread>
 
@@ -30,6 +31,19 @@ float Sweep(float* a, long sweeps) {
     for (size_t i = 0; i < kFloats; ++i) a[i] = a[i] * 0.9999f + 0.0001f;
   }
   return a[kFloats / 2];
+}
+
+// One pass of streaming reads over `n` words: what decode does to its weights, bound by the
+// memory bandwidth the CPU gets, not by its arithmetic.
+uint64_t Stream(const uint64_t* words, size_t n) {
+  uint64_t sums[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    sums[0] += words[i];
+    sums[1] += words[i + 1];
+    sums[2] += words[i + 2];
+    sums[3] += words[i + 3];
+  }
+  return sums[0] ^ sums[1] ^ sums[2] ^ sums[3];
 }
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
@@ -79,6 +93,9 @@ Result<NoiseFloorResult> MeasureNoiseFloor(const NoiseFloorOptions& options) {
   if (!(options.run_ms >= 1 && options.run_ms <= 1000)) {
     return MakeError("noise floor run_ms must be from 1 to 1000");
   }
+  if (options.memory_bytes < (1u << 20) || options.memory_bytes > (1ull << 32)) {
+    return MakeError("noise floor memory_bytes must be from 1 MiB to 4 GiB");
+  }
   std::vector<int> cpus = options.allowed_cpus.empty() ? AllowedCpus() : options.allowed_cpus;
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
@@ -107,20 +124,44 @@ Result<NoiseFloorResult> MeasureNoiseFloor(const NoiseFloorOptions& options) {
       sweeps *= 2;
     }
     const std::vector<int> one = {cpus.back()};
+    // The memory mode's buffer, written first so every page is resident before it is timed, and
+    // its passes per run from one timed pass.
+    std::vector<uint64_t> words(options.memory_bytes / sizeof(uint64_t));
+    for (size_t i = 0; i < words.size(); ++i) words[i] = i * 0x9E3779B97F4A7C15ull;
+    volatile uint64_t stream_sink = 0;
+    if (auto s = SetOwnAffinity(one); !s) {
+      out = s.error();
+      return;
+    }
+    const auto p0 = Clock::now();
+    stream_sink = stream_sink + Stream(words.data(), words.size());
+    const long passes = std::max(1L, std::lround(options.run_ms / std::max(Ms(Clock::now() - p0), 1e-3)));
+    r.memory.cpu = cpus.back();
+    enum Mode { kPinned, kUnpinned, kMemory };
     for (int i = -2; i < options.runs; ++i) {  // two untimed rounds first
-      for (int pinned = 1; pinned >= 0; --pinned) {
-        if (auto s = SetOwnAffinity(pinned ? one : cpus); !s) {
+      for (const Mode mode : {kPinned, kUnpinned, kMemory}) {
+        if (auto s = SetOwnAffinity(mode == kUnpinned ? cpus : one); !s) {
           out = s.error();
           return;
         }
         const auto t0 = Clock::now();
-        sink = sink + Sweep(a.data(), sweeps);
+        if (mode == kMemory) {
+          for (long p = 0; p < passes; ++p) {
+            stream_sink = stream_sink + Stream(words.data(), words.size());
+          }
+        } else {
+          sink = sink + Sweep(a.data(), sweeps);
+        }
         const double ms = Ms(Clock::now() - t0);
-        if (i >= 0) (pinned ? r.pinned : r.unpinned).run_ms.push_back(ms);
+        if (i >= 0) {
+          (mode == kPinned ? r.pinned : mode == kUnpinned ? r.unpinned : r.memory)
+              .run_ms.push_back(ms);
+        }
       }
     }
     Summarize(r.pinned);
     Summarize(r.unpinned);
+    Summarize(r.memory);
     r.measured_at = NowRfc3339();
     out = std::move(r);
   });
@@ -133,8 +174,10 @@ json NoiseFloorJson(const NoiseFloorResult& r) {
     return json{{"spread", m.spread}, {"median_ms", m.median_ms}, {"run_ms", m.run_ms},
                 {"cpu", m.cpu}};
   };
-  return {{"pinned", mode(r.pinned)}, {"unpinned", mode(r.unpinned)}, {"cpus", r.cpus},
-          {"method", r.method}, {"measured_at", r.measured_at}};
+  json j = {{"pinned", mode(r.pinned)}, {"unpinned", mode(r.unpinned)}, {"cpus", r.cpus},
+            {"method", r.method}, {"measured_at", r.measured_at}};
+  if (!r.memory.run_ms.empty()) j["memory"] = mode(r.memory);
+  return j;
 }
 
 NoiseFloorResult NoiseFloorFromJson(const json& j) {
@@ -155,6 +198,7 @@ NoiseFloorResult NoiseFloorFromJson(const json& j) {
   try {  // a device's reply: a mistyped member leaves the rest at their defaults
     mode("pinned", r.pinned);
     mode("unpinned", r.unpinned);
+    mode("memory", r.memory);
     r.cpus = j.value("cpus", "");
     r.method = j.value("method", r.method);
     r.measured_at = j.value("measured_at", "");

@@ -79,6 +79,9 @@ json AnswerProbe(const json& request, const DeviceRoots& roots) {
       o.runs = static_cast<int>(std::clamp<int64_t>(n["runs"].get<int64_t>(), -1, 1 << 30));
     }
     if (n.contains("run_ms") && n["run_ms"].is_number()) o.run_ms = n["run_ms"].get<double>();
+    if (n.contains("memory_bytes") && n["memory_bytes"].is_number_unsigned()) {
+      o.memory_bytes = n["memory_bytes"].get<uint64_t>();
+    }
     auto measured = MeasureNoiseFloor(o);
     reply["noise_floor"] =
         measured ? NoiseFloorJson(*measured) : json{{"error", measured.error().message}};

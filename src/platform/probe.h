@@ -14,7 +14,7 @@
 //    "bandwidth": {"threads": N, "runs": R, "total_bytes": B}}
 //                              a memory bandwidth measurement (platform/bandwidth.h; each member
 //                              optional, 0 or absent: the default). Takes seconds.
-//    "noise_floor": {"runs": R, "run_ms": M}}
+//    "noise_floor": {"runs": R, "run_ms": M, "memory_bytes": B}}
 //                              the noise floor (platform/noise_floor.h; each member optional).
 //                              Takes about 2 x R x M ms.
 // Reply: {"ok": true, and a member per item asked: "device", "thermal", "throttle", "cpu",

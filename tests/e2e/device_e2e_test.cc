@@ -352,18 +352,21 @@ TEST_F(DeviceOverSsh, BandwidthIsMeasuredOnTheDeviceAndRecordedWithItsResults) {
   EXPECT_EQ(rec["device"]["id"], measured["device_id"]);
   EXPECT_DOUBLE_EQ(rec["device"]["memory_bandwidth_bytes_per_s"].get<double>(),
                    measured["bytes_per_s"].get<double>());
-  // The noise floor too: measured there (60 runs of each mode), cached beside the bandwidth and
+  // The noise floor too: measured there (60 runs of each of its three modes), cached beside the bandwidth and
   // recorded with the device's results.
   const json& floor = measured["noise_floor"];
   ASSERT_TRUE(floor.is_object()) << probe.out;
   EXPECT_EQ(floor["pinned"]["run_ms"].size(), 60u);
   EXPECT_EQ(floor["unpinned"]["run_ms"].size(), 60u);
+  EXPECT_EQ(floor["memory"]["run_ms"].size(), 60u);
   EXPECT_EQ(measured["noise_floor_cache_path"],
             cache + "/noise-floor-" + measured["device_id"].get<std::string>() + ".json");
   EXPECT_DOUBLE_EQ(rec["device"]["noise_floor"]["pinned"].get<double>(),
                    floor["pinned"]["spread"].get<double>());
   EXPECT_DOUBLE_EQ(rec["device"]["noise_floor"]["unpinned"].get<double>(),
                    floor["unpinned"]["spread"].get<double>());
+  EXPECT_DOUBLE_EQ(rec["device"]["noise_floor"]["memory"].get<double>(),
+                   floor["memory"]["spread"].get<double>());
 }
 
 // --model device:/PATH: a file already on the device is measured where it is: hashed there, its
