@@ -26,8 +26,6 @@ esac
 command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang (scripts/deps.sh --test installs it)" >&2; exit 2; }
 prefix=$(bash "$root/scripts/llama.sh")
 export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
-# Precompiled headers are cached only with these (as scripts/build.sh).
-export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros,include_file_mtime,include_file_ctime
 gen=()
 command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
 cmake -S "$root" -B "$build" "${gen[@]}" -DPIPETTE_FUZZ=ON -DBUILD_TESTING=OFF \

@@ -19,9 +19,6 @@ prefix=$(bash scripts/llama.sh)
 build=${PIPETTE_BUILD_DIR:-$root/build}
 # ccache hits across clones in other folders (CI clones afresh every time).
 export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
-# Precompiled headers (cmake/precompiled_headers.cmake) are cached only with these (ccache's
-# manual, "Precompiled headers"): the header's mtime and __TIME__ do not change an object.
-export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros,include_file_mtime,include_file_ctime
 gen=()
 command -v ninja >/dev/null && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
 # Given, PIPETTE_WERROR sets the CMake option of that name; else the folder keeps what it has.

@@ -343,9 +343,8 @@ std::vector<std::string> NoiseFloorNotes(const std::vector<json>& records,
       devices.push_back({id, record::TextAt(r, "/device/name"), *pinned, *unpinned});
       it = devices.end() - 1;
     }
-    if (const auto memory = record::NumberAt(r, "/device/noise_floor/memory"); memory && *memory >= 0) {
-      it->memory = *memory;
-    }
+    const auto memory = record::NumberAt(r, "/device/noise_floor/memory");
+    if (memory && *memory >= 0) it->memory = *memory;
     (Pinned(r) ? it->any_pinned : it->any_unpinned) = true;
     const std::string type = record::TextAt(r, "/benchmark/type");
     if (type == "decode" || type == "end_to_end") it->any_memory_bound = true;

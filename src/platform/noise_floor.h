@@ -67,7 +67,8 @@ double RobustSpread(const std::vector<double>& values);
 Result<NoiseFloorResult> MeasureNoiseFloor(const NoiseFloorOptions& options = {});
 
 // {pinned: {spread, median_ms, run_ms, cpu}, unpinned: {...}, memory: {...} (when it has runs),
-// cpus, method, measured_at}, and back (a device's probe reply; missing fields keep their defaults).
+// cpus, method, measured_at}, and back (a device's probe reply; missing fields keep their
+// defaults).
 nlohmann::json NoiseFloorJson(const NoiseFloorResult& result);
 NoiseFloorResult NoiseFloorFromJson(const nlohmann::json& j);
 

@@ -135,7 +135,8 @@ Result<NoiseFloorResult> MeasureNoiseFloor(const NoiseFloorOptions& options) {
     }
     const auto p0 = Clock::now();
     stream_sink = stream_sink + Stream(words.data(), words.size());
-    const long passes = std::max(1L, std::lround(options.run_ms / std::max(Ms(Clock::now() - p0), 1e-3)));
+    const double pass_ms = std::max(Ms(Clock::now() - p0), 1e-3);
+    const long passes = std::max(1L, std::lround(options.run_ms / pass_ms));
     r.memory.cpu = cpus.back();
     enum Mode { kPinned, kUnpinned, kMemory };
     for (int i = -2; i < options.runs; ++i) {  // two untimed rounds first

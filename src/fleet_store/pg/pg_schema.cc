@@ -166,7 +166,7 @@ void MigrateFrom1(pqxx::work& tx) {
 
 int EnsureSchema(pqxx::connection& conn) {
   pqxx::work tx(conn);
-  tx.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")");
+  tx.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaLock);
   if (tx.exec("SELECT to_regclass('meta') IS NOT NULL")[0][0].as<bool>()) {
     const pqxx::result v = tx.exec("SELECT value FROM meta WHERE key = 'schema_version'");
     // The tables exist; another version is left as it is, for the caller to report.
