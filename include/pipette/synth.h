@@ -29,6 +29,9 @@ struct SynthPreset {
   std::string name;      // "granite-4.0-h-350m", "tiny", ...
   std::string shape_of;  // the real model whose shape it copies, in words
   std::string source;    // where the shape comes from (a config or GGUF metadata), for --list
+  // What a user may wonder about the written file, said when it is written (not stored in it:
+  // a preset's file keeps its bytes); empty for most.
+  std::string note;
   std::string arch;      // llama.cpp architecture: "llama", "granite", "granitehybrid", ...
   std::string vocab;     // vocabulary file: ggml-vocab-<vocab>.gguf ("llama-spm": 32000 tokens)
   uint32_t n_vocab = 0;  // the real model's vocabulary; the file's token list is padded to it

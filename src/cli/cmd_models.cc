@@ -212,7 +212,9 @@ int Synth(const SynthArgs& args, CliContext& ctx) {
                                seconds, seconds > 0 ? bytes / seconds / 1e6 : 0.0);
     }
   }
-  return ReportWritten(args.options.out_path, ctx);
+  const int written = ReportWritten(args.options.out_path, ctx);
+  if (written == kExitOk && !ctx.json && !shape.note.empty()) std::cout << shape.note << "\n";
+  return written;
 }
 
 void AddInspect(CLI::App& models, CliContext& ctx) {

@@ -28,6 +28,17 @@ SynthPreset Llama(std::string name, std::string shape_of, uint32_t embd, uint32_
   return p;
 }
 
+// llama2.c ties the output matrix to the token embedding; llama.cpp's llama2.c converter writes
+// it apart, as these presets do, so their files count 32000 x n_embd parameters more.
+SynthPreset TiedInLlama2c(SynthPreset p, const char* llama2c_params) {
+  p.note = "params: the output matrix (32000 x " + std::to_string(p.n_embd) +
+           ") is stored apart from the token embedding, which llama2.c ties it to (" +
+           llama2c_params + " parameters there); llama.cpp's llama2.c converter stores it apart "
+           "too";
+  return p;
+}
+
+
 std::vector<uint32_t> EveryKth(uint32_t n_layer, uint32_t k) {
   std::vector<uint32_t> layers;
   for (uint32_t i = k - 1; i < n_layer; i += k) layers.push_back(i);
@@ -37,16 +48,8 @@ std::vector<uint32_t> EveryKth(uint32_t n_layer, uint32_t k) {
 std::vector<SynthPreset> Build() {
   std::vector<SynthPreset> v = {
       Llama("tiny", "no real model: a minimal llama shape for tests", 64, 2, 4, 4, 256),
-      // llama2.c ties the output matrix to the token embedding; llama.cpp's llama2.c converter
-      // writes it apart, as here, so the GGUF counts 32000 x n_embd more parameters.
-      Llama("stories15m",
-            "llama2.c stories15M as llama.cpp converts it (24.4M parameters: its 15.2M and the "
-            "output matrix it ties to the token embedding, stored apart)",
-            288, 6, 6, 6, 768),
-      Llama("stories110m",
-            "llama2.c stories110M as llama.cpp converts it (134M parameters: its 110M and the "
-            "output matrix it ties to the token embedding, stored apart)",
-            768, 12, 12, 12, 2048),
+      TiedInLlama2c(Llama("stories15m", "llama2.c stories15M", 288, 6, 6, 6, 768), "15.2M"),
+      TiedInLlama2c(Llama("stories110m", "llama2.c stories110M", 768, 12, 12, 12, 2048), "110M"),
       Llama("llama-160m", "JackFram/llama-160m", 768, 12, 12, 12, 3072),
       Llama("smollm-135m", "HuggingFaceTB/SmolLM-135M (its layers; llama-spm vocabulary)", 576,
             30, 9, 3, 1536),
