@@ -107,15 +107,18 @@ json ModelRef(const std::string& path, const std::string& sha256) {
 
 // The model of `j[key]` ({sha256, file_name}) as a local path.
 Result<std::string> LocalModel(const json& spec, const char* key, const JobContext& context) {
-  const json& m = spec[key];
+  // A server's job: every member is checked before it is read (a missing one is not an object).
+  const json& m = spec.contains(key) ? spec[key] : json::object();
   if (!m.is_object() || !m.contains("sha256") || !m["sha256"].is_string()) {
     return SpecError(fmt::format("{}: expected {{\"sha256\": HEX64, \"file_name\": NAME}}", key));
   }
   const std::string sha = m["sha256"].get<std::string>();
   const auto it = context.models.find(sha);
   if (it == context.models.end()) {
+    const json& name = m.contains("file_name") ? m["file_name"] : json();
     return DeviceError(fmt::format("{} {} ({}) is not in this worker's model folders", key,
-                                   sha.substr(0, 12), m.value("file_name", "?")));
+                                   sha.substr(0, 12), name.is_string() ? name.get<std::string>()
+                                                                       : std::string("?")));
   }
   return it->second;
 }
@@ -296,10 +299,13 @@ Result<CellSpec> CellSpecFromJob(const json& spec, const JobContext& context) {
   if (spec.contains("benchmark_definition")) {
     // Ids encode their parameters; a definition that contradicts its id is refused by Validate.
     const json& d = spec["benchmark_definition"];
+    if (!d.is_object()) return SpecError("benchmark_definition: expected an object");
     BenchmarkSpec b = *bench;
     b.id = id;
-    b.description = d.value("description", b.description);
-    b.max_tokens = d.value("max_tokens", b.max_tokens);
+    for (Status s : {Take(d, "description", b.description, "benchmark_definition"),
+                     Take(d, "max_tokens", b.max_tokens, "benchmark_definition")}) {
+      if (!s) return s.error();
+    }
     if (auto s = Validate(b); !s) return SpecError("benchmark_definition: " + s.error().message);
     bench = b;
   }

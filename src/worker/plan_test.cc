@@ -307,6 +307,20 @@ TEST_F(PlanTest, BadJobsAreRefusedWithTheirKind) {
   j = good;
   j.erase("model");
   expect(j, kJobStageSpec, "model: expected");
+  // Found by fuzz_http_replies: members of the wrong type are refused, never read as they are.
+  j = good;
+  j["benchmark_definition"] = "prefill";
+  expect(j, kJobStageSpec, "benchmark_definition: expected an object");
+  j = good;
+  j["benchmark_definition"] = {{"max_tokens", "many"}};
+  expect(j, kJobStageSpec, "benchmark_definition.max_tokens: unexpected value \"many\"");
+  j = good;
+  j["model"]["file_name"] = 7;
+  auto unnamed = CellSpecFromJob(j, without);
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_NE(unnamed.error().message.find("(?) is not in this worker's model folders"),
+            std::string::npos)
+      << unnamed.error().message;
 }
 
 TEST_F(PlanTest, AModelThatCannotBeHashedNamesTheFile) {
