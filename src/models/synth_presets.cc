@@ -38,7 +38,6 @@ SynthPreset TiedInLlama2c(SynthPreset p, const char* llama2c_params) {
   return p;
 }
 
-
 std::vector<uint32_t> EveryKth(uint32_t n_layer, uint32_t k) {
   std::vector<uint32_t> layers;
   for (uint32_t i = k - 1; i < n_layer; i += k) layers.push_back(i);

@@ -31,20 +31,7 @@ const std::string& WorkDir() {
 }
 
 const std::string& TinySynthetic() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  static std::string path;
-  if (path.empty()) {
-    SynthOptions o;
-    o.preset = "tiny";
-    o.n_ctx = 512;
-    o.out_path = WorkDir() + "/tiny-F16.gguf";
-    const Status s = WriteSyntheticModel(o);
-    if (!s.ok()) {
-      ADD_FAILURE() << s.error().message;
-      std::abort();
-    }
-    path = o.out_path;
-  }
+  static const std::string path = Synthetic("tiny", "F16");
   return path;
 }
 
