@@ -43,7 +43,7 @@ nlohmann::json SpecJson(const BenchmarkSpec& spec) {
 
 std::string Count(int value) { return value > 0 ? std::to_string(value) : "-"; }
 
-void PrintTable(const std::vector<const BenchmarkSpec*>& specs) {
+void PrintBenchmarkTable(const std::vector<const BenchmarkSpec*>& specs) {
   size_t id_width = 2;
   size_t type_width = 4;
   for (const BenchmarkSpec* spec : specs) {
@@ -115,7 +115,7 @@ void RunList(CliContext& ctx, const BenchmarksOptions& options) {
     fmt::print("{}\n", array.dump(2));
     return;
   }
-  PrintTable(specs);
+  PrintBenchmarkTable(specs);
 }
 
 void RunShow(CliContext& ctx, const BenchmarksOptions& options) {

@@ -36,10 +36,6 @@ std::string IdentityPath(const std::string& given) {
   return given.empty() ? DefaultIdentityPath() : given;
 }
 
-int ExitFor(const FleetError& e) {
-  return e.kind == FleetFailure::kRejected ? kExitBadInput : kExitFailure;
-}
-
 int Register(const RegisterArgs& a, CliContext& ctx) {
   if (Status s = FleetHttpClient(a.server, Identity{}, FleetOptions(ctx)).Check(); !s.ok()) {
     return ReportError(ctx, s.error());
@@ -68,7 +64,7 @@ int Register(const RegisterArgs& a, CliContext& ctx) {
     profile["name"] = a.label;
   }
   const FleetResult r = client.Register(a.label, a.labels, profile, a.preauth);
-  if (!r.ok()) return ReportError(ctx, MakeError(r.error().message), ExitFor(r.error()));
+  if (!r.ok()) return ReportError(ctx, MakeError(r.error().message), ExitStatusFor(r.error()));
   const auto text = [&](const char* key) {
     const json& b = r->body;
     return b.is_object() && b.contains(key) && b[key].is_string() ? b[key].get<std::string>()

@@ -31,10 +31,6 @@ struct PlanArgs {
   double expires_in_hours = 0;
 };
 
-int ExitFor(const FleetError& e) {
-  return e.kind == FleetFailure::kRejected ? kExitBadInput : kExitFailure;
-}
-
 Result<FleetHttpClient> Client(const PlanArgs& a, const CliContext& ctx) {
   const std::string path = a.identity.empty() ? DefaultIdentityPath() : a.identity;
   auto identity = LoadIdentity(path);
@@ -63,7 +59,7 @@ int Submit(const PlanArgs& a, CliContext& ctx) {
       a.expires_in_hours > 0 ? static_cast<int64_t>(std::time(nullptr) + a.expires_in_hours * 3600)
                              : 0;
   FleetResult r = client->CreatePlan(a.name.empty() ? suite->name : a.name, *specs, expires_at);
-  if (!r.ok()) return ReportError(ctx, r.error().ToError(), ExitFor(r.error()));
+  if (!r.ok()) return ReportError(ctx, r.error().ToError(), ExitStatusFor(r.error()));
   const json& body = r->body;
   if (ctx.json) {
     std::cout << body.dump(2) << std::endl;
@@ -106,7 +102,7 @@ int ShowStatus(const PlanArgs& a, CliContext& ctx) {
   auto client = Client(a, ctx);
   if (!client) return ReportError(ctx, client.error());
   FleetResult r = client->GetPlan(a.plan_id);
-  if (!r.ok()) return ReportError(ctx, r.error().ToError(), ExitFor(r.error()));
+  if (!r.ok()) return ReportError(ctx, r.error().ToError(), ExitStatusFor(r.error()));
   const json& p = r->body;
   if (ctx.json) {
     std::cout << p.dump(2) << std::endl;

@@ -46,7 +46,7 @@ struct ResultsArgs {
 
 // Bytes in MiB; at least three significant digits everywhere (a KL of 0.000779 nats is not
 // "0.00 nats"), in fixed notation.
-std::string FormatValue(double v, const std::string& unit) {
+std::string FormatCell(double v, const std::string& unit) {
   if (unit == "bytes") return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
   const auto digits = [](double x, int fixed) {
     if (!std::isfinite(x)) return std::string("-");
@@ -60,7 +60,7 @@ std::string FormatValue(double v, const std::string& unit) {
   return digits(v, 2) + " " + unit;
 }
 
-double Number(const json& m, const char* key) {
+double NumberOrZero(const json& m, const char* key) {
   return m.contains(key) && m[key].is_number() ? m[key].get<double>() : 0.0;
 }
 
@@ -203,7 +203,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
     if (started.size() == 19) started[10] = ' ';
     table.push_back({r.short_id, started, r.status, r.benchmark_id, r.model_file, r.quant_label,
                      r.threads > 0 ? std::to_string(r.threads) : "-",
-                     r.headline ? FormatValue(*r.headline, r.headline_unit) : "-",
+                     r.headline ? FormatCell(*r.headline, r.headline_unit) : "-",
                      CiText(r, noisy_row(r))});
     if (runtime_column) table.back().insert(table.back().begin() + 6, r.runtime);
     if (device_column) table.back().insert(table.back().begin() + 3, devices[r.device_id]);
@@ -280,15 +280,15 @@ void PrintSummary(const json& r, std::ostream& out) {
     for (const auto& [name, m] : r["metrics"].items()) {
       if (!m.is_object()) continue;
       const std::string unit = TextAt(m, "/unit");
-      const std::string ci = FormatValue(Number(m, "ci95_low"), unit) + " .. " +
-                             FormatValue(Number(m, "ci95_high"), unit);
+      const std::string ci = FormatCell(NumberOrZero(m, "ci95_low"), unit) + " .. " +
+                             FormatCell(NumberOrZero(m, "ci95_high"), unit);
       if (unit == "ratio") {
-        rates.push_back({name, FormatValue(Number(m, "median"), unit), ci,
+        rates.push_back({name, FormatCell(NumberOrZero(m, "median"), unit), ci,
                          TextAt(m, "/count") + " of " + TextAt(m, "/n")});
         continue;
       }
-      metrics.push_back({name, FormatValue(Number(m, "median"), unit), ci,
-                         fmt::format("{:.2f}%", 100.0 * Number(m, "cv")), TextAt(m, "/n")});
+      metrics.push_back({name, FormatCell(NumberOrZero(m, "median"), unit), ci,
+                         fmt::format("{:.2f}%", 100.0 * NumberOrZero(m, "cv")), TextAt(m, "/n")});
     }
     if (metrics.size() > 1) {
       out << '\n';

@@ -26,4 +26,8 @@ void WarnIfInTheClear(const FleetHttpClient& client) {
                "server answers; serve it behind TLS (deploy/README.md) and use https://\n";
 }
 
+int ExitStatusFor(const FleetError& e) {
+  return e.kind == FleetFailure::kRejected ? kExitBadInput : kExitFailure;
+}
+
 }  // namespace pipette::cli

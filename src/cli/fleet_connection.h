@@ -20,4 +20,8 @@ FleetHttpClient FleetClientFor(const std::string& url, Identity identity, const 
 // not encrypted ...".
 void WarnIfInTheClear(const FleetHttpClient& client);
 
+// The exit status of a failed fleet request: kExitBadInput when the server refused it as bad
+// input, kExitFailure for anything else (unreachable, a server fault).
+int ExitStatusFor(const FleetError& e);
+
 }  // namespace pipette::cli

@@ -11,13 +11,11 @@
 
 #include "gguf.h"
 #include "models/gguf_patch.h"
+#include "models/gguf_ptr.h"
 
 namespace pipette {
 namespace {
 
-struct GgufDeleter {
-  void operator()(gguf_context* ctx) const { gguf_free(ctx); }
-};
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
@@ -70,7 +68,7 @@ Status WriteWithData(const std::vector<char>& meta, const std::string& from, uin
 
 Result<std::vector<std::string>> DropInvalidTokenIds(const std::string& path) {
   gguf_init_params params = {/*no_alloc=*/true, /*ctx=*/nullptr};
-  std::unique_ptr<gguf_context, GgufDeleter> g(gguf_init_from_file(path.c_str(), params));
+  GgufPtr g(gguf_init_from_file(path.c_str(), params));
   if (!g) return MakeError(path + ": ggml could not read this GGUF file");
   const int64_t tokens = gguf_find_key(g.get(), "tokenizer.ggml.tokens");
   if (tokens < 0) return std::vector<std::string>{};  // no vocabulary to hold the ids against

@@ -20,6 +20,8 @@
 
 #include "ggml.h"
 #include "gguf.h"
+#include "models/gguf_ptr.h"
+#include "models/llama_tools.h"
 #include "pipette/gguf.h"
 #include "platform/output_path.h"
 #include "synth_tensors.h"
@@ -72,17 +74,6 @@ float Value(Fill fill, SplitMix64& rng) {
     default: return rng.Uniform(kWeightRange);
   }
 }
-
-struct GgufDeleter {
-  void operator()(gguf_context* ctx) const { gguf_free(ctx); }
-};
-struct GgmlDeleter {
-  void operator()(ggml_context* ctx) const { ggml_free(ctx); }
-};
-using GgufPtr = std::unique_ptr<gguf_context, GgufDeleter>;
-using GgmlPtr = std::unique_ptr<ggml_context, GgmlDeleter>;
-
-constexpr char kPrepareStage[] = "prepare";  // Error::stage of output failures
 
 std::string VocabDir(const std::string& vocab_dir) {
   if (!vocab_dir.empty()) return vocab_dir;

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "base/ids.h"
+#include "platform/cpu_affinity.h"
 #include "platform/device.h"
 
 namespace pipette {
@@ -51,17 +52,6 @@ uint64_t MemAvailableBytes(const std::string& proc_root) {
     if (key == "MemAvailable:") return kb * 1024;
   }
   return 0;
-}
-
-std::vector<int> AllowedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
 }
 
 // CPUs in the order threads take them: the first allowed CPU of each physical core, then the

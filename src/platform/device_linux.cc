@@ -15,28 +15,13 @@
 
 #include "platform/cpu_affinity.h"
 #include "platform/device.h"
+#include "platform/sysfs_text.h"
 
 namespace pipette {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string Trim(std::string s) {
-  const auto not_space = [](unsigned char c) { return !std::isspace(c) && c != '\0'; };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
-// First line of a small sysfs/procfs file, trimmed (device-tree strings end in NUL); empty when
-// the file is absent or unreadable.
-std::string ReadFirstLine(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return Trim(line);
-}
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path);
@@ -286,11 +271,6 @@ std::map<std::string, std::string> ParseUevent(const std::string& text) {
     if (eq != std::string::npos) kv[line.substr(0, eq)] = Trim(line.substr(eq + 1));
   }
   return kv;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 std::vector<GpuInfo> ReadGpus(const DeviceRoots& roots) {

@@ -13,7 +13,7 @@ target_include_directories(pipette_ids PUBLIC ${CMAKE_SOURCE_DIR}/src)
 add_library(pipette_device_facts STATIC ${_dir}/device_linux.cc ${_dir}/thermal_linux.cc
   ${_dir}/cpu_load_linux.cc ${_dir}/proc_memory_linux.cc ${_dir}/device_facts_json.cc
   ${_dir}/probe.cc ${_dir}/energy_linux.cc ${_dir}/bandwidth_kernel.cc
-  ${_dir}/noise_floor_kernel.cc)
+  ${_dir}/noise_floor_kernel.cc ${_dir}/sysfs_text.cc)
 target_include_directories(pipette_device_facts PUBLIC ${CMAKE_SOURCE_DIR}/include
   ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(pipette_device_facts PUBLIC pipette_affinity pipette_ids Threads::Threads

@@ -5,20 +5,13 @@
 #include <fstream>
 #include <optional>
 
+#include "platform/sysfs_text.h"
 #include "platform/thermal.h"
 
 namespace pipette {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<std::string> ReadFirstLine(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-  return line;
-}
 
 // Parses a whole line as a signed integer ("45000"); std::nullopt for anything else.
 std::optional<long long> ParseInteger(const std::string& text) {
@@ -27,11 +20,6 @@ std::optional<long long> ParseInteger(const std::string& text) {
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (end == text.c_str() || *end != '\0') return std::nullopt;
   return v;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
@@ -46,13 +34,11 @@ int NumberedEntry(const std::string& name, const std::string& prefix) {
 }
 
 std::optional<ThermalSample> ReadZone(const fs::path& dir) {
-  const auto temp = ReadFirstLine(dir / "temp");
-  if (!temp) return std::nullopt;
-  const auto millidegrees = ParseInteger(*temp);
+  const auto millidegrees = ParseInteger(ReadFirstLine(dir / "temp"));
   if (!millidegrees) return std::nullopt;
   ThermalSample z;
   z.zone = dir.filename().string();
-  z.type = ReadFirstLine(dir / "type").value_or("");
+  z.type = ReadFirstLine(dir / "type");
   z.celsius = static_cast<double>(*millidegrees) / 1000.0;
   z.gates = IsCpuThermalZoneType(z.type);
   return z;
@@ -90,8 +76,7 @@ ThrottleCounts ReadThrottleCounts(const std::string& sys_root) {
   for (const auto& entry : fs::directory_iterator(fs::path(sys_root) / "devices/system/cpu", ec)) {
     if (NumberedEntry(entry.path().filename().string(), "cpu") < 0) continue;
     for (const char* file : {"core_throttle_count", "package_throttle_count"}) {
-      const auto line = ReadFirstLine(entry.path() / "thermal_throttle" / file);
-      const auto v = line ? ParseInteger(*line) : std::nullopt;
+      const auto v = ParseInteger(ReadFirstLine(entry.path() / "thermal_throttle" / file));
       if (!v || *v < 0) continue;
       counts.available = true;
       counts.total += static_cast<uint64_t>(*v);

@@ -6,8 +6,6 @@
 namespace pipette {
 namespace {
 
-bool Has(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
-
 class AdbTransport : public RemoteTransport {
  public:
   AdbTransport(DeviceAddress address, TransportOptions options, std::string adb)
@@ -22,18 +20,18 @@ class AdbTransport : public RemoteTransport {
 
   Error LinkError(const CommandRun& run) const override {
     const std::string e = run.err + run.out;
-    if (Has(e, "not found") || Has(e, "no devices")) {
+    if (MessageHas(e, "not found") || MessageHas(e, "no devices")) {
       return MakeError(Name() + ": no device " + serial_ +
                            " is attached (`adb devices` lists the serials; plug it in, or "
                            "`adb connect HOST:PORT` for adb over TCP)",
                        "device");
     }
-    if (Has(e, "unauthorized")) {
+    if (MessageHas(e, "unauthorized")) {
       return MakeError(Name() + ": the device has not authorized this computer; accept the USB "
                            "debugging prompt on its screen and try again",
                        "device");
     }
-    if (Has(e, "offline")) {
+    if (MessageHas(e, "offline")) {
       return MakeError(Name() + ": the device is offline; reconnect it (or `adb reconnect`)",
                        "device");
     }
@@ -63,8 +61,8 @@ class AdbTransport : public RemoteTransport {
     }
     if (r->exit.exited && r->exit.code == 0) return Status::Ok();
     const std::string e = r->err + r->out;
-    if (Has(e, "No space left") || Has(e, "no space")) return OutOfSpace(what);
-    if (Has(e, "not found") || Has(e, "unauthorized") || Has(e, "offline")) {
+    if (MessageHas(e, "No space left") || MessageHas(e, "no space")) return OutOfSpace(what);
+    if (MessageHas(e, "not found") || MessageHas(e, "unauthorized") || MessageHas(e, "offline")) {
       CommandRun run;
       run.err = e;
       return LinkError(run);

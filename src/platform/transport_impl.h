@@ -24,6 +24,11 @@ Result<std::shared_ptr<Transport>> MakeAdbTransport(const DeviceAddress& address
 // own exit status says.
 inline constexpr const char* kExitSentinel = "\n@@pipette-exit=";
 
+// Whether a client's message contains `what`: ssh's and adb's failures are told apart by it.
+inline bool MessageHas(const std::string& text, const char* what) {
+  return text.find(what) != std::string::npos;
+}
+
 // A device reached through a client program (ssh, adb) that runs a command in the device's shell.
 class RemoteTransport : public Transport {
  public:

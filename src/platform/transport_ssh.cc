@@ -12,8 +12,6 @@
 namespace pipette {
 namespace {
 
-bool Has(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
-
 class SshTransport : public RemoteTransport {
  public:
   SshTransport(DeviceAddress address, TransportOptions options, std::string ssh)
@@ -56,15 +54,15 @@ class SshTransport : public RemoteTransport {
     const std::string where = Name();
     const std::string port = a_.port ? " -p " + std::to_string(a_.port) : "";
     const std::string login = (a_.user.empty() ? "" : a_.user + "@") + a_.host;
-    if (Has(e, "REMOTE HOST IDENTIFICATION HAS CHANGED")) {
+    if (MessageHas(e, "REMOTE HOST IDENTIFICATION HAS CHANGED")) {
       return MakeError(where + ": the host key of " + a_.host +
                            " has CHANGED since it was accepted (another machine, or someone in "
                            "between); check it, then remove the old key with ssh-keygen -R " +
                            a_.host,
                        "device");
     }
-    if (Has(e, "Host key verification failed") || Has(e, "host key is known") ||
-        Has(e, "No ED25519 host key") || Has(e, "No RSA host key") || Has(e, "No ECDSA host key")) {
+    if (MessageHas(e, "Host key verification failed") || MessageHas(e, "host key is known") ||
+        MessageHas(e, "No ED25519 host key") || MessageHas(e, "No RSA host key") || MessageHas(e, "No ECDSA host key")) {
       return MakeError(where + ": the host key of " + a_.host +
                            " is not known here and pipette never accepts one silently; check its "
                            "fingerprint and accept it once with `ssh" + port + " " + login +
@@ -72,7 +70,7 @@ class SshTransport : public RemoteTransport {
                            "` to ~/.ssh/known_hosts)",
                        "device");
     }
-    if (Has(e, "Permission denied") || Has(e, "Too many authentication failures")) {
+    if (MessageHas(e, "Permission denied") || MessageHas(e, "Too many authentication failures")) {
       return MakeError(where + ": authentication refused by " + a_.host +
                            "; pipette logs in with a key (no password prompts): install yours "
                            "there with `ssh-copy-id" + port + " " + login +
@@ -83,7 +81,7 @@ class SshTransport : public RemoteTransport {
          {"Connection refused", "No route to host", "Connection timed out", "timed out",
           "Could not resolve hostname", "Network is unreachable", "Name or service not known",
           "Connection reset", "closed by remote host", "Broken pipe", "Connection closed"}) {
-      if (Has(e, unreachable)) {
+      if (MessageHas(e, unreachable)) {
         return MakeError(where + ": cannot reach " + a_.host + " (" + LastLine(e) +
                              "); check that it is on, on the network and runs sshd",
                          "device");
@@ -117,7 +115,7 @@ class SshTransport : public RemoteTransport {
  private:
   Error CopyError(const std::string& local_path, const std::string& device_path,
                   const std::string& err) const {
-    if (Has(err, "No space left")) return OutOfSpace(local_path + " to " + device_path);
+    if (MessageHas(err, "No space left")) return OutOfSpace(local_path + " to " + device_path);
     return MakeError(Name() + ": copying " + local_path + " failed (" + LastLine(err) + ")",
                      "device");
   }

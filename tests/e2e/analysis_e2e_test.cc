@@ -18,6 +18,8 @@ namespace pipette {
 namespace {
 
 using nlohmann::json;
+using testing_models::FindCandidate;
+using testing_models::LineCount;
 using testing_models::RunPipette;
 
 // Measures `benchmark` on `model` into `store` with the settings of these tests.
@@ -31,13 +33,6 @@ void Measure(const std::string& store, const std::string& model, const std::stri
 const json* FindMetric(const json& metrics, const std::string& name) {
   for (const json& m : metrics) {
     if (m["metric"] == name) return &m;
-  }
-  return nullptr;
-}
-
-const json* FindCandidate(const json& select, const std::string& quant) {
-  for (const json& c : select["candidates"]) {
-    if (c["quant"] == quant) return &c;
   }
   return nullptr;
 }
@@ -228,8 +223,6 @@ TEST(AnalysisE2e, ClearErrorsForEmptyStoresBadLimitsAndEmptyGroups) {
   EXPECT_NE(mixed.err.find("not a mix"), std::string::npos) << mixed.err;
 }
 
-int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
 // Every limit refuses NaN, infinity, a negative, a non-number and an empty value: one line naming
 // the option, exit 2, before the store is read.
 TEST(SelectCli, NonFiniteNegativeOrEmptyLimitsAreBadInput) {
@@ -242,7 +235,7 @@ TEST(SelectCli, NonFiniteNegativeOrEmptyLimitsAreBadInput) {
     for (const std::string value : {"nan", "NaN", "inf", "-inf", "-1", "abc", "", "1e999"}) {
       auto r = RunPipette({"--store", store, "select", option, value});
       EXPECT_EQ(r.exit.code, 2) << option << " '" << value << "': " << r.out << r.err;
-      EXPECT_EQ(Lines(r.err), 1) << r.err;
+      EXPECT_EQ(LineCount(r.err), 1) << r.err;
       EXPECT_EQ(r.err.rfind(std::string("pipette: error: ") + option + ": '" + value + "' is not ",
                             0),
                 0u)

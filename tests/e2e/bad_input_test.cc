@@ -20,12 +20,10 @@ using nlohmann::json;
 using namespace testing_models;
 namespace fs = std::filesystem;
 
-int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
 void ExpectOneLineError(const CliResult& r, const std::string& must_contain) {
   EXPECT_TRUE(r.exit.exited) << r.exit.Describe();
   EXPECT_EQ(r.exit.code, 2) << r.err;
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_EQ(r.err.rfind("pipette: error: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
 }

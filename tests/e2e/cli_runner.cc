@@ -1,5 +1,6 @@
 #include "cli_runner.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <atomic>
@@ -31,6 +32,18 @@ CliResult RunPipette(const std::vector<std::string>& args,
   ss << in.rdbuf();
   r.err = ss.str();
   return r;
+}
+
+int LineCount(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+const nlohmann::json* FindCandidate(const nlohmann::json& select, const std::string& quant) {
+  if (!select.contains("candidates") || !select["candidates"].is_array()) return nullptr;
+  for (const nlohmann::json& c : select["candidates"]) {
+    if (c.value("quant", "") == quant) return &c;
+  }
+  return nullptr;
 }
 
 }  // namespace pipette::testing_models

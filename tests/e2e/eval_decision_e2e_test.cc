@@ -28,13 +28,6 @@ namespace fs = std::filesystem;
 const std::string kEvalsDir = pipette::testing::DataDir() + "/evals";
 const std::string kMath = "eval_math_500_2026.06.1";
 
-const json* FindCandidate(const json& select, const std::string& quant) {
-  for (const json& c : select["candidates"]) {
-    if (c["quant"] == quant) return &c;
-  }
-  return nullptr;
-}
-
 json Parsed(const CliResult& r) {
   const json j = json::parse(r.out, nullptr, false);
   EXPECT_TRUE(j.is_object()) << r.out << r.err;

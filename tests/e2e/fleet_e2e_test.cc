@@ -32,6 +32,7 @@
 #include "platform/driver_builds.h"
 #include "platform/process.h"
 #include "ssh_server.h"
+#include "tests/support/free_port.h"
 #ifdef PIPETTE_HAVE_TEST_POSTGRES
 #include "tests/support/postgres_server.h"
 #endif
@@ -42,19 +43,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  const int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -142,7 +130,7 @@ class FleetTest : public ::testing::TestWithParam<std::string> {
       GTEST_SKIP() << "built without the PostgreSQL test server (tests/support)";
 #endif
     }
-    port_ = FreePort();
+    port_ = testing::FreePort();
     url_ = "http://127.0.0.1:" + std::to_string(port_);
     StartServer();
   }
@@ -393,7 +381,7 @@ TEST_P(FleetTest, UnreachableServerIsRetriedAndAModelNoDeviceHasIsUnassignable) 
   Register("a", "A");
   // Nothing listens there: the worker says so and retries, backing off.
   const std::string saved_url = url_;
-  url_ = "http://127.0.0.1:" + std::to_string(FreePort());
+  url_ = "http://127.0.0.1:" + std::to_string(testing::FreePort());
   StartWorker("a", "A");
   ASSERT_TRUE(WaitFor([&] { return workers_["a"]->Said("retrying in 2 s"); }, 20)) << Dump("a");
   EXPECT_TRUE(workers_["a"]->Said("cannot reach " + url_)) << Dump("a");

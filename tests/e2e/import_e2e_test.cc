@@ -40,8 +40,6 @@ std::string LlamaBench(const std::string& model, const std::string& format) {
 
 std::string Store() { return WorkDir() + "/import.db"; }
 
-int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
 json Show(const std::string& id) {
   const CliResult r = RunPipette({"--store", Store(), "results", "show", id, "--json"});
   EXPECT_EQ(r.exit.code, 0) << r.err;
@@ -57,7 +55,7 @@ TEST(ImportLlamaBench, RealRunsInEveryFormatCompareWithPipettesOwnCell) {
   const std::string json_file = LlamaBench(model, "json");
   CliResult refused = RunPipette({"--store", Store(), "import", "llama-bench", json_file});
   EXPECT_EQ(refused.exit.code, 2) << refused.err;
-  EXPECT_EQ(Lines(refused.err), 1) << refused.err;
+  EXPECT_EQ(LineCount(refused.err), 1) << refused.err;
   EXPECT_NE(refused.err.find("(tg16) matches no pipette benchmark"), std::string::npos)
       << refused.err;
   EXPECT_NE(refused.err.find("--skip-unmatched"), std::string::npos) << refused.err;
@@ -164,7 +162,7 @@ TEST(ImportLlamaBench, MissingModelAndMalformedFilesOneLineNothingStored) {
   fs::remove(copy);
   CliResult r = RunPipette({"--store", store, "import", "llama-bench", out});
   EXPECT_EQ(r.exit.code, 2);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("no longer exists; give the path of the model file it measured (--model)"),
             std::string::npos)
       << r.err;
@@ -179,7 +177,7 @@ TEST(ImportLlamaBench, MissingModelAndMalformedFilesOneLineNothingStored) {
   std::ofstream(cut) << text.str().substr(0, text.str().size() / 2);
   r = RunPipette({"--store", store, "import", "llama-bench", cut, "--model", model});
   EXPECT_EQ(r.exit.code, 2);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("was llama-bench interrupted?"), std::string::npos) << r.err;
   const CliResult list = RunPipette({"--store", store, "results", "list", "--json"});
   EXPECT_EQ(json::parse(list.out).size(), 1u);

@@ -21,8 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace testing_models;
 
-int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
 // A store holding one decode result of model "tiny.gguf".
 std::string OneResultStore(const std::string& name) {
   const std::string store = WorkDir() + "/" + name;
@@ -73,7 +71,7 @@ TEST(OutputPathCli, ReportAndExportRefuseTheStoreAndItsSideFiles) {
           std::vector<std::string>{"--store", store, "results", "export", "-o", out}}) {
       auto r = RunPipette(args);
       EXPECT_EQ(r.exit.code, 2) << args[2] << " -o " << out << ": " << r.err;
-      EXPECT_EQ(Lines(r.err), 1) << r.err;
+      EXPECT_EQ(LineCount(r.err), 1) << r.err;
       EXPECT_EQ(r.err.rfind("pipette: error: " + out + " is ", 0), 0u) << r.err;
       if (!side.empty()) {
         EXPECT_NE(r.err.find("SQLite's " + side + " file of the results store"),
@@ -321,7 +319,7 @@ TEST(ReportCli, FunnelStatesBesideTheStoreAreFound) {
                            dir + "/decide/./mine.json"});
   EXPECT_EQ(named.exit.code, 0) << named.err;
   EXPECT_EQ(named.err.rfind(warning, 0), 0u) << named.err;
-  EXPECT_EQ(Lines(named.err), 2) << named.err;
+  EXPECT_EQ(LineCount(named.err), 2) << named.err;
   std::ifstream in(html);
   std::stringstream text;
   text << in.rdbuf();

@@ -15,22 +15,11 @@
 #include <vector>
 
 #include "model_fixtures.h"
+#include "tests/support/free_port.h"
 
 namespace pipette::testing_models {
 namespace fs = std::filesystem;
 namespace {
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 bool Listening(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -75,7 +64,7 @@ std::unique_ptr<SshServer> SshServer::Start(std::string* why) {
     }
   }
   fs::copy_file(s->dir_ + "/client_key.pub", s->dir_ + "/authorized_keys");
-  s->port_ = FreePort();
+  s->port_ = testing::FreePort();
   std::ofstream(s->dir_ + "/known_hosts")
       << "[127.0.0.1]:" << s->port_ << " " << ReadAll(s->dir_ + "/host_key.pub");
   std::ofstream(s->dir_ + "/empty_known_hosts") << "";

@@ -1,4 +1,5 @@
 #include "tests/support/nginx_proxy.h"
+#include "tests/support/free_port.h"
 
 #include <netinet/in.h>
 #include <pwd.h>
@@ -34,19 +35,6 @@ bool OnPath(const std::string& program) {
     if (!d.empty() && ::access((d + "/" + program).c_str(), X_OK) == 0) return true;
   }
   return false;
-}
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  const int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
 }
 
 bool Accepts(int port) {

@@ -1,4 +1,5 @@
 #include "tests/support/postgres_server.h"
+#include "tests/support/free_port.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -77,22 +78,6 @@ Status Run(const Server& s, const std::vector<std::string>& argv) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::Ok();
   const std::string name = std::filesystem::path(argv[0]).filename();
   return MakeError("test PostgreSQL: " + name + " failed: " + LastLine(log) + " (see " + log + ")");
-}
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
 }
 
 std::string FindBinDir() {

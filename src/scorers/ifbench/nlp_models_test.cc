@@ -60,8 +60,8 @@ const NlpFiles& Files() {
   return files;
 }
 
-// The parsed data, once for all tests; null when ../shared is absent.
-const NlpData* Nlp() {
+// The parsed data, once for all tests, its parse timed; null when ../shared is absent.
+const NlpData* TimedNlp() {
   static const NlpData* const data = []() -> const NlpData* {
     if (Files().empty()) return nullptr;
     const auto start = std::chrono::steady_clock::now();
@@ -79,7 +79,7 @@ const NlpData* Nlp() {
 }
 
 #define REQUIRE_NLP()                                                                 \
-  const NlpData* nlp = Nlp();                                                         \
+  const NlpData* nlp = TimedNlp();                                                         \
   if (nlp == nullptr) {                                                               \
     GTEST_SKIP() << NeedData("IFBench's model data");                               \
   }
