@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string Lower(std::string s) {
+std::string LowerCase(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -82,9 +82,9 @@ std::optional<std::map<std::string, std::pair<std::string, bool>>> Attempts(cons
 }  // namespace
 
 std::string ModelFamily(const Configuration& config) {
-  std::string stem = Lower(config.model_file);
+  std::string stem = LowerCase(config.model_file);
   if (stem.size() > 5 && stem.ends_with(".gguf")) stem.resize(stem.size() - 5);
-  const std::string quant = Lower(config.quant);
+  const std::string quant = LowerCase(config.quant);
   for (size_t i = stem.size(); i-- > 0;) {
     const char c = stem[i];
     if (c != '-' && c != '.' && c != '_') continue;

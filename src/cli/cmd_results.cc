@@ -230,7 +230,7 @@ int List(const ResultsArgs& a, CliContext& ctx) {
   return kExitOk;
 }
 
-void PrintSummary(const json& r, std::ostream& out) {
+void PrintResultSummary(const json& r, std::ostream& out) {
   std::vector<std::vector<std::string>> head = {
       {"result", TextAt(r, "/result_id") + "  " + TextAt(r, "/status")},
       {"config", TextAt(r, "/config_id")},
@@ -330,7 +330,7 @@ int Show(const ResultsArgs& a, CliContext& ctx) {
   if (ctx.json) {
     std::cout << (*record)->dump(2) << std::endl;
   } else {
-    PrintSummary(**record, std::cout);
+    PrintResultSummary(**record, std::cout);
   }
   return kExitOk;
 }

@@ -36,7 +36,7 @@ std::vector<double> Samples(const json& record, const std::string& metric) {
 }
 
 // A median as the table shows it, in the unit its column names (DisplayUnit): bytes in MiB.
-std::string Value(double v, const std::string& unit) {
+std::string TableValue(double v, const std::string& unit) {
   if (unit == "bytes") return fmt::format("{:.3f}", v / (1 << 20));
   return fmt::format("{:.6g}", v);
 }
@@ -57,7 +57,7 @@ std::string Verdict(const std::string& metric, const std::string& unit, double r
   return better ? "better" : "worse";
 }
 
-double Median(const json& m) {
+double MedianOrZero(const json& m) {
   return m.contains("median") && m["median"].is_number() ? m["median"].get<double>() : 0.0;
 }
 
@@ -71,7 +71,7 @@ json CompareMetrics(const json& a, const json& b, const CompareOptions& options)
     if (!mb_all.contains(metric) || !ma.is_object() || !mb_all[metric].is_object()) continue;
     const json& mb = mb_all[metric];
     const std::vector<double> sa = Samples(a, metric), sb = Samples(b, metric);
-    const double med_a = Median(ma), med_b = Median(mb);
+    const double med_a = MedianOrZero(ma), med_b = MedianOrZero(mb);
     // B/A is undefined when A is 0 (null, shown "-"); the verdict then goes by the sign of B.
     const double ratio = med_a != 0                     ? med_b / med_a
                          : med_b == 0                   ? 1.0
@@ -188,7 +188,8 @@ void PrintCompareTable(const json& rows, bool with_benchmark, std::ostream& out)
     out << fmt::format(
         "| {:<36} | {:>14} | {:>14} | {:>7} | {:>16} | {:>9} | {:<26} |\n",
         r["metric"].get<std::string>() + " (" + DisplayUnit(r["unit"].get<std::string>()) + ")",
-        Value(r["a_median"].get<double>(), r["unit"]), Value(r["b_median"].get<double>(), r["unit"]),
+        TableValue(r["a_median"].get<double>(), r["unit"]),
+        TableValue(r["b_median"].get<double>(), r["unit"]),
         r["ratio"].is_number() ? fmt::format("{:.3f}", r["ratio"].get<double>()) : "-", ci,
         r["p_value"].is_number() ? fmt::format("{:.3g}", r["p_value"].get<double>()) : "-",
         r["verdict"].get<std::string>());

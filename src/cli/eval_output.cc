@@ -33,7 +33,7 @@ std::string OneLine(const std::string& text, size_t n) {
   return shown >= n ? out + "..." : out;
 }
 
-double Median(const json& m) { return m.is_object() ? m.value("median", 0.0) : 0.0; }
+double MetricMedian(const json& m) { return m.is_object() ? m.value("median", 0.0) : 0.0; }
 
 }  // namespace
 
@@ -63,11 +63,11 @@ void PrintEvalSummary(const json& r, std::ostream& out) {
   out << fmt::format(
       "accuracy {:.1f}% (95% CI {:.1f}%..{:.1f}%, clustered by question) over {} attempts; "
       "unparsed {:.1f}%, truncated {:.1f}%, doom loop {:.1f}%, failed {:.1f}%",
-      100 * Median(acc), 100 * acc.value("ci95_low", 0.0), 100 * acc.value("ci95_high", 0.0),
-      acc.value("n", 0), 100 * Median(m.value("unparsed_rate", json())),
-      100 * Median(m.value("truncated_rate", json())),
-      100 * Median(m.value("doom_loop_rate", json())),
-      100 * Median(m.value("failure_rate", json())));
+      100 * MetricMedian(acc), 100 * acc.value("ci95_low", 0.0), 100 * acc.value("ci95_high", 0.0),
+      acc.value("n", 0), 100 * MetricMedian(m.value("unparsed_rate", json())),
+      100 * MetricMedian(m.value("truncated_rate", json())),
+      100 * MetricMedian(m.value("doom_loop_rate", json())),
+      100 * MetricMedian(m.value("failure_rate", json())));
   const int resumed = e.value("resumed_attempts", 0);
   if (resumed > 0) out << fmt::format("; {} attempts resumed from the checkpoint", resumed);
   out << "\n";

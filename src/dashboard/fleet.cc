@@ -1,6 +1,7 @@
 // `/fleet` and `/plans/<id>`: the registered clients (status, labels, the capabilities of their
 // last claim) and the plans with their progress; one plan's jobs with state and device.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -18,12 +19,6 @@ constexpr size_t kMaxPlans = 50;
 constexpr std::array<JobState, 5> kStates = {JobState::kDone, JobState::kLeased, JobState::kQueued,
                                              JobState::kFailed, JobState::kExpired};
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 std::string Capabilities(const nlohmann::json& c) {
   if (!c.is_object()) return "- (no claim yet)";
   std::vector<std::string> parts;
@@ -39,12 +34,12 @@ std::string Capabilities(const nlohmann::json& c) {
         v.push_back(std::string(key) == "models" ? Prefix(e.get<std::string>(), 8)
                                                  : e.get<std::string>());
     }
-    if (!v.empty()) parts.push_back(std::string(what) + ": " + Join(v));
+    if (!v.empty()) parts.push_back(fmt::format("{}: {}", what, fmt::join(v, ", ")));
   };
   list("labels", "labels");
   list("runtimes", "runtimes");
   list("models", "models");
-  return parts.empty() ? "-" : Join(parts);
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
 // Counts per state and the progress bar (done, leased, failed+expired as coloured spans).
@@ -96,7 +91,8 @@ DashboardResponse FleetPage(FleetStore& store) {
       t += "<tr class=\"client\" data-client=\"" + Esc(c.client_id) + "\"><td>" + Esc(c.label) +
            "</td><td class=\"state-" + ClientStatusName(c.status) + "\">" +
            ClientStatusName(c.status) + "</td><td class=\"mono\" title=\"" + Esc(c.client_id) +
-           "\">" + Esc(Prefix(c.client_id, 11)) + "</td><td>" + Esc(Join(c.labels)) + "</td><td>" +
+           "\">" + Esc(Prefix(c.client_id, 11)) + "</td><td>" +
+           Esc(fmt::format("{}", fmt::join(c.labels, ", "))) + "</td><td>" +
            (device.empty() ? "-"
                            : "<a href=\"/devices/" + Esc(UrlEncode(device)) + "\">" +
                                  Esc(Prefix(device, 12)) + "</a>") +

@@ -1,6 +1,7 @@
 #include "dashboard/params.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 
@@ -12,12 +13,6 @@ std::string Trim(const std::string& s) {
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
   return s.substr(b, e - b);
-}
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 }  // namespace
@@ -67,7 +62,8 @@ Result<std::string> ChoiceParam(const Query& query, const std::string& key,
   for (const std::string& a : allowed) {
     if (a == text) return text;
   }
-  return MakeError(fmt::format("{} must be one of {} (got '{}')", key, Join(allowed), text));
+  return MakeError(
+      fmt::format("{} must be one of {} (got '{}')", key, fmt::join(allowed, ", "), text));
 }
 
 ResultFilter Filters::ToResultFilter() const {
@@ -86,7 +82,7 @@ ResultFilter Filters::ToResultFilter() const {
 Params Filters::ToParams() const {
   Params p;
   const auto add = [&p](const char* key, const std::vector<std::string>& v) {
-    if (!v.empty()) p.emplace_back(key, Join(v));
+    if (!v.empty()) p.emplace_back(key, fmt::format("{}", fmt::join(v, ", ")));
   };
   add("benchmark", benchmarks);
   add("model", models);

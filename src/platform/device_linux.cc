@@ -89,8 +89,8 @@ Cpuinfo ParseCpuinfo(const std::string& text) {
   while (std::getline(in, line)) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
-    const std::string key = Trim(line.substr(0, colon));
-    const std::string value = Trim(line.substr(colon + 1));
+    const std::string key = sysfs::Trim(line.substr(0, colon));
+    const std::string value = sysfs::Trim(line.substr(colon + 1));
     if (const auto it = first_of.find(key); it != first_of.end()) {
       if (it->second->empty()) *it->second = value;
     } else if (key == "CPU implementer") {
@@ -178,10 +178,10 @@ CpuInfo ReadCpu(const Cpuinfo& ci, const DeviceRoots& roots) {
   const fs::path cache_dir = fs::path(roots.sys) / "devices/system/cpu/cpu0/cache";
   for (const auto& [index, dir] : NumberedEntries(cache_dir, "index")) {
     CacheInfo c;
-    c.level = static_cast<int>(ParseU64(ReadFirstLine(dir / "level")).value_or(0));
-    c.type = ReadFirstLine(dir / "type");
-    c.size_bytes = ParseSizeBytes(ReadFirstLine(dir / "size"));
-    c.shared_cpus = ReadFirstLine(dir / "shared_cpu_list");
+    c.level = static_cast<int>(ParseU64(sysfs::ReadFirstLine(dir / "level")).value_or(0));
+    c.type = sysfs::ReadFirstLine(dir / "type");
+    c.size_bytes = ParseSizeBytes(sysfs::ReadFirstLine(dir / "size"));
+    c.shared_cpus = sysfs::ReadFirstLine(dir / "shared_cpu_list");
     if (c.level > 0) cpu.caches.push_back(c);
   }
   std::stable_sort(cpu.caches.begin(), cpu.caches.end(), [](const auto& a, const auto& b) {
@@ -195,12 +195,12 @@ std::optional<CpuFrequency> ReadFrequency(const std::string& sys_root) {
   std::optional<CpuFrequency> f;
   for (const auto& [n, dir] : NumberedEntries(cpu_dir, "cpu")) {
     const fs::path freq = dir / "cpufreq";
-    const auto min = ParseU64(ReadFirstLine(freq / "cpuinfo_min_freq"));
-    const auto max = ParseU64(ReadFirstLine(freq / "cpuinfo_max_freq"));
-    const std::string governor = ReadFirstLine(freq / "scaling_governor");
+    const auto min = ParseU64(sysfs::ReadFirstLine(freq / "cpuinfo_min_freq"));
+    const auto max = ParseU64(sysfs::ReadFirstLine(freq / "cpuinfo_max_freq"));
+    const std::string governor = sysfs::ReadFirstLine(freq / "scaling_governor");
     if (!min && !max && governor.empty()) continue;
     if (!f) {
-      f = CpuFrequency{governor, ReadFirstLine(freq / "scaling_driver"), min.value_or(0), 0};
+      f = CpuFrequency{governor, sysfs::ReadFirstLine(freq / "scaling_driver"), min.value_or(0), 0};
     }
     if (min && (f->min_khz == 0 || *min < f->min_khz)) f->min_khz = *min;
     if (max && *max > f->max_khz) f->max_khz = *max;
@@ -216,11 +216,11 @@ std::map<std::string, std::string> ParseOsRelease(const std::string& text) {
   while (std::getline(in, line)) {
     const size_t eq = line.find('=');
     if (eq == std::string::npos || line[0] == '#') continue;
-    std::string v = Trim(line.substr(eq + 1));
+    std::string v = sysfs::Trim(line.substr(eq + 1));
     if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
       v = v.substr(1, v.size() - 2);
     }
-    kv[Trim(line.substr(0, eq))] = v;
+    kv[sysfs::Trim(line.substr(0, eq))] = v;
   }
   return kv;
 }
@@ -237,19 +237,20 @@ OsInfo ReadOs(const DeviceRoots& roots) {
   os.name = kv.count("NAME") ? kv["NAME"] : "unknown";
   os.version_id = kv["VERSION_ID"];
   os.pretty_name = kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : os.name;
-  os.kernel = ReadFirstLine(fs::path(roots.proc) / "sys/kernel/osrelease");
+  os.kernel = sysfs::ReadFirstLine(fs::path(roots.proc) / "sys/kernel/osrelease");
   if (os.kernel.empty()) os.kernel = u.release;
-  os.arch = ReadFirstLine(fs::path(roots.proc) / "sys/kernel/arch");
+  os.arch = sysfs::ReadFirstLine(fs::path(roots.proc) / "sys/kernel/arch");
   if (os.arch.empty()) os.arch = u.machine;
   return os;
 }
 
 std::string ReadBoard(const DeviceRoots& roots, const Cpuinfo& ci) {
   const fs::path dmi = fs::path(roots.sys) / "class/dmi/id";
-  const std::string vendor = ReadFirstLine(dmi / "sys_vendor");
-  const std::string product = ReadFirstLine(dmi / "product_name");
+  const std::string vendor = sysfs::ReadFirstLine(dmi / "sys_vendor");
+  const std::string product = sysfs::ReadFirstLine(dmi / "product_name");
   if (!product.empty()) return vendor.empty() ? product : vendor + " " + product;
-  const std::string dt = ReadFirstLine(fs::path(roots.sys) / "firmware/devicetree/base/model");
+  const std::string dt =
+      sysfs::ReadFirstLine(fs::path(roots.sys) / "firmware/devicetree/base/model");
   return dt.empty() ? ci.board : dt;
 }
 
@@ -268,7 +269,7 @@ std::map<std::string, std::string> ParseUevent(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) {
     const size_t eq = line.find('=');
-    if (eq != std::string::npos) kv[line.substr(0, eq)] = Trim(line.substr(eq + 1));
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = sysfs::Trim(line.substr(eq + 1));
   }
   return kv;
 }
@@ -280,13 +281,13 @@ std::vector<GpuInfo> ReadGpus(const DeviceRoots& roots) {
     auto uevent = ParseUevent(ReadAll(dev / "uevent"));
     GpuInfo g;
     g.card = card.filename().string();
-    g.vendor_id = Lower(ReadFirstLine(dev / "vendor"));
-    g.device_id = Lower(ReadFirstLine(dev / "device"));
+    g.vendor_id = sysfs::Lower(sysfs::ReadFirstLine(dev / "vendor"));
+    g.device_id = sysfs::Lower(sysfs::ReadFirstLine(dev / "device"));
     g.vendor = PciVendorName(g.vendor_id);
     g.driver = uevent["DRIVER"];
-    g.pci_slot = Lower(uevent["PCI_SLOT_NAME"]);
+    g.pci_slot = sysfs::Lower(uevent["PCI_SLOT_NAME"]);
     g.name = uevent["OF_COMPATIBLE_0"];
-    g.memory_bytes = ParseU64(ReadFirstLine(dev / "mem_info_vram_total")).value_or(0);
+    g.memory_bytes = ParseU64(sysfs::ReadFirstLine(dev / "mem_info_vram_total")).value_or(0);
     // The firmware framebuffer is replaced by the real driver during boot: not a device.
     if (g.driver == "simpledrm" || (g.vendor_id.empty() && g.driver.empty())) continue;
     gpus.push_back(g);
@@ -304,19 +305,19 @@ std::vector<GpuInfo> ReadGpus(const DeviceRoots& roots) {
     while (std::getline(in, line)) {
       const size_t colon = line.find(':');
       if (colon == std::string::npos) continue;
-      const std::string key = Trim(line.substr(0, colon));
-      if (key == "Model") model = Trim(line.substr(colon + 1));
-      if (key == "Bus Location") bus = Lower(Trim(line.substr(colon + 1)));
+      const std::string key = sysfs::Trim(line.substr(0, colon));
+      if (key == "Model") model = sysfs::Trim(line.substr(colon + 1));
+      if (key == "Bus Location") bus = sysfs::Lower(sysfs::Trim(line.substr(colon + 1)));
     }
-    if (bus.empty()) bus = Lower(dir.filename().string());
+    if (bus.empty()) bus = sysfs::Lower(dir.filename().string());
     auto it = std::find_if(gpus.begin(), gpus.end(), [&](auto& g) { return g.pci_slot == bus; });
     if (it == gpus.end()) {
       GpuInfo g;
       g.pci_slot = bus;
       const fs::path pci = fs::path(roots.sys) / "bus/pci/devices" / bus;
-      g.vendor_id = Lower(ReadFirstLine(pci / "vendor"));
+      g.vendor_id = sysfs::Lower(sysfs::ReadFirstLine(pci / "vendor"));
       if (g.vendor_id.empty()) g.vendor_id = "0x10de";
-      g.device_id = Lower(ReadFirstLine(pci / "device"));
+      g.device_id = sysfs::Lower(sysfs::ReadFirstLine(pci / "device"));
       g.vendor = PciVendorName(g.vendor_id);
       gpus.push_back(g);
       it = gpus.end() - 1;
@@ -333,12 +334,12 @@ PowerInfo ReadPower(const std::string& sys_root) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(sys_root) / "class/power_supply", ec)) {
     const fs::path d = entry.path();
-    const std::string type = ReadFirstLine(d / "type");
-    if (ReadFirstLine(d / "scope") == "Device") continue;  // a mouse's or headset's battery
+    const std::string type = sysfs::ReadFirstLine(d / "type");
+    if (sysfs::ReadFirstLine(d / "scope") == "Device") continue;  // a mouse's or headset's battery
     if (type == "Mains" || type == "USB" || type == "USB_C" || type == "USB_PD") {
-      if (ReadFirstLine(d / "online") == "1") supply_online = true;
+      if (sysfs::ReadFirstLine(d / "online") == "1") supply_online = true;
     } else if (type == "Battery") {
-      const std::string status = ReadFirstLine(d / "status");
+      const std::string status = sysfs::ReadFirstLine(d / "status");
       if (status == "Discharging") discharging = true;
       if (status == "Charging" || status == "Full" || status == "Not charging") {
         battery_on_ac = true;
@@ -350,11 +351,11 @@ PowerInfo ReadPower(const std::string& sys_root) {
   } else if (discharging) {
     p.source = "battery";
   }
-  p.profile = ReadFirstLine(fs::path(sys_root) / "firmware/acpi/platform_profile");
+  p.profile = sysfs::ReadFirstLine(fs::path(sys_root) / "firmware/acpi/platform_profile");
   if (!p.profile.empty()) {
     p.profile_source = "platform_profile";
   } else {
-    p.profile = ReadFirstLine(fs::path(sys_root) /
+    p.profile = sysfs::ReadFirstLine(fs::path(sys_root) /
                               "devices/system/cpu/cpu0/cpufreq/energy_performance_preference");
     if (!p.profile.empty()) p.profile_source = "energy_performance_preference";
   }
@@ -364,7 +365,7 @@ PowerInfo ReadPower(const std::string& sys_root) {
 std::vector<CpuCluster> ReadClusters(const std::string& sys_root) {
   std::map<uint64_t, std::vector<int>> by_khz;
   for (const auto& [cpu, dir] : NumberedEntries(fs::path(sys_root) / "devices/system/cpu", "cpu")) {
-    if (const auto khz = ParseU64(ReadFirstLine(dir / "cpufreq/cpuinfo_max_freq"))) {
+    if (const auto khz = ParseU64(sysfs::ReadFirstLine(dir / "cpufreq/cpuinfo_max_freq"))) {
       by_khz[*khz].push_back(cpu);
     }
   }
@@ -381,12 +382,18 @@ std::optional<BatteryInfo> ReadBattery(const std::string& sys_root) {
   }
   std::sort(dirs.begin(), dirs.end());
   for (const fs::path& d : dirs) {
-    if (ReadFirstLine(d / "type") != "Battery" || ReadFirstLine(d / "scope") == "Device") continue;
+    if (sysfs::ReadFirstLine(d / "type") != "Battery" ||
+        sysfs::ReadFirstLine(d / "scope") == "Device") {
+      continue;
+    }
     BatteryInfo b;
     b.name = d.filename().string();
-    if (const auto c = ParseU64(ReadFirstLine(d / "capacity"))) b.level_percent = static_cast<int>(*c);
-    b.status = ReadFirstLine(d / "status");
-    const std::string temp = ReadFirstLine(d / "temp");  // tenths of a degree C, may be negative
+    if (const auto c = ParseU64(sysfs::ReadFirstLine(d / "capacity"))) {
+      b.level_percent = static_cast<int>(*c);
+    }
+    b.status = sysfs::ReadFirstLine(d / "status");
+    // Tenths of a degree C, may be negative.
+    const std::string temp = sysfs::ReadFirstLine(d / "temp");
     if (!temp.empty()) {
       try {
         b.celsius = std::stod(temp) / 10.0;
@@ -402,7 +409,9 @@ uint64_t MeminfoBytes(const std::string& meminfo, const std::string& key) {
   std::istringstream in(meminfo);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(key + ":", 0) == 0) return ParseSizeBytes(Trim(line.substr(key.size() + 1)));
+    if (line.rfind(key + ":", 0) == 0) {
+      return ParseSizeBytes(sysfs::Trim(line.substr(key.size() + 1)));
+    }
   }
   return 0;
 }
@@ -413,14 +422,14 @@ CpuTopology ReadCpuTopology(const std::string& sys_root) {
   CpuTopology t;
   std::map<std::string, std::vector<int>> cores;  // core key -> its logical CPUs
   for (const auto& [cpu, dir] : NumberedEntries(fs::path(sys_root) / "devices/system/cpu", "cpu")) {
-    if (ReadFirstLine(dir / "online") == "0") continue;
+    if (sysfs::ReadFirstLine(dir / "online") == "0") continue;
     ++t.logical;
-    std::string key = ReadFirstLine(dir / "topology/thread_siblings_list");
-    if (key.empty()) key = ReadFirstLine(dir / "topology/core_cpus_list");
+    std::string key = sysfs::ReadFirstLine(dir / "topology/thread_siblings_list");
+    if (key.empty()) key = sysfs::ReadFirstLine(dir / "topology/core_cpus_list");
     if (key.empty()) {
-      const std::string core = ReadFirstLine(dir / "topology/core_id");
+      const std::string core = sysfs::ReadFirstLine(dir / "topology/core_id");
       if (core.empty()) continue;
-      key = ReadFirstLine(dir / "topology/physical_package_id") + ":" + core;
+      key = sysfs::ReadFirstLine(dir / "topology/physical_package_id") + ":" + core;
     }
     cores[key].push_back(cpu);
   }
@@ -437,11 +446,11 @@ uint64_t TotalLastLevelCacheBytes(const DeviceRoots& roots) {
   for (const auto& [cpu, dir] :
        NumberedEntries(fs::path(roots.sys) / "devices/system/cpu", "cpu")) {
     for (const auto& [index, c] : NumberedEntries(dir / "cache", "index")) {
-      if (ReadFirstLine(c / "type") == "Instruction") continue;
-      const int level = static_cast<int>(ParseU64(ReadFirstLine(c / "level")).value_or(0));
-      std::string shared = ReadFirstLine(c / "shared_cpu_list");
+      if (sysfs::ReadFirstLine(c / "type") == "Instruction") continue;
+      const int level = static_cast<int>(ParseU64(sysfs::ReadFirstLine(c / "level")).value_or(0));
+      std::string shared = sysfs::ReadFirstLine(c / "shared_cpu_list");
       if (shared.empty()) shared = "cpu" + std::to_string(cpu);
-      caches[{level, shared}] = ParseSizeBytes(ReadFirstLine(c / "size"));
+      caches[{level, shared}] = ParseSizeBytes(sysfs::ReadFirstLine(c / "size"));
       top_level = std::max(top_level, level);
     }
   }
@@ -457,9 +466,9 @@ std::vector<ThermalZone> ReadThermalZones(const std::string& sys_root, bool with
   std::vector<ThermalZone> zones;
   for (const auto& [n, dir] :
        NumberedEntries(fs::path(sys_root) / "class/thermal", "thermal_zone")) {
-    ThermalZone z{n, ReadFirstLine(dir / "type"), std::nullopt};
+    ThermalZone z{n, sysfs::ReadFirstLine(dir / "type"), std::nullopt};
     if (with_temperature) {
-      const std::string t = ReadFirstLine(dir / "temp");
+      const std::string t = sysfs::ReadFirstLine(dir / "temp");
       try {
         if (!t.empty()) z.celsius = std::stod(t) / 1000.0;
       } catch (...) {
@@ -488,7 +497,7 @@ DeviceInfo ReadDeviceFacts(const DeviceRoots& roots) {
     const std::set<std::string> flags{std::istream_iterator<std::string>(in), {}};
     d.virtualized = flags.count("hypervisor") > 0;
   }
-  d.machine_id = ReadFirstLine(fs::path(roots.etc) / "machine-id");
+  d.machine_id = sysfs::ReadFirstLine(fs::path(roots.etc) / "machine-id");
   d.clusters = ReadClusters(roots.sys);
   d.battery = ReadBattery(roots.sys);
   // Live only (fixtures describe another machine than the one reading them): a program run by

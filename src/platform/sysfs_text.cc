@@ -4,7 +4,7 @@
 #include <cctype>
 #include <fstream>
 
-namespace pipette {
+namespace pipette::sysfs {
 
 std::string Trim(std::string s) {
   const auto not_space = [](unsigned char c) { return !std::isspace(c) && c != '\0'; };
@@ -25,4 +25,4 @@ std::string Lower(std::string s) {
   return s;
 }
 
-}  // namespace pipette
+}  // namespace pipette::sysfs

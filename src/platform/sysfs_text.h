@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-namespace pipette {
+namespace pipette::sysfs {
 
 // `s` without leading and trailing whitespace and NUL (device-tree strings end in NUL).
 std::string Trim(std::string s);
@@ -17,4 +17,4 @@ std::string ReadFirstLine(const std::filesystem::path& path);
 // `s` in ASCII lower case.
 std::string Lower(std::string s);
 
-}  // namespace pipette
+}  // namespace pipette::sysfs

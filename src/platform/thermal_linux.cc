@@ -34,11 +34,11 @@ int NumberedEntry(const std::string& name, const std::string& prefix) {
 }
 
 std::optional<ThermalSample> ReadZone(const fs::path& dir) {
-  const auto millidegrees = ParseInteger(ReadFirstLine(dir / "temp"));
+  const auto millidegrees = ParseInteger(sysfs::ReadFirstLine(dir / "temp"));
   if (!millidegrees) return std::nullopt;
   ThermalSample z;
   z.zone = dir.filename().string();
-  z.type = ReadFirstLine(dir / "type");
+  z.type = sysfs::ReadFirstLine(dir / "type");
   z.celsius = static_cast<double>(*millidegrees) / 1000.0;
   z.gates = IsCpuThermalZoneType(z.type);
   return z;
@@ -50,7 +50,7 @@ bool IsCpuThermalZoneType(const std::string& type) {
   static const char* const kPrefixes[] = {"x86_pkg_temp", "coretemp", "k10temp", "zenpower",
                                           "cpu",          "soc",      "bigcore", "littlecore",
                                           "tcpu",         "b0d4",     "acpitz"};
-  const std::string t = Lower(type);
+  const std::string t = sysfs::Lower(type);
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                      [&](const char* p) { return StartsWith(t, p); });
 }
@@ -76,7 +76,7 @@ ThrottleCounts ReadThrottleCounts(const std::string& sys_root) {
   for (const auto& entry : fs::directory_iterator(fs::path(sys_root) / "devices/system/cpu", ec)) {
     if (NumberedEntry(entry.path().filename().string(), "cpu") < 0) continue;
     for (const char* file : {"core_throttle_count", "package_throttle_count"}) {
-      const auto v = ParseInteger(ReadFirstLine(entry.path() / "thermal_throttle" / file));
+      const auto v = ParseInteger(sysfs::ReadFirstLine(entry.path() / "thermal_throttle" / file));
       if (!v || *v < 0) continue;
       counts.available = true;
       counts.total += static_cast<uint64_t>(*v);

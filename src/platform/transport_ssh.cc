@@ -62,7 +62,8 @@ class SshTransport : public RemoteTransport {
                        "device");
     }
     if (MessageHas(e, "Host key verification failed") || MessageHas(e, "host key is known") ||
-        MessageHas(e, "No ED25519 host key") || MessageHas(e, "No RSA host key") || MessageHas(e, "No ECDSA host key")) {
+        MessageHas(e, "No ED25519 host key") || MessageHas(e, "No RSA host key") ||
+        MessageHas(e, "No ECDSA host key")) {
       return MakeError(where + ": the host key of " + a_.host +
                            " is not known here and pipette never accepts one silently; check its "
                            "fingerprint and accept it once with `ssh" + port + " " + login +
