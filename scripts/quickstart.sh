@@ -16,6 +16,10 @@ cd "$root"
 PIPETTE_LLAMA_TOOLS=llama-quantize PIPETTE_BUILD_TARGETS="pipette pipette-llamacpp-driver" \
   bash scripts/build.sh
 pipette=${PIPETTE_BUILD_DIR:-$root/build}/src/cli/pipette
+# The commands pipette suggests are spelled `pipette ...`: say where it is, at whatever exit
+# (an interrupted suite's "rerun ... to resume" hint needs it too).
+command -v pipette >/dev/null ||
+  trap 'echo "pipette is $pipette: export PATH=\"$(dirname "$pipette"):\$PATH\" runs the commands it suggests as they are written."' EXIT
 out=${PIPETTE_QUICKSTART_DIR:-$root/out/quickstart}
 store=$out/results.db
 mkdir -p "$out"
@@ -72,7 +76,4 @@ echo "Results are in $store (pipette --store $store results show ID)."
 "$pipette" --store "$store" report --label quickstart --title "pipette quick start" \
   -o "$out/report.html"
 echo "Report: $out/report.html"
-# The commands pipette suggests are spelled `pipette ...`: say where it is.
-command -v pipette >/dev/null ||
-  echo "pipette is $pipette: export PATH=\"$(dirname "$pipette"):\$PATH\" runs the commands it suggests as they are written."
 exit "$status"
